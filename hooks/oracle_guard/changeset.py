@@ -1,0 +1,185 @@
+"""The change a run judges, and the base revision it is judged against (SPEC §4).
+
+| context                                   | change                      | base           |
+|-------------------------------------------|-----------------------------|----------------|
+| PRE_COMMIT_FROM_REF/TO_REF (or --from-ref)| ``git diff A...B``          | merge-base     |
+| something is staged (``git commit``)      | ``git diff --cached HEAD``  | HEAD/empty tree|
+| nothing staged, ``base-ref`` configured   | base-ref...working tree     | merge-base     |
+| nothing staged (``--all-files``)          | HEAD^..working tree         | HEAD^          |
+| none of those (root commit, shallow clone)| nothing                     | none           |
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+
+from oracle_guard.config import Config
+from oracle_guard.gitrepo import EMPTY_TREE
+from oracle_guard.gitrepo import git
+from oracle_guard.gitrepo import GitError
+from oracle_guard.gitrepo import resolve
+from oracle_guard.gitrepo import rev_exists
+from oracle_guard.gitrepo import TreeView
+
+COMMIT = 'commit'
+RANGE = 'range'
+ALL_FILES = 'all-files'
+NO_BASE = 'none'
+
+
+@dataclass(frozen=True)
+class Change:
+    status: str  # one of A, M, D, R, C, T
+    path: str
+    old_path: str | None = None
+
+
+@dataclass
+class ChangeSet:
+    root: str
+    mode: str
+    base: str | None
+    changes: tuple[Change, ...]
+    new: TreeView
+    description: str
+    _base_view: TreeView | None = field(default=None, repr=False)
+
+    @property
+    def has_base(self) -> bool:
+        return self.base is not None
+
+    @property
+    def base_view(self) -> TreeView | None:
+        if self.base is None:
+            return None
+        if self._base_view is None:
+            self._base_view = TreeView(self.root, self.base)
+        return self._base_view
+
+    def touched(self) -> set[str]:
+        """Every path the change adds, modifies or removes (both sides of a rename)."""
+        paths = set()
+        for change in self.changes:
+            paths.add(change.path)
+            if change.old_path:
+                paths.add(change.old_path)
+        return paths
+
+    def touched_under(self, roots: Iterable[str]) -> list[str]:
+        roots = tuple(roots)
+        return sorted(p for p in self.touched() if p.startswith(roots))
+
+    def added_or_modified(self) -> list[str]:
+        return sorted(c.path for c in self.changes if c.status != 'D')
+
+    def deleted(self) -> list[str]:
+        gone = {c.path for c in self.changes if c.status == 'D'}
+        gone.update(c.old_path for c in self.changes if c.status == 'R' and c.old_path)
+        return sorted(gone)
+
+    def read_base(self, path: str) -> bytes | None:
+        view = self.base_view
+        if view is None or self.base == EMPTY_TREE:
+            return None
+        return view.read(path)
+
+    def read_new(self, path: str) -> bytes | None:
+        return self.new.read(path)
+
+    def not_checked_note(self, hook: str) -> str:
+        return (
+            f'{hook}: no base revision ({self.description}); the rules about the change '
+            'were not checked. Pass --require-base to make this a failure, or set '
+            'base-ref in [tool.oracle-guard].'
+        )
+
+
+def parse_name_status(out: bytes) -> tuple[Change, ...]:
+    """``git diff --name-status -z`` output: ``S\\0path\\0`` or ``R100\\0old\\0new\\0``."""
+    fields = out.split(b'\0')
+    changes = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i].decode()[0]
+        if status in 'RC':
+            old, new = os.fsdecode(fields[i + 1]), os.fsdecode(fields[i + 2])
+            changes.append(Change(status, new, old))
+            i += 3
+        else:
+            changes.append(Change(status, os.fsdecode(fields[i + 1])))
+            i += 2
+    return tuple(changes)
+
+
+def _diff(root: str, *revs: str, cached: bool = False) -> tuple[Change, ...]:
+    args = ['diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-textconv',
+            '--ignore-submodules=none']
+    if cached:
+        args.append('--cached')
+    return parse_name_status(git(*args, *revs, '--', cwd=root))
+
+
+def _merge_base(root: str, a: str, b: str) -> str | None:
+    try:
+        return git('merge-base', a, b, cwd=root).decode().strip() or None
+    except GitError:
+        return None
+
+
+def range_env() -> tuple[str, str] | None:
+    from_ref = os.environ.get('PRE_COMMIT_FROM_REF') or os.environ.get('PRE_COMMIT_SOURCE')
+    to_ref = os.environ.get('PRE_COMMIT_TO_REF') or os.environ.get('PRE_COMMIT_ORIGIN')
+    if from_ref and to_ref:
+        return from_ref, to_ref
+    return None
+
+
+def detect_change_set(
+        cfg: Config, *, from_ref: str | None = None, to_ref: str | None = None,
+        all_files: bool = False,
+) -> ChangeSet:
+    root = cfg.root
+    refs = (from_ref, to_ref) if from_ref and to_ref else range_env()
+    if refs:
+        a, b = refs
+        if not (rev_exists(a, root) and rev_exists(b, root)):
+            missing = a if not rev_exists(a, root) else b
+            return _no_base(root, f'revision {missing!r} is not in this clone')
+        base = _merge_base(root, a, b)
+        if base is None:
+            return _no_base(root, f'{a} and {b} share no history in this clone (shallow?)')
+        b_id = resolve(b, root)
+        return ChangeSet(
+            root, RANGE, base, _diff(root, base, b_id), TreeView(root, b_id),
+            f'range {a}...{b}',
+        )
+    if not all_files:
+        head = resolve('HEAD', root) if rev_exists('HEAD', root) else None
+        staged = _diff(root, head or EMPTY_TREE, cached=True)
+        if staged:
+            return ChangeSet(
+                root, COMMIT, head or EMPTY_TREE, staged, TreeView(root, ''),
+                'staged change against ' + ('HEAD' if head else 'the empty tree'),
+            )
+    if cfg.base_ref and rev_exists(cfg.base_ref, root) and rev_exists('HEAD', root):
+        base = _merge_base(root, cfg.base_ref, 'HEAD')
+        if base is not None:
+            return ChangeSet(
+                root, ALL_FILES, base, _diff(root, base), TreeView(root, None),
+                f'{cfg.base_ref}...working tree',
+            )
+    if rev_exists('HEAD^', root):
+        base = resolve('HEAD^', root)
+        return ChangeSet(
+            root, ALL_FILES, base, _diff(root, base), TreeView(root, None),
+            'HEAD^..working tree',
+        )
+    if not rev_exists('HEAD', root):
+        return _no_base(root, 'the repository has no commits yet')
+    return _no_base(root, 'HEAD has no parent in this clone (root commit or shallow clone)')
+
+
+def _no_base(root: str, why: str) -> ChangeSet:
+    return ChangeSet(root, NO_BASE, None, (), TreeView(root, None), why)

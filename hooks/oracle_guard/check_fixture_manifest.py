@@ -1,0 +1,158 @@
+"""check-fixture-manifest: every fixture has a manifest row whose sha256 matches its bytes."""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+
+from oracle_guard.changeset import ALL_FILES
+from oracle_guard.changeset import ChangeSet
+from oracle_guard.changeset import NO_BASE
+from oracle_guard.config import Config
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import Entry
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.manifest import FixtureManifest
+from oracle_guard.manifest import FixtureRow
+from oracle_guard.manifest import parse_manifest
+from oracle_guard.runner import RunContext
+from oracle_guard.runner import run_hook
+
+
+def sha256_of(view: TreeView, path: str) -> str | None:
+    digest = hashlib.sha256()
+    try:
+        for block in view.chunks(path):
+            digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
+    if view is None:
+        return None
+    raw = view.read(path)
+    return None if raw is None else parse_manifest(raw, path)
+
+
+def base_manifest_or_none(changes: ChangeSet, path: str) -> FixtureManifest | None:
+    """The manifest at the base revision; None when there is none or it does not parse."""
+    raw = changes.read_base(path)
+    if raw is None:
+        return None
+    try:
+        return parse_manifest(raw, path)
+    except ConfigError:
+        return None
+
+
+def changed_rows(base: FixtureManifest | None, new: FixtureManifest) -> list[FixtureRow]:
+    """Rows the change adds or edits."""
+    if base is None:
+        return list(new.rows.values())
+    return [row for path, row in new.rows.items()
+            if path not in base.rows or base.rows[path].raw != row.raw]
+
+
+def _symlink_finding(cfg: Config, view: TreeView, row: FixtureRow) -> Finding:
+    target = (view.read(row.path) or b'').decode('utf-8', 'replace')
+    resolved = os.path.normpath(os.path.join(os.path.dirname(row.path), target))
+    leaves = target.startswith('/') or resolved == '..' or resolved.startswith('../')
+    where = 'a path outside the repository' if leaves else repr(target)
+    return Finding(cfg.manifest, row.line, 1, 'OG106',
+                   f'{row.path}: fixture is a symlink to {where}; a fixture must be a regular file',
+                   f'replace the link with the file itself: cp --remove-destination '
+                   f'"$(readlink -f {row.path})" {row.path}')
+
+
+def check_rows(cfg: Config, view: TreeView, rows: Sequence[FixtureRow],
+               entries: dict[str, Entry]) -> list[Finding]:
+    findings = []
+    for row in rows:
+        entry = entries.get(row.path)
+        if row.source == 'untrusted':
+            findings.append(Finding(
+                cfg.manifest, row.line_of('source'), 1, 'OG104',
+                f'{row.path}: source "untrusted" cannot be committed',
+                'have a person review the file and record its real source '
+                '(human, recorded or synthetic), or delete it',
+            ))
+        if entry is None:
+            findings.append(Finding(
+                cfg.manifest, row.line, 1, 'OG103',
+                f'{row.path}: manifest row names a file that is not in the repository',
+                f'git add {row.path}, or delete the row "{row.key}"',
+            ))
+            continue
+        if entry.is_symlink:
+            findings.append(_symlink_finding(cfg, view, row))
+            continue
+        if entry.is_submodule:
+            findings.append(Finding(cfg.manifest, row.line, 1, 'OG106',
+                                    f'{row.path}: is a submodule, not a fixture file'))
+            continue
+        if len(row.sha256) != 64:
+            continue  # already reported by the manifest parser (OG107)
+        actual = sha256_of(view, row.path)
+        if actual is None:
+            findings.append(Finding(
+                cfg.manifest, row.line, 1, 'OG103',
+                f'{row.path}: manifest row names a file that cannot be read',
+                f'restore it (git checkout -- {row.path}) or delete the row',
+            ))
+        elif actual != row.sha256:
+            findings.append(Finding(
+                row.path, 1, 1, 'OG101',
+                f'sha256 mismatch: manifest says {row.sha256}, file has {actual}',
+                f'restore the recorded bytes (git checkout HEAD -- {row.path}); a person who '
+                f'means the change runs: oracle-guard fixtures rehash {row.path} --purpose "…"',
+            ))
+    return findings
+
+
+def unmanifested(cfg: Config, paths: Sequence[str]) -> list[Finding]:
+    return [
+        Finding(path, 1, 1, 'OG102', f'fixture has no row in {cfg.manifest}',
+                f'oracle-guard fixtures add {path} --source human --purpose "…"')
+        for path in paths
+    ]
+
+
+def check(ctx: RunContext) -> list[Finding]:
+    cfg, changes = ctx.cfg, ctx.changes
+    view = changes.new
+    entries = {e.path: e for e in view.entries([cfg.fixtures]) if cfg.is_fixture(e.path)}
+    manifest = load_manifest(view, cfg.manifest)
+    whole_tree = changes.mode in (ALL_FILES, NO_BASE)
+    if manifest is None:
+        paths = sorted(entries) if whole_tree else [
+            p for p in changes.added_or_modified() if p in entries
+        ]
+        return unmanifested(cfg, paths)
+
+    findings = list(manifest.problems)
+    if whole_tree:
+        rows = list(manifest.rows.values())
+        new_files = sorted(entries)
+    else:
+        touched = changes.touched()
+        base = base_manifest_or_none(changes, cfg.manifest) if cfg.manifest in touched else manifest
+        wanted = {row.path: row for row in changed_rows(base, manifest)}
+        for path in touched:
+            if path in manifest.rows:
+                wanted[path] = manifest.rows[path]
+        rows = [wanted[p] for p in sorted(wanted)]
+        new_files = [p for p in changes.added_or_modified() if p in entries]
+    findings.extend(check_rows(cfg, view, rows, entries))
+    findings.extend(unmanifested(cfg, [p for p in new_files if p not in manifest.rows]))
+    return findings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_hook(check, argv, 'Every fixture file has a manifest row whose sha256 matches.')
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

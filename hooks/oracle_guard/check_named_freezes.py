@@ -1,0 +1,153 @@
+"""check-named-freezes: every skip/xfail names a live ledger row for that very test."""
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Sequence
+
+from oracle_guard.changeset import ALL_FILES
+from oracle_guard.changeset import NO_BASE
+from oracle_guard.config import Config
+from oracle_guard.findings import Finding
+from oracle_guard.ledger import empty_ledger
+from oracle_guard.ledger import FreezeLedger
+from oracle_guard.ledger import function_of
+from oracle_guard.ledger import NEVER_FREEZABLE
+from oracle_guard.ledger import parse_ledger
+from oracle_guard.runner import RunContext
+from oracle_guard.runner import run_hook
+from oracle_guard.scanner import might_silence
+from oracle_guard.scanner import parse_python
+from oracle_guard.scanner import ScanError
+from oracle_guard.scanner import scan_silences
+from oracle_guard.scanner import Silence
+
+
+def read_ledger(cfg: Config) -> FreezeLedger:
+    try:
+        with open(os.path.join(cfg.root, cfg.ledger), 'rb') as f:
+            return parse_ledger(f.read(), cfg.ledger)
+    except FileNotFoundError:
+        return empty_ledger(cfg.ledger)
+
+
+def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
+                  today: datetime.date) -> list[Finding]:
+    def finding(code: str, message: str, hint: str) -> Finding:
+        return Finding(path, silence.line, silence.col, code, message, hint)
+
+    if not silence.freeze_ids:
+        return [finding(
+            'OG301', f'{silence.code} without a freeze id (FZ-<n>)',
+            f'fix the test; or put its FZ id in the reason and add the row to {ledger.path} '
+            'in a change without src/',
+        )]
+    findings = []
+    if len(silence.targets) > 1:
+        findings.append(finding(
+            'OG306', f'{silence.code} at {silence.scope} level silences '
+                     f'{len(silence.targets)} tests; a freeze names one test',
+            'move the marker onto the one test the ledger row names',
+        ))
+    rows = ledger.by_id()
+    for freeze_id in silence.freeze_ids:
+        row = rows.get(freeze_id)
+        if row is None:
+            findings.append(finding(
+                'OG302', f'{freeze_id} is not a row of {ledger.path}',
+                f'add {freeze_id} to {ledger.path} (owner, class, evidence, expires) in a '
+                'change without src/',
+            ))
+        elif not row.is_freezable():
+            remedy = NEVER_FREEZABLE.get(row.freeze_class)
+            findings.append(finding(
+                'OG304', f'{freeze_id} has class {row.freeze_class!r}, which cannot be frozen',
+                remedy or 'use order-dependent or time-dependent, or fix the test',
+            ))
+        elif row.expires is None or row.expires < today:
+            expired = row.expires.isoformat() if row.expires else 'never (no valid date)'
+            findings.append(finding(
+                'OG303', f'{freeze_id} expired on {expired}',
+                f'fix the test and delete the row, or have {row.owner or "its owner"} renew '
+                'it in a change of its own',
+            ))
+        elif len(silence.targets) == 1 and \
+                function_of(row.identity) != function_of(silence.targets[0]):
+            findings.append(finding(
+                'OG305', f'{freeze_id} belongs to {row.identity or "no test"}, '
+                         f'not to {silence.targets[0]}',
+                'an id names one test: give this test its own row',
+            ))
+    return findings
+
+
+def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date
+               ) -> list[Finding]:  # type: ignore[no-untyped-def]
+    if not might_silence(source):
+        return []
+    try:
+        tree = parse_python(source, path)
+    except ScanError as exc:
+        return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
+                        'make the file valid Python 3 (UTF-8): a test file nobody can parse '
+                        'cannot be checked')]
+    text = source.decode('utf-8', 'replace')
+    findings = []
+    for silence in scan_silences(tree, text):
+        if silence.kind in cfg.allow_silences:
+            continue
+        findings.extend(judge_silence(path, silence, ledger_loader(), today))
+    return findings
+
+
+def test_files(ctx: RunContext) -> list[str]:
+    cfg = ctx.cfg
+    if ctx.filenames and not ctx.all_files:  # pre-commit passed them
+        candidates = [p.replace(os.sep, '/') for p in ctx.filenames]
+    elif ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):
+        candidates = ctx.changes.new.paths(list(cfg.tests))
+    else:
+        candidates = ctx.changes.added_or_modified()
+    return [p for p in candidates if cfg.is_test_code(p)]
+
+
+def _read(root: str, path: str) -> bytes | None:
+    full = os.path.join(root, path)
+    real = os.path.realpath(full)
+    if os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root):
+        return None
+    try:
+        with open(full, 'rb') as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def check(ctx: RunContext) -> list[Finding]:
+    cfg = ctx.cfg
+    cache: list[FreezeLedger] = []
+
+    def ledger() -> FreezeLedger:
+        if not cache:
+            cache.append(read_ledger(cfg))
+        return cache[0]
+
+    findings = []
+    for path in test_files(ctx):
+        source = _read(cfg.root, path)
+        if source is None:
+            if os.path.islink(os.path.join(cfg.root, path)):
+                findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
+                                        'the repository', 'commit the file itself'))
+            continue
+        findings.extend(check_file(path, source, cfg, ledger, ctx.today))
+    return findings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_hook(check, argv, 'Every skip/xfail carries an FZ id naming a live ledger row.',
+                    filenames=True)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,92 @@
+"""``oracle-guard``: every hook in one process, plus the human-run commands."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from oracle_guard import __version__
+from oracle_guard.runner import add_run_arguments
+from oracle_guard.runner import context_from_args
+from oracle_guard.runner import emit
+from oracle_guard.runner import guarded
+
+# hook id -> module; the order is the order findings are reported in.
+HOOKS = {
+    'check-fixture-manifest': 'oracle_guard.check_fixture_manifest',
+    'forbid-mixed-oracle-diff': 'oracle_guard.forbid_mixed_oracle_diff',
+    'check-named-freezes': 'oracle_guard.check_named_freezes',
+    'check-properties-present': 'oracle_guard.check_properties_present',
+    'check-freeze-ledger': 'oracle_guard.check_freeze_ledger',
+    'check-generator-lock': 'oracle_guard.check_generator_lock',
+}
+# Human-run commands: name -> module with main(argv).
+COMMANDS = {
+    'flakes': 'oracle_guard.flakes',
+    'fixtures': 'oracle_guard.fixture_commands',
+    'lock': 'oracle_guard.lock_command',
+    'init': 'oracle_guard.init_command',
+}
+
+
+def available_hooks() -> dict[str, object]:
+    modules = {}
+    for hook_id, module in HOOKS.items():
+        try:
+            modules[hook_id] = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    return modules
+
+
+def run_check(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog='oracle-guard check',
+        description='Run every oracle-guard hook once, for CI systems without pre-commit.',
+    )
+    add_run_arguments(parser, filenames=False)
+    parser.add_argument('--hook', action='append', choices=sorted(HOOKS),
+                        help='run only this hook (repeatable)')
+    args = parser.parse_args(argv)
+
+    def run() -> int:
+        ctx = context_from_args(args)
+        findings = []
+        for hook_id, module in available_hooks().items():
+            if args.hook and hook_id not in args.hook:
+                continue
+            findings.extend(module.check(ctx))  # type: ignore[attr-defined]
+        return emit(findings, ctx.notes, args.format)
+
+    return guarded(run, args.format, args.debug)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = ['check', *COMMANDS]
+    if not argv or argv[0] in ('-h', '--help'):
+        print(f'usage: oracle-guard {{{",".join(commands)}}} ...\n\n'
+              'Keep test oracles honest. `oracle-guard COMMAND --help` for details.')
+        return 0 if argv else 2
+    if argv[0] == '--version':
+        print(f'oracle-guard {__version__}')
+        return 0
+    command, rest = argv[0], argv[1:]
+    if command == 'check':
+        return run_check(rest)
+    if command in COMMANDS:
+        try:
+            module = importlib.import_module(COMMANDS[command])
+        except ModuleNotFoundError:
+            sys.stderr.write(f'oracle-guard: {command!r} is not available in this version\n')
+            return 2
+        return module.main(rest)  # type: ignore[no-any-return]
+    sys.stderr.write(f'oracle-guard: unknown command {command!r}; use one of: '
+                     f'{", ".join(commands)}\n')
+    return 2
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

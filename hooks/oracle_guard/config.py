@@ -1,0 +1,225 @@
+"""``[tool.oracle-guard]`` in the user's pyproject.toml, with hook ``args:`` on top."""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from dataclasses import field
+from dataclasses import replace
+from typing import Any
+
+from oracle_guard.findings import ConfigError
+
+PYPROJECT = 'pyproject.toml'
+TABLE = 'tool.oracle-guard'
+
+# key -> (default, kind); kind is 'dirs' (list of folders), 'dir', 'file', 'str',
+# 'strs' or 'int'.
+SCHEMA: dict[str, tuple[Any, str]] = {
+    'src': (['src/'], 'dirs'),
+    'tests': (['tests/'], 'dirs'),
+    'properties': ('tests/properties/', 'dir'),
+    'fixtures': ('tests/fixtures/', 'dir'),
+    'manifest': ('tests/fixtures/manifest.json', 'file'),
+    'traces': ('tests/fixtures/traces.txt', 'file'),
+    'ledger': ('tests/freeze_ledger.yaml', 'file'),
+    'domain-lock': ('tests/domain_lock.json', 'file'),
+    'base-ref': (None, 'str'),
+    'allow-silences': ([], 'strs'),
+    'max-freeze-days': (90, 'int'),
+}
+SILENCE_KINDS = (
+    'skip', 'skipif', 'xfail', 'importorskip', 'unittest-skip', 'expectedFailure',
+    'SkipTest', 'skipTest',
+)
+
+
+@dataclass(frozen=True)
+class Config:
+    root: str
+    src: tuple[str, ...] = ('src/',)
+    tests: tuple[str, ...] = ('tests/',)
+    properties: str = 'tests/properties/'
+    fixtures: str = 'tests/fixtures/'
+    manifest: str = 'tests/fixtures/manifest.json'
+    traces: str = 'tests/fixtures/traces.txt'
+    ledger: str = 'tests/freeze_ledger.yaml'
+    domain_lock: str = 'tests/domain_lock.json'
+    base_ref: str | None = None
+    allow_silences: tuple[str, ...] = ()
+    max_freeze_days: int = 90
+    # Whether the table exists at all: the pytest plugin stays inert without it.
+    has_table: bool = field(default=False, compare=False)
+
+    def oracle_files(self) -> tuple[str, ...]:
+        """Single files whose every change is an oracle change."""
+        return (self.ledger, self.domain_lock, self.traces, '.pre-commit-config.yaml')
+
+    def is_test_code(self, path: str) -> bool:
+        return path.endswith('.py') and under_any(path, self.tests)
+
+    def is_src(self, path: str) -> bool:
+        return under_any(path, self.src)
+
+    def is_fixture(self, path: str) -> bool:
+        return (
+            path.startswith(self.fixtures)
+            and path not in (self.manifest, self.traces)
+        )
+
+
+def under_any(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path.startswith(root) for root in roots)
+
+
+def _attr(key: str) -> str:
+    return key.replace('-', '_')
+
+
+def normalize_path(value: str, *, folder: bool, source: str, line: int, key: str) -> str:
+    """A repository-relative POSIX path; '..', absolute paths and backslashes refused."""
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(source, line, f'{key!r} must be a non-empty path')
+    path = value.strip()
+    parts = path.split('/')
+    if path.startswith('/') or re.match(r'^[A-Za-z]:', path) or '\\' in path or '..' in parts:
+        raise ConfigError(
+            source, line,
+            f'{key!r} = {value!r} leaves the repository; use a path relative to its root',
+        )
+    path = '/'.join(p for p in parts if p not in ('', '.'))
+    if folder:
+        return f'{path}/' if path else ''
+    return path
+
+
+def _key_line(text: str, key: str) -> int:
+    header = re.search(r'^\s*\[\s*tool\s*\.\s*"?oracle-guard"?\s*\]', text, re.M)
+    start = header.end() if header else 0
+    match = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=', re.M).search(text, start)
+    if match:
+        return text.count('\n', 0, match.start()) + 1
+    return text.count('\n', 0, start) + 1 if header else 0
+
+
+
+def read_table(text: str, source: str = PYPROJECT) -> dict[str, Any] | None:
+    """The raw ``[tool.oracle-guard]`` table, or None when there is none."""
+    if 'oracle-guard' not in text:
+        return None  # fast path: most pyprojects never mention us
+    try:
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # pragma: no cover
+            import tomli as tomllib
+        data = tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError subclasses ValueError
+        match = re.search(r'line (\d+)', str(exc))
+        raise ConfigError(
+            source, int(match.group(1)) if match else 0, f'invalid TOML: {exc}',
+        ) from None
+    table = data.get('tool', {})
+    if not isinstance(table, dict):
+        return None
+    table = table.get('oracle-guard')
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(source, _key_line(text, 'oracle-guard'), f'[{TABLE}] must be a table')
+    return table
+
+
+def config_from_table(root: str, table: Mapping[str, Any] | None, text: str = '',
+                      source: str = PYPROJECT) -> Config:
+    cfg = Config(root=root, has_table=table is not None)
+    if not table:
+        return cfg
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        line = _key_line(text, key)
+        if key not in SCHEMA:
+            known = ', '.join(sorted(SCHEMA))
+            raise ConfigError(
+                source, line, f'unknown key {key!r} in [{TABLE}]', f'use one of: {known}',
+            )
+        values[_attr(key)] = _coerce(key, value, source=source, line=line)
+    return replace(cfg, **values)
+
+
+def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
+    kind = SCHEMA[key][1]
+    if kind == 'dirs':
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value:
+            raise ConfigError(source, line, f'{key!r} must be a list of folders')
+        return tuple(
+            normalize_path(v, folder=True, source=source, line=line, key=key) for v in value
+        )
+    if kind in ('dir', 'file'):
+        if not isinstance(value, str):
+            raise ConfigError(source, line, f'{key!r} must be a string path')
+        return normalize_path(value, folder=kind == 'dir', source=source, line=line, key=key)
+    if kind == 'str':
+        if not isinstance(value, str) or not value:
+            raise ConfigError(source, line, f'{key!r} must be a non-empty string')
+        return value
+    if kind == 'strs':
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(source, line, f'{key!r} must be a list of strings')
+        if key == 'allow-silences':
+            bad = [v for v in value if v not in SILENCE_KINDS]
+            if bad:
+                raise ConfigError(
+                    source, line, f'{key!r}: unknown kind {bad[0]!r}',
+                    f'use any of: {", ".join(SILENCE_KINDS)}',
+                )
+        return tuple(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(source, line, f'{key!r} must be a whole number >= 0')
+    return value
+
+
+def load_config(root: str) -> Config:
+    """Read ``[tool.oracle-guard]`` from the repository's pyproject.toml (if any)."""
+    path = os.path.join(root, PYPROJECT)
+    try:
+        with open(path, 'rb') as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return Config(root=root)
+    except OSError as exc:
+        raise ConfigError(PYPROJECT, 0, f'cannot read: {exc.strerror}') from None
+    try:
+        text = raw.decode('utf-8-sig')
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            PYPROJECT, raw.count(b'\n', 0, exc.start) + 1, 'is not valid UTF-8',
+        ) from None
+    return config_from_table(root, read_table(text), text)
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """Hook ``args:`` that override the pyproject table, one flag per key."""
+    group = parser.add_argument_group('configuration (overrides [tool.oracle-guard])')
+    for key, (_default, kind) in SCHEMA.items():
+        if kind in ('dirs', 'strs'):
+            group.add_argument(f'--{key}', action='append', metavar='VALUE', dest=_attr(key))
+        elif kind == 'int':
+            group.add_argument(f'--{key}', type=int, metavar='N', dest=_attr(key))
+        else:
+            group.add_argument(f'--{key}', metavar='PATH', dest=_attr(key))
+
+
+def apply_arguments(cfg: Config, args: argparse.Namespace) -> Config:
+    values: dict[str, Any] = {}
+    for key in SCHEMA:
+        value = getattr(args, _attr(key), None)
+        if value is not None:
+            values[_attr(key)] = _coerce(key, value, source='hook args', line=0)
+    return replace(cfg, **values) if values else cfg

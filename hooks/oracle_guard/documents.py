@@ -1,0 +1,162 @@
+"""Strict readers for the human-owned JSON and YAML files.
+
+Both reject duplicate keys (a second row with the same key silently wins in
+``json.loads``) and remember the line of every mapping and key, so a finding can
+point at the row it is about. YAML aliases are refused outright: a ledger has no
+use for them and they are how a "billion laughs" document explodes.
+"""
+from __future__ import annotations
+
+import json
+import re
+from json.decoder import JSONDecodeError
+from typing import Any
+
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import line_of_offset
+
+
+class LinedDict(dict):  # type: ignore[type-arg]
+    """A mapping that knows the line it starts on and the line of each key."""
+
+    line: int = 0
+    key_lines: dict[str, int]
+
+    def line_of(self, key: str) -> int:
+        return getattr(self, 'key_lines', {}).get(key, self.line)
+
+
+def decode_text(raw: bytes, source: str) -> str:
+    try:
+        return raw.decode('utf-8-sig')
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            source, raw.count(b'\n', 0, exc.start) + 1,
+            f'is not valid UTF-8 (byte {exc.start})', 'save the file as UTF-8',
+        ) from None
+
+
+_WS = re.compile(r'[ \t\n\r]*')
+
+
+def _make_object_parser(text: str, source: str):  # type: ignore[no-untyped-def]
+    scan_string = json.decoder.scanstring
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
+                     memo=None, _w=_WS.match):  # type: ignore[no-untyped-def]
+        s, end = s_and_end
+        result = LinedDict()
+        result.line = line_of_offset(text, end - 1)
+        result.key_lines = {}
+        end = _w(s, end).end()
+        if s[end:end + 1] == '}':
+            return result, end + 1
+        while True:
+            if s[end:end + 1] != '"':
+                raise JSONDecodeError('Expecting property name enclosed in double quotes',
+                                      s, end)
+            key_line = line_of_offset(text, end)
+            key, end = scan_string(s, end + 1, strict)
+            if key in result:
+                raise ConfigError(
+                    source, key_line,
+                    f'duplicate key {key!r} (first on line {result.key_lines[key]})',
+                    'keep one of the two entries',
+                )
+            end = _w(s, end).end()
+            if s[end:end + 1] != ':':
+                raise JSONDecodeError("Expecting ':' delimiter", s, end)
+            end = _w(s, end + 1).end()
+            try:
+                value, end = scan_once(s, end)
+            except StopIteration as err:
+                raise JSONDecodeError('Expecting value', s, err.value) from None
+            result[key] = value
+            result.key_lines[key] = key_line
+            end = _w(s, end).end()
+            nextchar = s[end:end + 1]
+            end += 1
+            if nextchar == '}':
+                return result, end
+            if nextchar != ',':
+                raise JSONDecodeError("Expecting ',' delimiter", s, end - 1)
+            end = _w(s, end).end()
+
+    return parse_object
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f'{name} is not valid JSON')
+
+
+def load_json(raw: bytes, source: str) -> Any:
+    """Parse JSON strictly: duplicate keys, NaN and deep nesting become ConfigErrors."""
+    text = decode_text(raw, source)
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    decoder.parse_object = _make_object_parser(text, source)  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
+    try:
+        return decoder.decode(text)
+    except JSONDecodeError as exc:
+        raise ConfigError(source, exc.lineno, f'invalid JSON: {exc.msg} (column {exc.colno})',
+                          'fix the syntax; a JSON linter shows the spot') from None
+    except RecursionError:
+        raise ConfigError(source, 1, 'invalid JSON: nested too deeply') from None
+    except ValueError as exc:
+        raise ConfigError(source, 1, f'invalid JSON: {exc}') from None
+
+
+def load_yaml(raw: bytes, source: str) -> Any:
+    """Parse YAML safely: no aliases, no duplicate keys, no Python objects."""
+    import yaml  # only runs that read a ledger pay for it
+
+    text = decode_text(raw, source)
+
+    class StrictLoader(yaml.SafeLoader):
+        def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise ConfigError(
+                    source, event.start_mark.line + 1,
+                    'YAML aliases (*name) are not allowed here',
+                    'write the value out in full',
+                )
+            return super().compose_node(parent, index)
+
+        def construct_mapping(self, node, deep=False):  # type: ignore[no-untyped-def]
+            result = LinedDict()
+            result.line = node.start_mark.line + 1
+            result.key_lines = {}
+            for key_node, value_node in node.value:
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise ConfigError(source, key_node.start_mark.line + 1,
+                                      'a mapping key must be a plain value') from None
+                if key in result:
+                    raise ConfigError(
+                        source, key_node.start_mark.line + 1,
+                        f'duplicate key {key!r} (first on line {result.key_lines[key]})',
+                        'keep one of the two entries',
+                    )
+                result[key] = self.construct_object(value_node, deep=True)
+                result.key_lines[key] = key_node.start_mark.line + 1
+            return result
+
+    StrictLoader.add_constructor('tag:yaml.org,2002:map', StrictLoader.construct_mapping)
+    loader = StrictLoader(text)
+    try:
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise ConfigError(
+            source, mark.line + 1 if mark else 0,
+            f'invalid YAML: {exc.problem or exc.context}', 'fix the syntax',
+        ) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(source, 0, f'invalid YAML: {exc}') from None
+    except RecursionError:
+        raise ConfigError(source, 1, 'invalid YAML: nested too deeply') from None
+    finally:
+        loader.dispose()

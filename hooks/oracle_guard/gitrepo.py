@@ -1,0 +1,178 @@
+"""Talking to git: one subprocess per question, NUL-separated output everywhere.
+
+Everything oracle-guard knows about "what is in the repository" comes from git
+(``git ls-files``), never from a directory listing: during a commit pre-commit
+stashes unstaged changes but leaves untracked files on disk.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from oracle_guard.findings import ConfigError
+
+EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
+CHUNK = 1 << 20
+
+
+class GitError(ConfigError):
+    pass
+
+
+# Pathspecs are literal: a folder named '*' or ':x' must not turn into a pattern.
+def _env() -> dict[str, str]:
+    return {**os.environ, 'GIT_LITERAL_PATHSPECS': '1'}
+
+
+def git(*args: str, cwd: str | None = None, check: bool = True) -> bytes:
+    """Run git and return its stdout; a failure is a ConfigError, not a traceback."""
+    try:
+        proc = subprocess.run(
+            ('git', *args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, env=_env(),
+        )
+    except OSError as exc:  # git itself is missing
+        raise GitError('git', 0, f'cannot run git: {exc}') from None
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode('utf-8', 'replace').strip()
+        raise GitError('git', 0, f'`git {" ".join(args)}` failed: {err}')
+    return proc.stdout
+
+
+def git_ok(*args: str, cwd: str | None = None) -> bool:
+    proc = subprocess.run(
+        ('git', *args), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL, env=_env(),
+    )
+    return proc.returncode == 0
+
+
+def repo_root(cwd: str | None = None) -> str:
+    try:
+        out = git('rev-parse', '--show-toplevel', cwd=cwd)
+    except GitError:
+        raise GitError(
+            os.path.abspath(cwd or '.'), 0, 'not inside a git repository',
+            'run oracle-guard from the root of a git checkout',
+        ) from None
+    return out.decode().rstrip('\n')
+
+
+def split_z(out: bytes) -> list[str]:
+    return [os.fsdecode(p) for p in out.split(b'\0') if p]
+
+
+def rev_exists(rev: str, cwd: str | None = None) -> bool:
+    return git_ok('rev-parse', '--verify', '--quiet', f'{rev}^{{commit}}', cwd=cwd)
+
+
+def resolve(rev: str, cwd: str | None = None) -> str:
+    return git('rev-parse', '--verify', f'{rev}^{{commit}}', cwd=cwd).decode().strip()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A tracked path in one tree: its git mode says whether it is a symlink."""
+
+    path: str
+    mode: str
+
+    @property
+    def is_symlink(self) -> bool:
+        return self.mode == '120000'
+
+    @property
+    def is_submodule(self) -> bool:
+        return self.mode == '160000'
+
+
+class TreeView:
+    """One side of a change: the index, a commit, or the working tree.
+
+    ``rev`` is ``None`` for the working tree, ``''`` for the index (what a commit
+    is about to record, honouring ``GIT_INDEX_FILE``) or a commit id.
+    """
+
+    def __init__(self, root: str, rev: str | None) -> None:
+        self.root = root
+        self.rev = rev
+
+    @property
+    def label(self) -> str:
+        if self.rev is None:
+            return 'working tree'
+        if self.rev == '':
+            return 'index'
+        return self.rev[:12]
+
+    def entries(self, prefixes: Sequence[str] = ()) -> list[Entry]:
+        """Tracked paths (optionally below some folders) with their modes."""
+        pathspecs = ['--', *prefixes] if prefixes else []
+        if self.rev in (None, ''):
+            out = git('ls-files', '-s', '-z', *pathspecs, cwd=self.root)
+            result = {}
+            for rec in out.split(b'\0'):
+                if not rec:
+                    continue
+                meta, _, path = rec.partition(b'\t')
+                result[os.fsdecode(path)] = meta.split(b' ')[0].decode()
+            return [Entry(p, m) for p, m in result.items()]
+        out = git('ls-tree', '-r', '-z', '--full-tree', self.rev, *pathspecs, cwd=self.root)
+        entries = []
+        for rec in out.split(b'\0'):
+            if not rec:
+                continue
+            meta, _, path = rec.partition(b'\t')
+            entries.append(Entry(os.fsdecode(path), meta.split(b' ')[0].decode()))
+        return entries
+
+    def paths(self, prefixes: Sequence[str] = ()) -> list[str]:
+        return [e.path for e in self.entries(prefixes)]
+
+    def _object(self, path: str) -> str:
+        return f':{path}' if self.rev == '' else f'{self.rev}:{path}'
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes of a tracked file on this side, or None if it is not there."""
+        if self.rev is None:
+            full = os.path.join(self.root, path)
+            try:
+                with open(full, 'rb') as f:
+                    return f.read()
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+                return None
+        proc = subprocess.run(
+            ('git', 'cat-file', 'blob', self._object(path)), cwd=self.root,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            env=_env(),
+        )
+        return proc.stdout if proc.returncode == 0 else None
+
+    def chunks(self, path: str) -> Iterator[bytes]:
+        """Stream a file's bytes in chunks: memory stays flat on a huge fixture."""
+        if self.rev is None:
+            with open(os.path.join(self.root, path), 'rb') as f:
+                while True:
+                    block = f.read(CHUNK)
+                    if not block:
+                        return
+                    yield block
+        proc = subprocess.Popen(
+            ('git', 'cat-file', 'blob', self._object(path)), cwd=self.root,
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+            env=_env(),
+        )
+        assert proc.stdout is not None
+        try:
+            while True:
+                block = proc.stdout.read(CHUNK)
+                if not block:
+                    break
+                yield block
+        finally:
+            proc.stdout.close()
+            proc.wait()
+

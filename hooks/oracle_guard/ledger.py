@@ -1,0 +1,135 @@
+"""The freeze ledger (SPEC §3.2): every silenced test, named, owned and dated."""
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from oracle_guard.documents import LinedDict
+from oracle_guard.documents import load_yaml
+from oracle_guard.findings import ConfigError
+
+FREEZABLE = ('order-dependent', 'time-dependent')
+# Known classes that are never frozen, with what to do instead.
+NEVER_FREEZABLE = {
+    'network': 'isolate the test from the network (a fake server or a recorded response)',
+    'unseeded-entropy': 'lock the seed so the test is deterministic',
+    'resource': 'cap the resource the test uses (time, memory, size)',
+}
+ROW_FIELDS = ('id', 'nodeid', 'class', 'evidence', 'owner', 'expires', 'agent_may_extend',
+              'fixtures', 'mode')
+TOP_FIELDS = ('budget', 'freezes')
+FREEZE_ID_FORMAT = re.compile(r'^FZ-\d+$')
+
+
+def identity_of(nodeid: str) -> str:
+    """A node id without its file path: what survives moving the test to another file."""
+    first, sep, rest = nodeid.partition('::')
+    if sep and (first.endswith('.py') or '/' in first):
+        return rest
+    return nodeid
+
+
+def function_of(identity: str) -> str:
+    """``TestX::test_y[a-1]`` -> ``TestX::test_y``: parameters resolve to the function."""
+    return identity.split('[', 1)[0]
+
+
+@dataclass(frozen=True)
+class FreezeRow:
+    raw: dict[str, Any]
+    line: int
+
+    def _str(self, key: str) -> str:
+        value = self.raw.get(key)
+        return value if isinstance(value, str) else ''
+
+    @property
+    def id(self) -> str:
+        return self._str('id')
+
+    @property
+    def nodeid(self) -> str:
+        return self._str('nodeid')
+
+    @property
+    def identity(self) -> str:
+        return identity_of(self.nodeid)
+
+    @property
+    def freeze_class(self) -> str:
+        return self._str('class')
+
+    @property
+    def owner(self) -> str:
+        value = self.raw.get('owner')
+        return str(value) if value is not None else ''
+
+    @property
+    def expires(self) -> datetime.date | None:
+        value = self.raw.get('expires')
+        if isinstance(value, datetime.datetime):
+            return value.date()
+        if isinstance(value, datetime.date):
+            return value
+        if isinstance(value, str):
+            try:
+                return datetime.date.fromisoformat(value)
+            except ValueError:
+                return None
+        return None
+
+    @property
+    def fixtures(self) -> tuple[str, ...]:
+        value = self.raw.get('fixtures') or ()
+        return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
+
+    def line_of(self, key: str) -> int:
+        return self.raw.line_of(key) if isinstance(self.raw, LinedDict) else self.line
+
+    def is_freezable(self) -> bool:
+        return self.freeze_class in FREEZABLE
+
+    def is_live(self, today: datetime.date) -> bool:
+        expires = self.expires
+        return expires is not None and expires >= today and self.is_freezable()
+
+
+@dataclass
+class FreezeLedger:
+    path: str
+    budget: Any
+    rows: list[FreezeRow]
+    budget_line: int = 0
+
+    def by_id(self) -> dict[str, FreezeRow]:
+        result: dict[str, FreezeRow] = {}
+        for row in self.rows:
+            result.setdefault(row.id, row)
+        return result
+
+
+def empty_ledger(path: str) -> FreezeLedger:
+    return FreezeLedger(path, 0, [])
+
+
+def parse_ledger(raw: bytes, path: str) -> FreezeLedger:
+    data = load_yaml(raw, path)
+    if data is None:
+        raise ConfigError(path, 1, 'the ledger is empty', 'write at least "budget: 0" and "freezes: []"')
+    if not isinstance(data, dict):
+        raise ConfigError(path, 1, 'the ledger must be a mapping with "budget" and "freezes"')
+    for name in data:
+        if name not in TOP_FIELDS:
+            raise ConfigError(path, data.line_of(name), f'unknown top-level key {name!r}',
+                              'a ledger holds only "budget" and "freezes"')
+    freezes = data.get('freezes') or []
+    if not isinstance(freezes, list):
+        raise ConfigError(path, data.line_of('freezes'), '"freezes" must be a list of rows')
+    rows = []
+    for item in freezes:
+        if not isinstance(item, dict):
+            raise ConfigError(path, data.line_of('freezes'), 'every freeze must be a mapping')
+        rows.append(FreezeRow(item, getattr(item, 'line', 0)))
+    return FreezeLedger(path, data.get('budget'), rows, data.line_of('budget'))

@@ -1,0 +1,139 @@
+"""The fixture manifest (SPEC §3.1): one row per fixture file, keyed by path."""
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from oracle_guard.documents import LinedDict
+from oracle_guard.documents import load_json
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+
+SOURCES = ('human', 'recorded', 'synthetic', 'untrusted')
+ROLES = ('input', 'oracle')
+ROW_FIELDS = ('sha256', 'source', 'purpose', 'trace_id', 'schema', 'rewritable_by_agent', 'role')
+TOP_FIELDS = ('version', 'fixtures')
+SHA256 = re.compile(r'^[0-9a-f]{64}$')
+
+
+@dataclass(frozen=True)
+class FixtureRow:
+    key: str  # as written: relative to the manifest's folder
+    path: str  # relative to the repository root
+    line: int
+    raw: dict[str, Any]
+
+    @property
+    def sha256(self) -> str:
+        value = self.raw.get('sha256')
+        return value if isinstance(value, str) else ''
+
+    @property
+    def source(self) -> str:
+        value = self.raw.get('source')
+        return value if isinstance(value, str) else ''
+
+    def get(self, key: str) -> Any:
+        return self.raw.get(key)
+
+    def line_of(self, key: str) -> int:
+        raw = self.raw
+        return raw.line_of(key) if isinstance(raw, LinedDict) else self.line
+
+
+@dataclass
+class FixtureManifest:
+    path: str
+    rows: dict[str, FixtureRow]  # by repository path
+    problems: list[Finding]  # rows that are present but malformed
+
+    @property
+    def folder(self) -> str:
+        folder = posixpath.dirname(self.path)
+        return f'{folder}/' if folder else ''
+
+
+def empty_manifest(path: str) -> FixtureManifest:
+    return FixtureManifest(path, {}, [])
+
+
+def row_key_problem(key: str) -> str | None:
+    """Why a manifest key is not a safe path below the manifest's folder, if it is not."""
+    if not key or key.strip() != key:
+        return 'empty or padded path'
+    if key.startswith('/') or re.match(r'^[A-Za-z]:', key):
+        return 'absolute path'
+    if '\\' in key:
+        return 'backslash in path (use /)'
+    parts = key.split('/')
+    if '..' in parts:
+        return "path with '..'"
+    if any(p in ('', '.') for p in parts):
+        return 'path with empty or "." segments'
+    return None
+
+
+def _row_problems(manifest_path: str, key: str, row: dict[str, Any], line: int) -> list[Finding]:
+    def finding(message: str, field: str | None = None, hint: str = '') -> Finding:
+        at = row.line_of(field) if field and isinstance(row, LinedDict) else line
+        return Finding(manifest_path, at, 1, 'OG107', f'{key}: {message}', hint)
+
+    problems = []
+    for name in row:
+        if name not in ROW_FIELDS:
+            problems.append(finding(f'unknown field {name!r}', name,
+                                    f'allowed fields: {", ".join(ROW_FIELDS)}'))
+    sha = row.get('sha256')
+    if not isinstance(sha, str) or not SHA256.match(sha):
+        problems.append(finding('sha256 must be 64 lowercase hex digits', 'sha256',
+                                f'oracle-guard fixtures rehash {key!r} --purpose "…"'))
+    source = row.get('source')
+    if source not in SOURCES:
+        problems.append(finding(f'source {source!r} is not one of {", ".join(SOURCES)}',
+                                'source'))
+    for name in ('purpose', 'trace_id', 'schema'):
+        if name in row and not isinstance(row[name], str):
+            problems.append(finding(f'{name} must be a string', name))
+    if 'rewritable_by_agent' in row and not isinstance(row['rewritable_by_agent'], bool):
+        problems.append(finding('rewritable_by_agent must be true or false',
+                                'rewritable_by_agent'))
+    if 'role' in row and row['role'] not in ROLES:
+        problems.append(finding(f'role must be one of {", ".join(ROLES)}', 'role'))
+    return problems
+
+
+def parse_manifest(raw: bytes, path: str) -> FixtureManifest:
+    """Parse a manifest; a document that is not a manifest at all is a ConfigError."""
+    data = load_json(raw, path)
+    if not isinstance(data, dict):
+        raise ConfigError(path, 1, 'the manifest must be a JSON object with "version" and "fixtures"')
+    for name in data:
+        if name not in TOP_FIELDS:
+            raise ConfigError(path, data.line_of(name), f'unknown top-level key {name!r}',
+                              'a manifest holds only "version" and "fixtures"')
+    if data.get('version') != 1:
+        raise ConfigError(path, data.line_of('version'), 'unsupported manifest version '
+                          f'{data.get("version")!r}; expected 1')
+    fixtures = data.get('fixtures', {})
+    if not isinstance(fixtures, dict):
+        raise ConfigError(path, data.line_of('fixtures'), '"fixtures" must be an object')
+    manifest = FixtureManifest(path, {}, [])
+    folder = manifest.folder
+    for key, row in fixtures.items():
+        line = fixtures.line_of(key)
+        if not isinstance(row, dict):
+            manifest.problems.append(Finding(path, line, 1, 'OG107', f'{key}: a row must be an object'))
+            continue
+        why = row_key_problem(key)
+        if why:
+            manifest.problems.append(Finding(
+                path, line, 1, 'OG105', f'{key!r}: {why}; fixtures must live below {folder or "the repository root"}',
+                'key each row by its path relative to the manifest folder',
+            ))
+            continue
+        manifest.problems.extend(_row_problems(path, key, row, line))
+        repo_path = folder + key
+        manifest.rows[repo_path] = FixtureRow(key, repo_path, line, row)
+    return manifest

@@ -1,0 +1,142 @@
+"""What every hook's ``main`` shares: arguments, configuration, exit codes.
+
+Exit codes: 0 clean, 1 findings, 2 bad input or configuration, 3 an internal
+error (a bug in oracle-guard; ``--debug`` shows the traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+
+from oracle_guard.changeset import ChangeSet
+from oracle_guard.changeset import detect_change_set
+from oracle_guard.changeset import NO_BASE
+from oracle_guard.config import add_config_arguments
+from oracle_guard.config import apply_arguments
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import repo_root
+from oracle_guard.report import FORMATS
+from oracle_guard.report import write_error
+from oracle_guard.report import write_findings
+
+
+@dataclass
+class RunContext:
+    cfg: Config
+    filenames: list[str] | None = None  # as passed by pre-commit, when the hook takes files
+    from_ref: str | None = None
+    to_ref: str | None = None
+    all_files: bool = False
+    require_base: bool = False
+    today: datetime.date = field(default_factory=datetime.date.today)
+    notes: list[str] = field(default_factory=list)
+    _changes: ChangeSet | None = None
+
+    @property
+    def changes(self) -> ChangeSet:
+        """The change under judgement, computed once per process and only when asked."""
+        if self._changes is None:
+            self._changes = detect_change_set(
+                self.cfg, from_ref=self.from_ref, to_ref=self.to_ref, all_files=self.all_files,
+            )
+        return self._changes
+
+    def missing_base(self, hook: str) -> list[Finding]:
+        """Findings (or a note) for a change rule that has no base to compare with."""
+        cs = self.changes
+        if cs.mode != NO_BASE:
+            return []
+        if self.require_base:
+            return [Finding('.', 1, 1, 'OG001', f'{hook}: no base revision: {cs.description}',
+                            'fetch full history (actions/checkout fetch-depth: 0) or pass '
+                            '--from-ref/--to-ref')]
+        self.notes.append(cs.not_checked_note(hook))
+        return []
+
+
+Check = Callable[[RunContext], list[Finding]]
+
+
+def _date(value: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a date (YYYY-MM-DD): {value!r}') from None
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> None:
+    if filenames:
+        parser.add_argument('filenames', nargs='*', help='files to check (pre-commit passes them)')
+    parser.add_argument('--format', choices=FORMATS, default='text',
+                        help='output format (default: text; github prints annotations)')
+    parser.add_argument('--from-ref', help='judge the range FROM_REF...TO_REF (pull requests)')
+    parser.add_argument('--to-ref', help='see --from-ref')
+    parser.add_argument('--all-files', action='store_true',
+                        help='judge the whole tree, not only what is staged')
+    parser.add_argument('--require-base', action='store_true',
+                        help='fail when no base revision is available for the change rules')
+    parser.add_argument('--today', type=_date, help='the date expiries are compared with')
+    parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
+    add_config_arguments(parser)
+
+
+def context_from_args(args: argparse.Namespace) -> RunContext:
+    if bool(args.from_ref) != bool(args.to_ref):
+        raise ConfigError('command line', 0, '--from-ref and --to-ref go together')
+    root = repo_root()
+    cfg = apply_arguments(load_config(root), args)
+    ctx = RunContext(
+        cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
+        to_ref=args.to_ref, all_files=args.all_files, require_base=args.require_base,
+    )
+    if args.today:
+        ctx.today = args.today
+    return ctx
+
+
+def guarded(run: Callable[[], int], fmt: str, debug: bool) -> int:
+    """Run, turning bad input into exit 2 and bugs into exit 3, never a traceback."""
+    try:
+        return run()
+    except ConfigError as exc:
+        sys.stdout.flush()
+        write_error(exc, fmt, sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 -- the promise is: no traceback
+        if debug:
+            raise
+        sys.stderr.write(
+            f'oracle-guard: internal error: {type(exc).__name__}: {exc}\n'
+            '    rerun with --debug for the traceback and report it\n',
+        )
+        return 3
+
+
+def emit(findings: Sequence[Finding], notes: Sequence[str], fmt: str) -> int:
+    write_findings(findings, fmt, sys.stdout)
+    for note in notes:
+        sys.stdout.write(f'{note}\n')
+    return 1 if findings else 0
+
+
+def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
+             filenames: bool = False) -> int:
+    parser = argparse.ArgumentParser(description=description)
+    add_run_arguments(parser, filenames=filenames)
+    args = parser.parse_args(argv)
+
+    def run() -> int:
+        ctx = context_from_args(args)
+        return emit(check(ctx), ctx.notes, args.format)
+
+    return guarded(run, args.format, args.debug)

@@ -1,0 +1,371 @@
+"""The test-file scanner: every way a test can be silenced, under any alias.
+
+A *silence* is a skip or xfail in any of its spellings: ``@pytest.mark.skip``,
+``skipif``, ``xfail``, ``pytest.skip()``, ``pytest.importorskip()``,
+``pytestmark = [...]`` at module or class level, ``pytest.param(..., marks=...)``,
+``unittest.skip*``, ``@expectedFailure``, ``raise SkipTest`` and
+``self.skipTest()``; imported under any name (``import pytest as pt``,
+``from pytest import mark as m``) or re-bound (``s = pytest.mark.skip``).
+
+Scanning is two steps: a byte prefilter (no marker word, no parse) and one walk of
+the syntax tree that records each silence with the test identities it covers.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass
+from dataclasses import field
+
+# Every silence spelling contains one of these words, whatever it is imported as:
+# an alias still has to import the original name once.
+_MARKER = re.compile(rb'skip|Skip|xfail|expectedFailure')
+FREEZE_ID = re.compile(r'\bFZ-\d+\b')
+
+# Where the real objects live, so that `from _pytest.outcomes import skip` and
+# `from unittest.case import SkipTest` resolve like their public spellings.
+_CANONICAL_PREFIXES = (
+    ('_pytest.outcomes.', 'pytest.'),
+    ('_pytest.mark.', 'pytest.mark.'),
+    ('unittest.case.', 'unittest.'),
+)
+SILENCES = {
+    'pytest.mark.skip': 'skip',
+    'pytest.mark.skipif': 'skipif',
+    'pytest.mark.xfail': 'xfail',
+    'pytest.skip': 'skip',
+    'pytest.skip.Exception': 'skip',
+    'pytest.xfail': 'xfail',
+    'pytest.xfail.Exception': 'xfail',
+    'pytest.importorskip': 'importorskip',
+    'unittest.skip': 'unittest-skip',
+    'unittest.skipIf': 'unittest-skip',
+    'unittest.skipUnless': 'unittest-skip',
+    'unittest.expectedFailure': 'expectedFailure',
+    'unittest.SkipTest': 'SkipTest',
+}
+# Names that `from pytest import *` brings in.
+_PYTEST_STAR = ('mark', 'skip', 'xfail', 'importorskip', 'param')
+# A silence that takes no reason carries its freeze id in a comment on its line.
+_REASONLESS = ('expectedFailure',)
+
+
+class ScanError(Exception):
+    """A test file that cannot be read as Python; reported, never ignored."""
+
+    def __init__(self, line: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Silence:
+    line: int
+    col: int
+    kind: str
+    freeze_ids: tuple[str, ...]
+    targets: tuple[str, ...]  # identities of the tests it silences
+    scope: str  # 'test', 'class' or 'module'
+    code: str  # the spelling, for messages
+
+
+@dataclass(frozen=True)
+class TestFunction:
+    identity: str  # Class::function, without the file path
+    line: int
+    does_something: bool  # an assert, a call, a raise or @given: not just `pass`
+    uses_given: bool
+
+
+@dataclass
+class ScannedFile:
+    silences: list[Silence] = field(default_factory=list)
+    tests: list[TestFunction] = field(default_factory=list)
+
+
+def might_silence(source: bytes) -> bool:
+    """The byte prefilter: files without a marker word are never parsed."""
+    return _MARKER.search(source) is not None
+
+
+def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
+    if source.startswith(b'\xef\xbb\xbf'):
+        source = source[3:]
+    if b'\0' in source:
+        raise ScanError(1, 1, 'contains NUL bytes; not a Python source file')
+    try:
+        text = source.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        # PEP 263 coding cookies are honoured by compile() on bytes; try that first.
+        if not re.search(rb'^[ \t\f]*#.*?coding[:=]', source[:400], re.M):
+            line = source.count(b'\n', 0, exc.start) + 1
+            raise ScanError(line, 1, 'is not valid UTF-8 and declares no encoding') from None
+        text = None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # SyntaxWarning for odd escapes is not ours
+            return ast.parse(source if text is None else text, filename=path)
+    except SyntaxError as exc:
+        raise ScanError(exc.lineno or 1, exc.offset or 1,
+                        f'cannot be parsed as Python: {exc.msg}') from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise ScanError(1, 1, f'cannot be parsed as Python: {exc}') from None
+
+
+class ImportAliases:
+    """Local name -> dotted name of what it refers to, from imports and assignments."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.names: dict[str, str] = {}
+        assignments = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.names[alias.asname] = _canonical(alias.name)
+                    else:
+                        top = alias.name.split('.')[0]
+                        self.names[top] = top
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name == '*':
+                        if node.module == 'pytest':
+                            for name in _PYTEST_STAR:
+                                self.names.setdefault(name, f'pytest.{name}')
+                        continue
+                    self.names[alias.asname or alias.name] = _canonical(
+                        f'{node.module}.{alias.name}',
+                    )
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                assignments.append(node)
+        # `m = pytest.mark`, then `s = m.skip`: resolve chains of plain re-bindings.
+        for _ in range(3):
+            changed = False
+            for node in assignments:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = self.resolve(node.value)
+                if value is None:
+                    continue
+                for target in targets:
+                    if isinstance(target, ast.Name) and self.names.get(target.id) != value:
+                        self.names[target.id] = value
+                        changed = True
+            if not changed:
+                break
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """``pt.mark.skip`` -> ``pytest.mark.skip`` when ``pt`` is pytest."""
+        if isinstance(node, ast.Name):
+            return self.names.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return _canonical(f'{base}.{node.attr}') if base else None
+        return None
+
+
+def _canonical(name: str) -> str:
+    for prefix, replacement in _CANONICAL_PREFIXES:
+        if name.startswith(prefix):
+            return replacement + name[len(prefix):]
+    return name
+
+
+def _is_test_name(name: str) -> bool:
+    return name.startswith('test')
+
+
+def _class_tests(cls: ast.ClassDef, prefix: str) -> list[tuple[str, ast.AST]]:
+    found = []
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test_name(item.name):
+            found.append((f'{prefix}{cls.name}::{item.name}', item))
+        elif isinstance(item, ast.ClassDef):
+            found.extend(_class_tests(item, f'{prefix}{cls.name}::'))
+    return found
+
+
+def test_functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    """(identity, node) of every test pytest or unittest would collect from the file."""
+    found: list[tuple[str, ast.AST]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test_name(node.name):
+            found.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            found.extend(_class_tests(node, ''))
+    return found
+
+
+def _does_something(func: ast.AST, aliases: ImportAliases) -> tuple[bool, bool]:
+    uses_given = any(
+        (aliases.resolve(d.func if isinstance(d, ast.Call) else d) or '') == 'hypothesis.given'
+        for d in func.decorator_list  # type: ignore[attr-defined]
+    )
+    body = func.body  # type: ignore[attr-defined]
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, (ast.Assert, ast.Call, ast.Raise, ast.Await)):
+                return True, uses_given
+    return uses_given, uses_given
+
+
+def _reason_ids(call: ast.Call | None, node: ast.AST, lines: list[str], kind: str) -> tuple[str, ...]:
+    ids: list[str] = []
+    if call is not None:
+        for arg in [*call.args, *(k.value for k in call.keywords)]:
+            for sub in ast.walk(arg):
+                if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+                    ids.extend(FREEZE_ID.findall(sub.value))
+    if kind in _REASONLESS:
+        first, last = node.lineno, getattr(node, 'end_lineno', node.lineno) or node.lineno
+        for text in lines[first - 1:last]:
+            hash_at = text.find('#')
+            if hash_at != -1:
+                ids.extend(FREEZE_ID.findall(text[hash_at:]))
+    return tuple(dict.fromkeys(ids))
+
+
+class _SilenceFinder(ast.NodeVisitor):
+    def __init__(self, aliases: ImportAliases, lines: list[str], module_tests: list[str]) -> None:
+        self.aliases = aliases
+        self.lines = lines
+        self.module_tests = module_tests
+        self.classes: list[tuple[ast.ClassDef, str]] = []  # (class, its Class:: prefix)
+        self.function: str | None = None  # identity of the enclosing test-level function
+        self.decorated: tuple[str, ...] | None = None  # targets while inside decorators
+        self.silences: list[Silence] = []
+
+    # -- where are we ------------------------------------------------------------------
+    def _class_targets(self) -> tuple[str, ...]:
+        cls, prefix = self.classes[-1]
+        return tuple(identity for identity, _ in _class_tests(cls, prefix))
+
+    def _targets(self) -> tuple[tuple[str, ...], str]:
+        if self.decorated is not None:
+            return self.decorated, 'test' if len(self.decorated) == 1 else 'class'
+        if self.function is not None:
+            return (self.function,), 'test'
+        if self.classes:
+            return self._class_targets(), 'class'
+        return tuple(self.module_tests), 'module'
+
+    def _record(self, node: ast.AST, kind: str, call: ast.Call | None, spelling: str) -> None:
+        targets, scope = self._targets()
+        self.silences.append(Silence(
+            line=node.lineno, col=node.col_offset + 1, kind=kind,  # type: ignore[attr-defined]
+            freeze_ids=_reason_ids(call, node, self.lines, kind),
+            targets=targets, scope=scope, code=spelling,
+        ))
+
+    # -- scopes --------------------------------------------------------------------------
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        prefix = self.classes[-1][1] + self.classes[-1][0].name + '::' if self.classes else ''
+        if self.function is None:
+            saved = self.decorated
+            self.decorated = tuple(i for i, _ in _class_tests(node, prefix))
+            for deco in node.decorator_list:
+                self.visit(deco)
+            self.decorated = saved
+            for base in [*node.bases, *node.keywords]:
+                self.visit(base)
+            self.classes.append((node, prefix))
+            for stmt in node.body:
+                self.visit(stmt)
+            self.classes.pop()
+        else:  # a class inside a test function belongs to that test
+            self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self.function is not None:
+            self.generic_visit(node)
+            return
+        prefix = self.classes[-1][1] + self.classes[-1][0].name + '::' if self.classes else ''
+        identity = prefix + node.name
+        saved = self.decorated
+        self.decorated = (identity,)
+        for deco in node.decorator_list:
+            self.visit(deco)
+        self.decorated = saved
+        self.visit(node.args)
+        if node.returns:
+            self.visit(node.returns)
+        self.function = identity
+        for stmt in node.body:
+            self.visit(stmt)
+        self.function = None
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    # -- the silences themselves ---------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        pass
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        pass
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        # `except SkipTest:` catches a silence; it is not one.
+        for stmt in node.body:
+            self.visit(stmt)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        # `s = pytest.mark.skip` only names the marker; using `s` is the silence.
+        if all(isinstance(t, ast.Name) for t in node.targets) and \
+                self.aliases.resolve(node.value) in SILENCES:
+            return
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = self.aliases.resolve(node.func)
+        if name in SILENCES:
+            self._record(node, SILENCES[name], node, name)
+            for arg in [*node.args, *node.keywords]:
+                self.visit(arg)
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == 'skipTest':
+            self._record(node, 'skipTest', node, 'skipTest')
+            self.visit(node.func.value)
+            for arg in [*node.args, *node.keywords]:
+                self.visit(arg)
+            return
+        self.generic_visit(node)
+
+    def _reference(self, node: ast.Name | ast.Attribute) -> bool:
+        name = self.aliases.resolve(node)
+        if name in SILENCES:
+            self._record(node, SILENCES[name], None, name)
+            return True
+        return False
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self._reference(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if not self._reference(node):
+            self.generic_visit(node)
+
+
+def scan_silences(tree: ast.Module, source_text: str) -> list[Silence]:
+    aliases = ImportAliases(tree)
+    module_tests = [identity for identity, _ in test_functions(tree)]
+    finder = _SilenceFinder(aliases, source_text.splitlines(), module_tests)
+    finder.visit(tree)
+    return finder.silences
+
+
+def scan_tests(tree: ast.Module) -> list[TestFunction]:
+    aliases = ImportAliases(tree)
+    tests = []
+    for identity, node in test_functions(tree):
+        does, given = _does_something(node, aliases)
+        tests.append(TestFunction(identity, node.lineno, does, given))  # type: ignore[attr-defined]
+    return tests
+
+
+def scan_file(source: bytes, path: str = '<test>') -> ScannedFile:
+    """Silences and tests of one file; raises ScanError if it is not Python."""
+    tree = parse_python(source, path)
+    text = source.decode('utf-8', 'replace')
+    return ScannedFile(silences=scan_silences(tree, text), tests=scan_tests(tree))
