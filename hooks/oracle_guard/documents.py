@@ -145,8 +145,9 @@ def load_yaml(raw: bytes, source: str) -> Any:
             return result
 
     StrictLoader.add_constructor('tag:yaml.org,2002:map', StrictLoader.construct_mapping)
-    loader = StrictLoader(text)
+    loader = None
     try:
+        loader = StrictLoader(text)
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -154,9 +155,14 @@ def load_yaml(raw: bytes, source: str) -> Any:
             source, mark.line + 1 if mark else 0,
             f'invalid YAML: {exc.problem or exc.context}', 'fix the syntax',
         ) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count('\n', 0, exc.position) + 1
+        raise ConfigError(source, line, f'invalid YAML: character {exc.character!r} is not '
+                          'allowed', 'remove control characters from the file') from None
     except yaml.YAMLError as exc:
         raise ConfigError(source, 0, f'invalid YAML: {exc}') from None
     except RecursionError:
         raise ConfigError(source, 1, 'invalid YAML: nested too deeply') from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from oracle_guard.changeset import ChangeSet
 from oracle_guard.check_fixture_manifest import base_manifest_or_none
 from oracle_guard.config import Config
+from oracle_guard.config import config_from_table
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
@@ -43,35 +44,57 @@ def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
                   if p not in new.rows or new.rows[p].raw != row.raw)
 
 
-def oracle_changes(cfg: Config, changes: ChangeSet) -> list[tuple[str, str]]:
+def base_config(cfg: Config, changes: ChangeSet) -> Config:
+    """The configuration as it was at the base: a change that edits the table to move
+    ``src`` or the ledger elsewhere is still judged by the roots it started from."""
+    raw = changes.read_base(PYPROJECT)
+    if raw is None:
+        return cfg
+    try:
+        text = raw.decode('utf-8-sig')
+        return config_from_table(cfg.root, read_table(text), text)
+    except (ConfigError, UnicodeDecodeError):
+        return cfg
+
+
+def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str, str]]:
     """(path, what) for every oracle file the change touches."""
     touched = changes.touched()
+    properties = tuple(c.properties for c in cfgs)
+    oracle_files = {p for c in cfgs for p in c.oracle_files()}
     found = []
     for path in sorted(touched):
-        if path.startswith(cfg.properties):
+        if path.startswith(properties):
             found.append((path, 'human-owned property test'))
-        elif path in cfg.oracle_files():
+        elif path in oracle_files:
             found.append((path, 'oracle file'))
     if PYPROJECT in touched and \
             _table(changes.read_base(PYPROJECT)) != _table(changes.read_new(PYPROJECT)):
         found.append((PYPROJECT, '[tool.oracle-guard] table'))
-    if cfg.manifest in touched:
-        rows = changed_manifest_rows(changes, cfg.manifest)
+    for manifest in sorted({c.manifest for c in cfgs} & touched):
+        rows = changed_manifest_rows(changes, manifest)
         if rows:
-            shown = ', '.join(rows[:SHOWN]) + (f' (+{len(rows) - SHOWN} more)' if len(rows) > SHOWN else '')
-            found.append((cfg.manifest, f'existing manifest rows: {shown}'))
+            found.append((manifest, f'existing manifest rows: {_shown(rows)}'))
     return found
+
+
+def _shown(items: Sequence[str]) -> str:
+    extra = f' (+{len(items) - SHOWN} more)' if len(items) > SHOWN else ''
+    return ', '.join(items[:SHOWN]) + extra
 
 
 def check(ctx: RunContext) -> list[Finding]:
     missing = ctx.missing_base(HOOK)
     if missing or not ctx.changes.has_base:
         return missing
-    cfg, changes = ctx.cfg, ctx.changes
-    src = changes.touched_under(cfg.src)
+    changes = ctx.changes
+    cfgs = [ctx.cfg]
+    if PYPROJECT in changes.touched():
+        cfgs.append(base_config(ctx.cfg, changes))
+    src = changes.touched_under({root for c in cfgs for root in c.src})
     if not src:
         return []
-    src_shown = ', '.join(src[:SHOWN]) + (f' (+{len(src) - SHOWN} more)' if len(src) > SHOWN else '')
+    src_shown = _shown(src)
     return [
         Finding(
             path, 1, 1, 'OG201',
@@ -79,7 +102,7 @@ def check(ctx: RunContext) -> list[Finding]:
             'split it: commit the oracle change on its own so a person reviews it '
             f'(git restore --staged {path}), then the code change',
         )
-        for path, what in oracle_changes(cfg, changes)
+        for path, what in oracle_changes(cfgs, changes)
     ]
 
 

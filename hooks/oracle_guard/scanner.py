@@ -312,7 +312,8 @@ class _SilenceFinder(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         # `s = pytest.mark.skip` only names the marker; using `s` is the silence.
-        if all(isinstance(t, ast.Name) for t in node.targets) and \
+        # `pytestmark = pytest.mark.skip` is the silence itself, though.
+        if all(isinstance(t, ast.Name) and t.id != 'pytestmark' for t in node.targets) and \
                 self.aliases.resolve(node.value) in SILENCES:
             return
         self.generic_visit(node)

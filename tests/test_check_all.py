@@ -1,0 +1,91 @@
+"""`oracle-guard check`: every hook in one process; row 26 (an honest change passes)."""
+from __future__ import annotations
+
+from oracle_guard.cli import main
+
+
+def test_code_only_change_passes_every_hook(guarded):
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.write('tests/test_app.py', 'from app import parse\n\n\ndef test_parse():\n    assert parse(b"y") == b"y"\n')
+    guarded.add()
+    result = guarded.run(main, 'check')
+    assert result.rc == 0, result.out + result.err
+    assert result.out == ''
+    guarded.commit('honest fix')
+    result = guarded.run(main, 'check', '--all-files')
+    assert result.rc == 0, result.out + result.err
+
+
+def test_check_reports_findings_of_several_hooks(guarded):
+    guarded.write('src/app.py', 'x = 1\n')
+    guarded.write('tests/properties/test_parse.py', 'import pytest\n\n@pytest.mark.skip\ndef test_p():\n    assert 1\n')
+    guarded.write('tests/fixtures/headers/ok.bin', b'regenerated from the new code')
+    guarded.add()
+    result = guarded.run(main, 'check')
+    assert result.rc == 1
+    assert {'OG101', 'OG201', 'OG301'} <= set(result.codes)
+
+
+def test_check_hook_option_selects_hooks(guarded):
+    guarded.write('tests/fixtures/headers/ok.bin', b'changed')
+    guarded.add()
+    assert guarded.run(main, 'check', '--hook', 'check-properties-present').rc == 0
+    assert guarded.run(main, 'check', '--hook', 'check-fixture-manifest').codes == ['OG101']
+
+
+def test_unknown_config_key_is_exit_2_naming_file_and_line(guarded):
+    text = guarded.read('pyproject.toml').decode() + 'sorce = ["src/"]\n'
+    guarded.write('pyproject.toml', text)
+    result = guarded.run(main, 'check')
+    assert result.rc == 2
+    line = len(text.splitlines())
+    assert result.err.startswith(f"pyproject.toml:{line}: unknown key 'sorce'")
+    assert 'Traceback' not in result.err
+
+
+def test_invalid_toml_is_exit_2(guarded):
+    guarded.write('pyproject.toml', '[tool.oracle-guard]\nsrc = [\n')
+    result = guarded.run(main, 'check')
+    assert result.rc == 2
+    assert result.err.startswith('pyproject.toml:')
+
+
+def test_config_path_leaving_the_repository_is_exit_2(guarded):
+    guarded.write('pyproject.toml', '[tool.oracle-guard]\nledger = "../ledger.yaml"\n')
+    result = guarded.run(main, 'check')
+    assert result.rc == 2
+    assert 'leaves the repository' in result.err
+
+
+def test_outside_a_git_repository_is_exit_2(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(['check']) == 2
+    assert 'not inside a git repository' in capsys.readouterr().err
+
+
+def test_unknown_command_is_exit_2(capsys):
+    assert main(['frobnicate']) == 2
+    assert "unknown command 'frobnicate'" in capsys.readouterr().err
+
+
+def test_from_ref_without_to_ref_is_exit_2(guarded):
+    result = guarded.run(main, 'check', '--from-ref', 'HEAD')
+    assert result.rc == 2
+    assert '--from-ref and --to-ref go together' in result.err
+
+
+def test_repository_with_no_commits_works(repo):
+    repo.write('src/a.py', 'x = 1\n')
+    repo.write('tests/properties/test_a.py', 'def test_a():\n    assert 1\n')
+    repo.add()
+    result = repo.run(main, 'check')
+    assert result.rc == 1  # first commit: base is the empty tree, src and properties together
+    assert 'OG201' in result.codes
+
+
+def test_detached_head_all_files(guarded):
+    guarded.write('src/app.py', 'x = 2\n')
+    guarded.commit('second')
+    guarded.git('checkout', '-q', '--detach', 'HEAD')
+    result = guarded.run(main, 'check', '--all-files')
+    assert result.rc == 0, result.out + result.err

@@ -1,0 +1,205 @@
+"""check-fixture-manifest: decision-table rows 1, 2, 3, 4 and 10."""
+from __future__ import annotations
+
+import json
+import os
+
+from conftest import sha256
+
+from oracle_guard.check_fixture_manifest import main
+
+MANIFEST = 'tests/fixtures/manifest.json'
+FIXTURE = 'tests/fixtures/headers/ok.bin'
+
+
+def manifest(repo):
+    return json.loads(repo.read(MANIFEST))
+
+
+def add_row(repo, key, data, **fields):
+    doc = manifest(repo)
+    doc['fixtures'][key] = {'sha256': sha256(data), 'source': 'human', 'purpose': 'p', **fields}
+    repo.write_json(MANIFEST, doc)
+
+
+def test_clean_guarded_repository_passes(guarded):
+    assert guarded.run(main, '--all-files').rc == 0
+
+
+def test_fixture_bytes_changed_without_manifest_update_fails(guarded):
+    guarded.write(FIXTURE, b'GET /other HTTP/1.1\r\n\r\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 1
+    assert result.codes == ['OG101']
+    assert FIXTURE in result.out
+    # both digests are shown
+    assert sha256(b'GET / HTTP/1.1\r\n\r\n') in result.out
+    assert sha256(b'GET /other HTTP/1.1\r\n\r\n') in result.out
+
+
+def test_fixture_bytes_changed_is_caught_by_all_files_too(guarded):
+    guarded.write(FIXTURE, b'tampered')
+    guarded.commit('tamper')
+    result = guarded.run(main, '--all-files')
+    assert result.codes == ['OG101']
+
+
+def test_unstaged_fixture_edit_is_not_what_a_commit_records(guarded):
+    # The commit records the index: a tampered working tree with a clean index passes
+    # in commit mode, and the staged version is what gets hashed.
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.add('src/app.py')
+    guarded.write(FIXTURE, b'unstaged edit')
+    assert guarded.run(main).rc == 0
+    guarded.add(FIXTURE)
+    assert guarded.run(main).codes == ['OG101']
+
+
+def test_new_fixture_without_manifest_row_fails(guarded):
+    guarded.write('tests/fixtures/headers/new.bin', b'new')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 1
+    assert result.codes == ['OG102']
+    assert result.out.startswith('tests/fixtures/headers/new.bin:1:1: OG102')
+
+
+def test_new_fixture_with_its_row_passes(guarded):
+    guarded.write('tests/fixtures/headers/new.bin', b'new')
+    add_row(guarded, 'headers/new.bin', b'new')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_untracked_fixture_on_disk_is_not_judged(guarded):
+    # pre-commit leaves untracked files on disk during a commit: git decides what exists.
+    guarded.write('tests/fixtures/scratch.bin', b'not tracked')
+    guarded.write('src/app.py', 'x = 1\n')
+    guarded.add('src/app.py')
+    assert guarded.run(main).rc == 0
+    assert guarded.run(main, '--all-files').rc == 0
+
+
+def test_manifest_row_without_file_fails(guarded):
+    guarded.rm(FIXTURE)
+    result = guarded.run(main)
+    assert result.rc == 1
+    assert result.codes == ['OG103']
+    assert f'{MANIFEST}:' in result.out
+
+
+def test_row_added_for_file_that_does_not_exist_fails(guarded):
+    add_row(guarded, 'headers/ghost.bin', b'ghost')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG103']
+    assert 'headers/ghost.bin' in result.out
+
+
+def test_untrusted_row_cannot_be_committed(guarded):
+    guarded.write('tests/fixtures/scratch/draft.json', b'{}')
+    add_row(guarded, 'scratch/draft.json', b'{}', source='untrusted')
+    guarded.add()
+    assert guarded.run(main).codes == ['OG104']
+
+
+def test_manifest_with_duplicate_key_is_a_clear_error(guarded):
+    digest = sha256(b'GET / HTTP/1.1\r\n\r\n')
+    row = f'{{"sha256": "{digest}", "source": "human", "purpose": "p"}}'
+    guarded.write(MANIFEST, f'{{"version": 1, "fixtures": {{\n  "headers/ok.bin": {row},\n'
+                            f'  "headers/ok.bin": {row}\n}}}}\n')
+    guarded.add()
+    before = guarded.snapshot()
+    result = guarded.run(main)
+    assert result.rc == 2
+    assert f'{MANIFEST}:3: duplicate key' in result.err
+    assert 'Traceback' not in result.err
+    assert guarded.snapshot() == before
+
+
+def test_malformed_manifest_json_names_file_and_line(guarded):
+    guarded.write(MANIFEST, '{"version": 1,\n "fixtures": {\n   "a": \n}\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 2
+    assert result.err.startswith(f'{MANIFEST}:4: invalid JSON')
+
+
+def test_manifest_path_with_dotdot_fails(guarded):
+    add_row(guarded, '../../src/app.py', b'x')
+    guarded.add()
+    result = guarded.run(main, '--all-files')
+    assert result.rc == 1
+    assert 'OG105' in result.codes
+
+
+def test_manifest_absolute_path_fails(guarded):
+    add_row(guarded, '/etc/passwd', b'x')
+    guarded.add()
+    assert 'OG105' in guarded.run(main).codes
+
+
+def test_fixture_symlink_leaving_the_repository_fails(guarded, tmp_path):
+    outside = tmp_path / 'outside.bin'
+    outside.write_bytes(b'secret')
+    link = os.path.join(guarded.path, 'tests/fixtures/leak.bin')
+    os.symlink(str(outside), link)
+    add_row(guarded, 'leak.bin', b'secret')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG106']
+    assert 'outside the repository' in result.out
+
+
+def test_sha256_not_64_hex_is_reported(guarded):
+    doc = manifest(guarded)
+    doc['fixtures']['headers/ok.bin']['sha256'] = 'abc'
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG107']
+    assert 'sha256 must be 64 lowercase hex digits' in result.out
+
+
+def test_unknown_row_field_is_reported_with_its_line(guarded):
+    doc = manifest(guarded)
+    doc['fixtures']['headers/ok.bin']['colour'] = 'red'
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG107']
+    line = [i for i, text in enumerate(guarded.read(MANIFEST).decode().splitlines(), 1)
+            if 'colour' in text][0]
+    assert f'{MANIFEST}:{line}:1: OG107' in result.out
+
+
+def test_fixtures_without_any_manifest_fail(repo):
+    repo.write('tests/fixtures/a.json', '{}')
+    repo.add()
+    result = repo.run(main)
+    assert result.codes == ['OG102']
+
+
+def test_repository_without_fixtures_or_manifest_passes(repo):
+    repo.write('src/a.py', 'x = 1\n')
+    repo.add()
+    assert repo.run(main).rc == 0
+
+
+def test_github_format_prints_annotations(guarded):
+    guarded.write(FIXTURE, b'changed')
+    guarded.add()
+    result = guarded.run(main, '--format', 'github')
+    assert result.out.startswith(f'::error file={FIXTURE},line=1,col=1,title=OG101::sha256 mismatch')
+    assert '%0ATo fix:' in result.out
+
+
+def test_hook_never_modifies_the_tree(guarded):
+    guarded.write(FIXTURE, b'changed')
+    guarded.write('tests/fixtures/new.bin', b'new')
+    guarded.add()
+    before = guarded.snapshot()
+    guarded.run(main)
+    guarded.run(main, '--all-files')
+    assert guarded.snapshot() == before

@@ -1,0 +1,212 @@
+"""check-named-freezes: decision-table rows 14 to 17 and the evasions of SPEC §5."""
+from __future__ import annotations
+
+import pytest
+
+from oracle_guard.check_named_freezes import main
+
+TODAY = '2026-11-29'
+LEDGER = '''\
+budget: 3
+freezes:
+  - id: FZ-14
+    nodeid: tests/test_headers.py::TestParse::test_crlf_roundtrip
+    class: order-dependent
+    evidence: "fails when scheduled after test_cache_warm"
+    owner: alice
+    expires: 2026-12-31
+  - id: FZ-15
+    nodeid: tests/test_headers.py::test_clock
+    class: time-dependent
+    evidence: "fails across midnight"
+    owner: bob
+    expires: 2026-01-31
+  - id: FZ-16
+    nodeid: tests/test_headers.py::test_fetch
+    class: network
+    evidence: "needs the internet"
+    owner: carol
+    expires: 2026-12-31
+'''
+
+
+def run(repo, source, *extra):
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_headers.py', source)
+    return repo.run(main, '--today', TODAY, *extra, path)
+
+
+# Row 14: every spelling of a silence without an FZ id fails, at file:line.
+UNNAMED = {
+    'bare mark.skip': 'import pytest\n\n@pytest.mark.skip\ndef test_a():\n    assert 0\n',
+    'skip with reason': 'import pytest\n\n@pytest.mark.skip(reason="flaky")\ndef test_a():\n    assert 0\n',
+    'skipif': 'import sys, pytest\n\n@pytest.mark.skipif(sys.platform == "x", reason="r")\ndef test_a():\n    assert 0\n',
+    'xfail': 'import pytest\n\n@pytest.mark.xfail\ndef test_a():\n    assert 0\n',
+    'skip call': 'import pytest\n\ndef test_a():\n    pytest.skip("later")\n',
+    'xfail call': 'import pytest\n\ndef test_a():\n    pytest.xfail("later")\n',
+    'importorskip': 'import pytest\n\ndef test_a():\n    pytest.importorskip("numpy")\n',
+    'import pytest as pt': 'import pytest as pt\n\n@pt.mark.skip\ndef test_a():\n    assert 0\n',
+    'from pytest import mark': 'from pytest import mark\n\n@mark.xfail\ndef test_a():\n    assert 0\n',
+    'from pytest import skip as s': 'from pytest import skip as s\n\ndef test_a():\n    s("x")\n',
+    'marker re-bound to a name': 'import pytest\nlater = pytest.mark.skip\n\n@later\ndef test_a():\n    assert 0\n',
+    'pytestmark module level': 'import pytest\npytestmark = pytest.mark.skip\n\ndef test_a():\n    assert 0\n',
+    'pytestmark list': 'import pytest\npytestmark = [pytest.mark.xfail(reason="x")]\n\ndef test_a():\n    assert 0\n',
+    'pytestmark class level': 'import pytest\n\nclass TestA:\n    pytestmark = [pytest.mark.skip]\n    def test_a(self):\n        assert 0\n',
+    'param marks': 'import pytest\n\n@pytest.mark.parametrize("x", [pytest.param(1, marks=pytest.mark.xfail)])\ndef test_a(x):\n    assert x\n',
+    'unittest.skip': 'import unittest\n\nclass T(unittest.TestCase):\n    @unittest.skip("x")\n    def test_a(self):\n        pass\n',
+    'unittest alias skipIf': 'import unittest as ut\n\nclass T(ut.TestCase):\n    @ut.skipIf(True, "x")\n    def test_a(self):\n        pass\n',
+    'from unittest import skipUnless as su': 'from unittest import skipUnless as su\n\n@su(False, "x")\ndef test_a():\n    pass\n',
+    'expectedFailure': 'import unittest\n\nclass T(unittest.TestCase):\n    @unittest.expectedFailure\n    def test_a(self):\n        pass\n',
+    'raise SkipTest': 'from unittest import SkipTest\n\ndef test_a():\n    raise SkipTest("x")\n',
+    'raise unittest.case.SkipTest': 'import unittest.case\n\ndef test_a():\n    raise unittest.case.SkipTest\n',
+    'self.skipTest': 'import unittest\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.skipTest("x")\n',
+    'pytest.skip.Exception': 'import pytest\n\ndef test_a():\n    raise pytest.skip.Exception("x")\n',
+    'star import': 'from pytest import *\n\n@mark.skip\ndef test_a():\n    pass\n',
+    'private module': 'from _pytest.outcomes import skip\n\ndef test_a():\n    skip("x")\n',
+}
+
+
+@pytest.mark.parametrize('source', UNNAMED.values(), ids=UNNAMED.keys())
+def test_silence_without_freeze_id_fails(repo, source):
+    result = run(repo, source)
+    assert result.rc == 1
+    assert 'OG301' in result.codes
+    line = result.out.split(':')[1]
+    assert line != '1'  # points at the silence itself, not the file's top
+
+
+def test_finding_points_at_file_line_and_column(repo):
+    result = run(repo, 'import pytest\n\n\n@pytest.mark.skip\ndef test_a():\n    assert 0\n')
+    assert result.out.startswith('tests/test_headers.py:4:2: OG301 pytest.mark.skip without a freeze id')
+
+
+def test_freeze_id_not_in_ledger_fails(repo):
+    result = run(repo, 'import pytest\n\n@pytest.mark.skip(reason="FZ-99 flaky")\ndef test_a():\n    assert 0\n')
+    assert result.codes == ['OG302']
+
+
+def test_expired_freeze_fails(repo):
+    result = run(repo, 'import pytest\n\n@pytest.mark.skip(reason="FZ-15")\ndef test_clock():\n    assert 0\n')
+    assert result.codes == ['OG303']
+    assert 'expired on 2026-01-31' in result.out
+
+
+def test_freeze_of_non_freezable_class_fails(repo):
+    result = run(repo, 'import pytest\n\n@pytest.mark.skip(reason="FZ-16")\ndef test_fetch():\n    assert 0\n')
+    assert result.codes == ['OG304']
+    assert 'isolate' in result.out
+
+
+def test_freeze_id_belonging_to_another_test_fails(repo):
+    source = ('import pytest\n\nclass TestParse:\n    @pytest.mark.skip(reason="FZ-14")\n'
+              '    def test_other(self):\n        assert 0\n')
+    result = run(repo, source)
+    assert result.codes == ['OG305']
+    assert 'FZ-14 belongs to TestParse::test_crlf_roundtrip, not to TestParse::test_other' in result.out
+
+
+def test_live_named_freeze_for_that_test_passes(repo):
+    source = ('import pytest\n\nclass TestParse:\n    @pytest.mark.skip(reason="FZ-14: order")\n'
+              '    def test_crlf_roundtrip(self):\n        assert 0\n')
+    result = run(repo, source)
+    assert result.rc == 0, result.out
+    assert result.out == ''
+
+
+def test_live_freeze_matches_after_the_test_moved_file(repo):
+    source = ('import pytest\n\nclass TestParse:\n    def test_crlf_roundtrip(self):\n'
+              '        pytest.xfail("FZ-14")\n')
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/unit/test_moved_here.py', source)
+    assert repo.run(main, '--today', TODAY, path).rc == 0
+
+
+def test_freeze_in_unittest_expected_failure_comment_passes(repo):
+    ledger = LEDGER.replace('TestParse::test_crlf_roundtrip', 'T::test_a')
+    repo.write('tests/freeze_ledger.yaml', ledger)
+    path = repo.write('tests/test_u.py', 'import unittest\n\nclass T(unittest.TestCase):\n'
+                      '    @unittest.expectedFailure  # FZ-14\n    def test_a(self):\n        pass\n')
+    assert repo.run(main, '--today', TODAY, path).rc == 0
+
+
+def test_freeze_id_in_a_comment_does_not_name_a_skip(repo):
+    result = run(repo, 'import pytest\n\nclass TestParse:\n    @pytest.mark.skip  # FZ-14\n'
+                       '    def test_crlf_roundtrip(self):\n        assert 0\n')
+    assert result.codes == ['OG301']
+
+
+def test_module_level_silence_covering_several_tests_fails_even_with_an_id(repo):
+    source = ('import pytest\npytestmark = pytest.mark.skip(reason="FZ-14")\n\n'
+              'class TestParse:\n    def test_crlf_roundtrip(self):\n        assert 0\n'
+              '    def test_two(self):\n        assert 0\n')
+    assert 'OG306' in run(repo, source).codes
+
+
+def test_param_with_live_freeze_passes(repo):
+    ledger = LEDGER.replace('TestParse::test_crlf_roundtrip', 'test_p[slow]')
+    repo.write('tests/freeze_ledger.yaml', ledger)
+    path = repo.write('tests/test_p.py', 'import pytest\n\n@pytest.mark.parametrize("x", [\n'
+                      '    pytest.param(1, marks=pytest.mark.xfail(reason="FZ-14"), id="slow")])\n'
+                      'def test_p(x):\n    assert x\n')
+    assert repo.run(main, '--today', TODAY, path).rc == 0
+
+
+def test_except_skiptest_is_not_a_silence(repo):
+    source = ('from unittest import SkipTest\n\ndef test_a():\n    try:\n        run()\n'
+              '    except SkipTest:\n        raise AssertionError("must not skip")\n')
+    assert run(repo, source).rc == 0
+
+
+def test_file_without_marker_words_is_not_even_parsed(repo):
+    # Not valid Python, but without a marker word the prefilter never parses it.
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_x.py', 'def test_a(:\n')
+    assert repo.run(main, path).rc == 0
+
+
+def test_unparsable_test_file_with_marker_is_reported(repo):
+    result = run(repo, 'import pytest\n@pytest.mark.skip\ndef test_a(:\n    pass\n')
+    assert result.rc == 1
+    assert result.codes == ['OG307']
+    assert result.out.startswith('tests/test_headers.py:3:')
+
+
+def test_non_utf8_test_file_is_reported(repo):
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_x.py', b'import pytest\n# \xff\xfe skip\n')
+    result = repo.run(main, path)
+    assert result.codes == ['OG307']
+    assert 'UTF-8' in result.out
+
+
+def test_files_outside_test_roots_are_ignored(repo):
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('src/app.py', 'import pytest\npytest.skip("x")\n')
+    assert repo.run(main, path).rc == 0
+
+
+def test_allow_list_exempts_a_kind(repo):
+    source = 'import pytest\n\ndef test_a():\n    pytest.importorskip("numpy")\n'
+    assert run(repo, source).codes == ['OG301']
+    assert run(repo, source, '--allow-silences', 'importorskip').rc == 0
+
+
+def test_allow_list_from_pyproject(repo):
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nallow-silences = ["importorskip"]\n')
+    assert run(repo, 'import pytest\nnp = pytest.importorskip("numpy")\n\ndef test_a():\n    assert np\n').rc == 0
+
+
+def test_malformed_ledger_is_a_configuration_error(repo):
+    repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n  - id: FZ-1\n    id: FZ-2\n')
+    path = repo.write('tests/test_x.py', 'import pytest\n\n@pytest.mark.skip(reason="FZ-1")\ndef test_a():\n    pass\n')
+    result = repo.run(main, path)
+    assert result.rc == 2
+    assert result.err.startswith('tests/freeze_ledger.yaml:5: duplicate key')
+
+
+def test_without_filenames_the_staged_test_files_are_checked(repo):
+    repo.write('tests/test_a.py', 'def test_a():\n    assert 1\n')
+    repo.commit('init')
+    repo.write('tests/test_a.py', 'import pytest\n\n@pytest.mark.skip\ndef test_a():\n    assert 1\n')
+    repo.add()
+    assert repo.run(main).codes == ['OG301']

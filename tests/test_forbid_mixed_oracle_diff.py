@@ -1,0 +1,181 @@
+"""forbid-mixed-oracle-diff: decision-table rows 11, 12 and 13."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import sha256
+
+from oracle_guard.forbid_mixed_oracle_diff import main
+
+MANIFEST = 'tests/fixtures/manifest.json'
+
+
+def touch_src(repo):
+    repo.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+
+
+@pytest.mark.parametrize('path', [
+    'tests/properties/test_parse.py',
+    'tests/freeze_ledger.yaml',
+    'tests/domain_lock.json',
+    'tests/fixtures/traces.txt',
+    '.pre-commit-config.yaml',
+])
+def test_src_change_with_oracle_file_change_fails(guarded, path):
+    touch_src(guarded)
+    guarded.write(path, guarded.read(path) + b'\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 1
+    assert result.codes == ['OG201']
+    # both sides are named
+    assert result.out.startswith(f'{path}:1:1: OG201')
+    assert 'src/app.py' in result.out
+
+
+def test_src_change_with_new_property_file_fails(guarded):
+    touch_src(guarded)
+    guarded.write('tests/properties/test_more.py', 'def test_x():\n    assert True\n')
+    guarded.add()
+    assert guarded.run(main).codes == ['OG201']
+
+
+def test_src_change_with_deleted_property_file_fails(guarded):
+    touch_src(guarded)
+    guarded.add()
+    guarded.rm('tests/properties/test_parse.py')
+    assert guarded.run(main).codes == ['OG201']
+
+
+def test_src_change_with_oracle_guard_table_change_fails(guarded):
+    touch_src(guarded)
+    text = guarded.read('pyproject.toml').decode().replace('src = ["src/"]', 'src = ["lib/"]')
+    guarded.write('pyproject.toml', text)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert '[tool.oracle-guard] table' in result.out
+
+
+def test_src_change_with_other_pyproject_change_passes(guarded):
+    touch_src(guarded)
+    text = guarded.read('pyproject.toml').decode().replace('name = "app"', 'name = "app2"')
+    guarded.write('pyproject.toml', text)
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_src_change_with_existing_manifest_row_edit_fails(guarded):
+    touch_src(guarded)
+    doc = json.loads(guarded.read(MANIFEST))
+    doc['fixtures']['headers/ok.bin']['purpose'] = 'whatever the new code emits'
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert 'existing manifest rows: tests/fixtures/headers/ok.bin' in result.out
+
+
+def test_src_change_with_manifest_row_removed_fails(guarded):
+    touch_src(guarded)
+    doc = json.loads(guarded.read(MANIFEST))
+    del doc['fixtures']['headers/ok.bin']
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    assert guarded.run(main).codes == ['OG201']
+
+
+def test_src_change_with_new_manifest_rows_only_passes(guarded):
+    touch_src(guarded)
+    guarded.write('tests/fixtures/headers/new.bin', b'new')
+    doc = json.loads(guarded.read(MANIFEST))
+    doc['fixtures']['headers/new.bin'] = {
+        'sha256': sha256(b'new'), 'source': 'human', 'purpose': 'new case',
+    }
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_src_change_with_oracle_files_untouched_passes(guarded):
+    touch_src(guarded)
+    guarded.write('tests/test_app.py', 'def test_parse():\n    assert True\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 0
+    assert result.out == ''
+
+
+def test_oracle_change_alone_passes(guarded):
+    guarded.write('tests/domain_lock.json', '{"version": 1, "properties": {}}\n')
+    guarded.write('tests/properties/test_parse.py', 'def test_x():\n    assert 1\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_cheat_split_across_a_range_fails(guarded):
+    base = guarded.git('rev-parse', 'HEAD').strip()
+    touch_src(guarded)
+    guarded.commit('code')
+    guarded.write('tests/properties/test_parse.py', 'def test_x():\n    assert 1\n')
+    guarded.commit('tests')
+    result = guarded.run(main, '--from-ref', base, '--to-ref', 'HEAD')
+    assert result.codes == ['OG201']
+
+
+def test_range_from_environment_like_pre_push(guarded, monkeypatch):
+    base = guarded.git('rev-parse', 'HEAD').strip()
+    touch_src(guarded)
+    guarded.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes: []\n')
+    guarded.commit('mixed')
+    monkeypatch.setenv('PRE_COMMIT_FROM_REF', base)
+    monkeypatch.setenv('PRE_COMMIT_TO_REF', 'HEAD')
+    assert guarded.run(main).codes == ['OG201']
+
+
+def test_all_files_judges_the_head_commit(guarded):
+    touch_src(guarded)
+    guarded.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes: []\n')
+    guarded.commit('mixed, pushed with --no-verify')
+    assert guarded.run(main).codes == ['OG201']  # nothing staged: HEAD^..HEAD
+    guarded.commit('an innocent commit on top')
+    assert guarded.run(main).rc == 0
+
+
+def test_all_files_with_base_ref_judges_the_whole_branch(guarded):
+    text = guarded.read('pyproject.toml').decode() + 'base-ref = "main"\n'
+    guarded.write('pyproject.toml', text)
+    guarded.commit('configure base-ref')
+    guarded.git('checkout', '-q', '-b', 'feature')
+    touch_src(guarded)
+    guarded.commit('code')
+    guarded.write('tests/properties/test_parse.py', 'def test_x():\n    assert 1\n')
+    guarded.commit('tests')
+    guarded.commit('something else on top')
+    assert guarded.run(main, '--all-files').codes == ['OG201']
+
+
+def test_root_commit_without_base_prints_note_and_passes(repo):
+    repo.write('src/a.py', 'x = 1\n')
+    repo.write('tests/properties/test_a.py', 'def test_a():\n    assert 1\n')
+    repo.commit('root')
+    result = repo.run(main)
+    assert result.rc == 0
+    assert 'were not checked' in result.out
+
+
+def test_require_base_turns_missing_base_into_failure(repo):
+    repo.write('src/a.py', 'x = 1\n')
+    repo.commit('root')
+    result = repo.run(main, '--require-base')
+    assert result.rc == 1
+    assert result.codes == ['OG001']
+
+
+def test_src_roots_from_hook_args_override_config(guarded):
+    guarded.write('lib/core.py', 'x = 1\n')
+    guarded.write('tests/freeze_ledger.yaml', 'budget: 0\nfreezes: []\n# edited\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+    assert guarded.run(main, '--src', 'lib/').codes == ['OG201']
