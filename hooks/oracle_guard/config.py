@@ -118,9 +118,8 @@ def read_table(text: str, source: str = PYPROJECT) -> dict[str, Any] | None:
         data = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError subclasses ValueError
         match = re.search(r'line (\d+)', str(exc))
-        raise ConfigError(
-            source, int(match.group(1)) if match else 0, f'invalid TOML: {exc}',
-        ) from None
+        line = int(match.group(1)) if match else text.count('\n') + 1
+        raise ConfigError(source, line, f'invalid TOML: {exc}') from None
     table = data.get('tool', {})
     if not isinstance(table, dict):
         return None

@@ -1,0 +1,98 @@
+"""[tool.oracle-guard]: defaults, overrides, and clear errors for bad settings."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from oracle_guard.config import add_config_arguments
+from oracle_guard.config import apply_arguments
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.findings import ConfigError
+
+
+def test_missing_pyproject_gives_the_spec_defaults(tmp_path):
+    cfg = load_config(str(tmp_path))
+    assert cfg == Config(root=str(tmp_path))
+    assert cfg.src == ('src/',)
+    assert cfg.tests == ('tests/',)
+    assert cfg.properties == 'tests/properties/'
+    assert cfg.manifest == 'tests/fixtures/manifest.json'
+    assert cfg.ledger == 'tests/freeze_ledger.yaml'
+    assert cfg.domain_lock == 'tests/domain_lock.json'
+    assert cfg.base_ref is None
+    assert not cfg.has_table
+
+
+def test_pyproject_without_our_table_gives_defaults(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text('[project]\nname = "x"\n')
+    assert load_config(str(tmp_path)).src == ('src/',)
+
+
+def test_table_values_are_normalized(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text(
+        '[tool.oracle-guard]\nsrc = ["lib", "./pkg/"]\nproperties = "qa/props"\n'
+        'ledger = "./qa/ledger.yaml"\nbase-ref = "origin/main"\nmax-freeze-days = 30\n',
+    )
+    cfg = load_config(str(tmp_path))
+    assert cfg.src == ('lib/', 'pkg/')
+    assert cfg.properties == 'qa/props/'
+    assert cfg.ledger == 'qa/ledger.yaml'
+    assert cfg.base_ref == 'origin/main'
+    assert cfg.max_freeze_days == 30
+    assert cfg.has_table
+
+
+@pytest.mark.parametrize('line, message', [
+    ('srcs = ["x/"]', "unknown key 'srcs'"),
+    ('src = 3', "'src' must be a list of folders"),
+    ('src = []', "'src' must be a list of folders"),
+    ('ledger = ["a"]', "'ledger' must be a string path"),
+    ('ledger = "/etc/ledger.yaml"', 'leaves the repository'),
+    ('ledger = "../ledger.yaml"', 'leaves the repository'),
+    ('ledger = "a\\\\b.yaml"', 'leaves the repository'),
+    ('max-freeze-days = -1', 'whole number'),
+    ('max-freeze-days = true', 'whole number'),
+    ('allow-silences = ["everything"]', "unknown kind 'everything'"),
+])
+def test_bad_settings_name_file_and_line(tmp_path, line, message):
+    (tmp_path / 'pyproject.toml').write_text(f'[project]\nname = "x"\n\n[tool.oracle-guard]\n{line}\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(str(tmp_path))
+    assert info.value.path == 'pyproject.toml'
+    assert info.value.line == 5
+    assert message in info.value.message
+
+
+def test_invalid_toml_names_the_line(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text('[project]\nname = "x"\n[tool.oracle-guard]\nsrc = [\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(str(tmp_path))
+    assert info.value.line >= 4
+    assert 'invalid TOML' in info.value.message
+
+
+def test_non_utf8_pyproject_is_a_clear_error(tmp_path):
+    (tmp_path / 'pyproject.toml').write_bytes(b'[tool.oracle-guard]\n# \xff\n')
+    with pytest.raises(ConfigError, match='not valid UTF-8'):
+        load_config(str(tmp_path))
+
+
+def test_hook_args_override_the_table(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text('[tool.oracle-guard]\nsrc = ["src/"]\n')
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser)
+    args = parser.parse_args(['--src', 'lib', '--src', 'app/', '--ledger', 'qa/l.yaml',
+                              '--max-freeze-days', '7'])
+    cfg = apply_arguments(load_config(str(tmp_path)), args)
+    assert cfg.src == ('lib/', 'app/')
+    assert cfg.ledger == 'qa/l.yaml'
+    assert cfg.max_freeze_days == 7
+
+
+def test_hook_args_are_validated_too(tmp_path):
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser)
+    with pytest.raises(ConfigError, match='leaves the repository'):
+        apply_arguments(load_config(str(tmp_path)), parser.parse_args(['--manifest', '../m.json']))
