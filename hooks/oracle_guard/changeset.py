@@ -129,8 +129,8 @@ def _merge_base(root: str, a: str, b: str) -> str | None:
 
 
 def range_env() -> tuple[str, str] | None:
-    from_ref = os.environ.get('PRE_COMMIT_FROM_REF') or os.environ.get('PRE_COMMIT_SOURCE')
-    to_ref = os.environ.get('PRE_COMMIT_TO_REF') or os.environ.get('PRE_COMMIT_ORIGIN')
+    from_ref = os.environ.get('PRE_COMMIT_FROM_REF')
+    to_ref = os.environ.get('PRE_COMMIT_TO_REF')
     if from_ref and to_ref:
         return from_ref, to_ref
     return None

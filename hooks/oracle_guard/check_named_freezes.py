@@ -7,8 +7,11 @@ from collections.abc import Sequence
 
 from oracle_guard.changeset import ALL_FILES
 from oracle_guard.changeset import NO_BASE
+from oracle_guard.changeset import RANGE
+from oracle_guard.changeset import range_env
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import TreeView
 from oracle_guard.ledger import empty_ledger
 from oracle_guard.ledger import FreezeLedger
 from oracle_guard.ledger import function_of
@@ -23,7 +26,10 @@ from oracle_guard.scanner import scan_silences
 from oracle_guard.scanner import Silence
 
 
-def read_ledger(cfg: Config) -> FreezeLedger:
+def read_ledger(cfg: Config, view: TreeView | None = None) -> FreezeLedger:
+    if view is not None:
+        raw = view.read(cfg.ledger)
+        return empty_ledger(cfg.ledger) if raw is None else parse_ledger(raw, cfg.ledger)
     try:
         with open(os.path.join(cfg.root, cfg.ledger), 'rb') as f:
             return parse_ledger(f.read(), cfg.ledger)
@@ -123,18 +129,26 @@ def _read(root: str, path: str) -> bytes | None:
         return None
 
 
+def pushed_view(ctx: RunContext) -> TreeView | None:
+    """In range mode, the to-ref's tree: it need not be checked out (pre-push of a branch)."""
+    if not (ctx.from_ref or range_env()):
+        return None  # commit mode: no git work beyond the files pre-commit passed
+    return ctx.changes.new if ctx.changes.mode == RANGE else None
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
     cache: list[FreezeLedger] = []
+    view = pushed_view(ctx)
 
     def ledger() -> FreezeLedger:
         if not cache:
-            cache.append(read_ledger(cfg))
+            cache.append(read_ledger(cfg, view))
         return cache[0]
 
     findings = []
     for path in test_files(ctx):
-        source = _read(cfg.root, path)
+        source = _read(cfg.root, path) if view is None else view.read(path)
         if source is None:
             if os.path.islink(os.path.join(cfg.root, path)):
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
