@@ -1,0 +1,357 @@
+"""check-generator-lock: no Hypothesis property tests less than its domain lock entry.
+
+Rows 23-25, 27 and 28 of the decision table. Values are read statically (see
+``property_reader``); the pytest plugin repeats the comparison at collection with the
+values Hypothesis really uses (``lock_runtime``).
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+
+from oracle_guard.changeset import ALL_FILES
+from oracle_guard.changeset import NO_BASE
+from oracle_guard.config import Config
+from oracle_guard.domain_lock import compare_entry
+from oracle_guard.domain_lock import DomainLock
+from oracle_guard.domain_lock import Drift
+from oracle_guard.domain_lock import is_unverifiable
+from oracle_guard.domain_lock import LockEntry
+from oracle_guard.domain_lock import loosened_entries
+from oracle_guard.domain_lock import read_lock_bytes
+from oracle_guard.domain_lock import SETTINGS_FIELDS
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.property_reader import BUILTIN_PROFILES
+from oracle_guard.property_reader import is_config_file
+from oracle_guard.property_reader import Profile
+from oracle_guard.property_reader import profile_values
+from oracle_guard.property_reader import ProfileSources
+from oracle_guard.property_reader import PropertyTest
+from oracle_guard.property_reader import read_config_text
+from oracle_guard.property_reader import read_profiles
+from oracle_guard.property_reader import read_properties
+from oracle_guard.runner import RunContext
+from oracle_guard.runner import run_hook
+from oracle_guard.scanner import parse_python
+from oracle_guard.scanner import ScanError
+
+HOOK = 'check-generator-lock'
+LOCK_HINT = 'run `oracle-guard lock`, review the diff, and commit the lock in a change of its own'
+_PROFILE_WORDS = re.compile(rb'register_profile|load_profile')
+_SHADOW_FILE = re.compile(r'^(hypothesis|_hypothesis_pytestplugin)(\.[\w.-]+)?\.(py|pyc|so|pyd)$')
+
+
+def might_hold_properties(source: bytes) -> bool:
+    """The byte prefilter: a module that never says `given` holds no @given test."""
+    return b'given' in source
+
+
+def is_conftest(path: str) -> bool:
+    return posixpath.basename(path) == 'conftest.py'
+
+
+# -- row 28 ------------------------------------------------------------------------------
+
+def shadowing_paths(paths: Sequence[str], has_file) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """(module location, example path) for tracked files that would import as hypothesis.
+
+    A folder is on ``sys.path`` (pytest's rootdir/basedir insertion, a src layout) when it
+    is not itself a package, so ``X/hypothesis.py`` shadows the library unless X has an
+    ``__init__.py``.
+    """
+    found: dict[str, str] = {}
+    for path in paths:
+        parts = path.split('/')
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            if last and _SHADOW_FILE.match(part):
+                module = part.split('.', 1)[0]
+            elif not last and part == 'hypothesis' and path.endswith('.py'):
+                module = part
+            else:
+                continue
+            folder = '/'.join(parts[:i])
+            if folder and has_file(f'{folder}/__init__.py'):
+                continue
+            found.setdefault(f'{folder}/{module}' if folder else module, path)
+            break
+    return sorted(found.items())
+
+
+def check_shadowing(view: TreeView, paths: Sequence[str], tracked: set[str] | None
+                    ) -> list[Finding]:
+    def has_file(path: str) -> bool:
+        return path in tracked if tracked is not None else view.read(path) is not None
+
+    return [
+        Finding(example, 1, 1, 'OG607',
+                f'{module} would be imported instead of the real hypothesis library, so '
+                'no property in this repository could be trusted',
+                f'rename or remove {example} (git rm {example})')
+        for module, example in shadowing_paths(paths, has_file)
+    ]
+
+
+# -- rows 23, 24, 25 ---------------------------------------------------------------------
+
+def _restricted(entry: LockEntry, fields: Sequence[str]) -> LockEntry:
+    return LockEntry(entry.identity, entry.line,
+                     {k: v for k, v in entry.fields.items() if k in fields})
+
+
+def _drift_finding(prop: PropertyTest, drift: Drift, line: int, col: int, where: str = ''
+                   ) -> Finding:
+    if drift.unverifiable:
+        return Finding(prop.path, line, col, 'OG603',
+                       f'{prop.identity}: {drift.describe()}{where}',
+                       'use a literal or a constant of this module, so the value can be '
+                       'checked before the test runs')
+    if drift.field == 'filters':
+        return Finding(prop.path, line, col, 'OG604',
+                       f'{prop.identity}: {drift.live} .filter()/assume() call(s) but the '
+                       f'lock allows {drift.locked}',
+                       'draw the values you need instead of discarding examples; or a person '
+                       'raises "filters" in the lock in a change of its own')
+    return Finding(prop.path, line, col, 'OG602',
+                   f'{prop.identity} tests less than its lock: {drift.describe()}{where}',
+                   'restore the locked value; a person who means to shrink the domain '
+                   'edits the lock in a change of its own')
+
+
+class ProfileCandidates:
+    """The profiles that may govern a test's unset settings fields, and who selects them."""
+
+    def __init__(self, sources: ProfileSources) -> None:
+        self.profiles: dict[str, Profile] = {p.name: p for p in sources.profiles}
+        self.selections: dict[str, list] = {}  # name -> [ProfileSelection]
+        for sel in sources.selections:
+            names = [sel.name]
+            if sel.name == '$HYPOTHESIS_PROFILE':
+                names = list(dict.fromkeys(sources.env_names))
+            for name in names:
+                key = name if isinstance(name, str) else '<unknown>'
+                self.selections.setdefault(key, []).append(sel)
+        unconditional = any(s.unconditional for s in sources.selections)
+        names = list(self.profiles)
+        names += [n for n in self.selections if n not in self.profiles]
+        if not unconditional and 'default' not in names:
+            names.insert(0, 'default')
+        self.names = names
+
+    def values(self, name: str) -> dict:
+        if name == '<unknown>':
+            return profile_values('<a profile chosen at run time>', {})
+        return profile_values(name, self.profiles)
+
+
+def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates
+                   ) -> list[Finding]:
+    findings = []
+    settings: dict = {}
+    where: dict[str, tuple[int, int]] = {}
+    ambient = []
+    for name in entry.fields:
+        if name not in SETTINGS_FIELDS:
+            continue
+        if name in prop.settings:
+            located = prop.settings[name]
+            settings[name] = located.value
+            where[name] = (located.line, located.col)
+        elif prop.parent is not None:
+            settings[name] = prop.parent if is_unverifiable(prop.parent) else \
+                profile_values(prop.parent, candidates.profiles).get(name)  # type: ignore[arg-type]
+        else:
+            ambient.append(name)
+    own = LockEntry(entry.identity, entry.line,
+                    {k: v for k, v in entry.fields.items() if k not in ambient}, entry.args)
+    for drift in compare_entry(own, settings, prop.strategies, prop.filters):
+        if drift.field == 'filters':
+            line, col = prop.filter_line, 1
+        elif drift.field.startswith('args.'):
+            line, col = prop.strategy_lines.get(drift.field.split('.')[1], prop.line), 1
+        elif drift.field in prop.strategies or drift.field not in SETTINGS_FIELDS:
+            line, col = next(iter(prop.strategy_lines.values()), prop.line), 1
+        else:
+            line, col = where.get(drift.field, (prop.line, prop.col))
+        findings.append(_drift_finding(prop, drift, line, col))
+    if ambient:
+        findings.extend(_judge_ambient(prop, _restricted(entry, ambient), candidates))
+    return findings
+
+
+def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates
+                   ) -> list[Finding]:
+    """Fields the test leaves to the active profile: every profile that may be active."""
+    findings = []
+    for name in candidates.names:
+        drifts = compare_entry(entry, candidates.values(name), {})
+        if not drifts:
+            continue
+        profile = candidates.profiles.get(name)
+        if profile is None and name in BUILTIN_PROFILES and name not in candidates.selections:
+            for drift in drifts:  # Hypothesis's own default: the test itself sets too little
+                findings.append(_drift_finding(
+                    prop, drift, prop.line, prop.col,
+                    f' (Hypothesis {name!r} profile; no @settings on the test sets it)'))
+            continue
+        text = '; '.join(d.describe() for d in drifts)
+        places = [(s.path, s.line, s.col, s.how) for s in candidates.selections.get(name, [])]
+        if profile is not None:
+            places.insert(0, (profile.path, profile.line, profile.col, 'register_profile'))
+        for path, line, col, how in places:
+            if any(d.unverifiable for d in drifts) and profile is None:
+                findings.append(Finding(
+                    path, line, col, 'OG603',
+                    f'{how} selects profile {name!r}, which governs {prop.identity}: {text}',
+                    'register the profile in a conftest.py of this repository with literal '
+                    'values, or set the locked fields with @settings on the test'))
+                continue
+            findings.append(Finding(
+                path, line, col, 'OG605',
+                f'{how}: profile {name!r} would run {prop.identity} ({prop.path}) with less '
+                f'than its lock: {text}',
+                'raise the profile to the lock, or set the locked values with @settings on '
+                'the test itself'))
+    return findings
+
+
+def judge(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources
+          ) -> list[Finding]:
+    candidates = ProfileCandidates(sources)
+    findings = []
+    for prop in props:
+        entry = lock.entries.get(prop.identity)
+        if entry is None:
+            findings.append(Finding(
+                prop.path, prop.line, prop.col, 'OG601',
+                f'unlocked property: {prop.identity} has no entry in {lock.path}', LOCK_HINT))
+            continue
+        findings.extend(judge_property(prop, entry, candidates))
+    return findings
+
+
+# -- row 27 ------------------------------------------------------------------------------
+
+def check_loosening(ctx: RunContext, lock: DomainLock) -> list[Finding]:
+    cfg, changes = ctx.cfg, ctx.changes
+    if not changes.has_base:
+        return ctx.missing_base(HOOK)
+    if cfg.domain_lock not in changes.touched():
+        return []
+    raw = changes.read_base(cfg.domain_lock)
+    if raw is None:
+        return []
+    try:
+        base = read_lock_bytes(raw, cfg.domain_lock)
+    except ConfigError:
+        return []  # a base nobody could read locked nothing
+    relaxed = loosened_entries(base, lock)
+    if not relaxed:
+        return []
+    others = sorted(p for p in changes.touched() if cfg.is_test_code(p) or cfg.is_src(p))
+    if not others:
+        return []  # loosening alone is the small diff a person reviews
+    shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
+    return [
+        Finding(cfg.domain_lock, line, 1, 'OG606',
+                f'{identity}: lock loosened ({what}) in the same change as {shown}',
+                f'loosening must be its own change: commit {cfg.domain_lock} alone '
+                f'(git restore --staged {" ".join(others[:3])}) so a person reviews it')
+        for identity, what, line in relaxed
+    ]
+
+
+# -- the run -----------------------------------------------------------------------------
+
+def _full_scope(ctx: RunContext, cfg: Config) -> bool:
+    changes = ctx.changes
+    if ctx.all_files or changes.mode in (ALL_FILES, NO_BASE):
+        return True
+    return any(p == cfg.domain_lock or is_conftest(p) or is_config_file(p)
+               for p in changes.touched())
+
+
+def read_lock(view: TreeView, cfg: Config) -> DomainLock:
+    return read_lock_bytes(view.read(cfg.domain_lock), cfg.domain_lock)
+
+
+def check(ctx: RunContext) -> list[Finding]:
+    cfg, changes = ctx.cfg, ctx.changes
+    view = changes.new
+    entries = view.entries()
+    modes = {e.path: e for e in entries}
+    full = _full_scope(ctx, cfg)
+    findings: list[Finding] = []
+
+    if full:
+        findings += check_shadowing(view, list(modes), set(modes))
+        test_paths = [p for p in modes if cfg.is_test_code(p)]
+    else:
+        added = changes.added_or_modified()
+        findings += check_shadowing(view, added, None)
+        test_paths = [p for p in added if cfg.is_test_code(p)]
+
+    lock = read_lock(view, cfg)
+    sources = ProfileSources()
+    for path, entry in modes.items():
+        if entry.is_symlink or entry.is_submodule:
+            continue
+        if is_conftest(path) and path not in test_paths:
+            _read_module(view, path, sources, None)
+        elif is_config_file(path):
+            raw = view.read(path)
+            if raw is not None:
+                read_config_text(path, raw.decode('utf-8', 'replace'), sources)
+    props: list[PropertyTest] = []
+    for path in sorted(test_paths):
+        entry = modes.get(path)
+        if entry is None or entry.is_symlink or entry.is_submodule:
+            continue
+        findings += _read_module(view, path, sources, props)
+    if not full and any(_mentions_profiles(view, p) for p in test_paths):
+        # a test module registering a profile may govern every locked test
+        for path in modes:
+            if cfg.is_test_code(path) and path not in test_paths and not is_conftest(path):
+                findings += _read_module(view, path, sources, props)
+
+    findings += judge(lock, props, sources)
+    findings += check_loosening(ctx, lock)
+    return findings
+
+
+def _mentions_profiles(view: TreeView, path: str) -> bool:
+    raw = view.read(path)
+    return raw is not None and _PROFILE_WORDS.search(raw) is not None
+
+
+def _read_module(view: TreeView, path: str, sources: ProfileSources,
+                 props: list[PropertyTest] | None) -> list[Finding]:
+    raw = view.read(path)
+    if raw is None:
+        return []
+    wants_profiles = _PROFILE_WORDS.search(raw) is not None
+    wants_props = props is not None and might_hold_properties(raw)
+    if not (wants_profiles or wants_props):
+        return []
+    try:
+        tree = parse_python(raw, path)
+    except ScanError as exc:
+        return [Finding(path, exc.line, exc.col, 'OG608', f'test file {exc.message}',
+                        'make the file valid Python 3 (UTF-8): properties nobody can read '
+                        'cannot be checked against the lock')]
+    if wants_profiles:
+        read_profiles(path, tree, sources)
+    if wants_props:
+        props.extend(read_properties(path, tree))  # type: ignore[union-attr]
+    return []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_hook(check, argv, 'No Hypothesis property tests less than its domain lock.')
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

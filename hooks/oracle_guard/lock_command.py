@@ -1,0 +1,242 @@
+"""``oracle-guard lock``: write the domain lock from the current properties (human-run).
+
+Reads every ``@given`` test under the test roots statically and locks what it can
+verify: the settings the test sets (or the weakest profile that may govern it), its
+seed, and the strategy bounds spelled out in the source. It never lowers an existing
+entry unless given ``--allow-loosen``, never removes an entry, and prints the diff it
+wrote. Hooks never run it; a person reviews the diff and commits the lock on its own.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from oracle_guard.check_generator_lock import is_conftest
+from oracle_guard.check_generator_lock import ProfileCandidates
+from oracle_guard.config import add_config_arguments
+from oracle_guard.config import apply_arguments
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.domain_lock import DomainLock
+from oracle_guard.domain_lock import dump_lock
+from oracle_guard.domain_lock import is_unverifiable
+from oracle_guard.domain_lock import loosened
+from oracle_guard.domain_lock import read_lock_bytes
+from oracle_guard.domain_lock import render
+from oracle_guard.findings import ConfigError
+from oracle_guard.gitrepo import git
+from oracle_guard.gitrepo import repo_root
+from oracle_guard.gitrepo import split_z
+from oracle_guard.property_reader import is_config_file
+from oracle_guard.property_reader import ProfileSources
+from oracle_guard.property_reader import PropertyTest
+from oracle_guard.property_reader import read_config_text
+from oracle_guard.property_reader import read_profiles
+from oracle_guard.property_reader import read_properties
+from oracle_guard.runner import guarded
+from oracle_guard.scanner import parse_python
+from oracle_guard.scanner import ScanError
+
+# Settings fields locked from the profile when the test does not set them itself.
+_AMBIENT = ('max_examples', 'deadline_ms')
+
+
+def _files(cfg: Config) -> list[str]:
+    """Tracked and new (untracked, not ignored) files: a person locks what they just wrote."""
+    out = git('ls-files', '-z', '--cached', '--others', '--exclude-standard', cwd=cfg.root)
+    return sorted(set(split_z(out)))
+
+
+def _read(cfg: Config, path: str) -> bytes | None:
+    full = os.path.join(cfg.root, path)
+    if os.path.islink(full):
+        return None
+    try:
+        with open(full, 'rb') as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def collect(cfg: Config) -> tuple[list[PropertyTest], ProfileSources]:
+    props: list[PropertyTest] = []
+    sources = ProfileSources()
+    for path in _files(cfg):
+        python = cfg.is_test_code(path) or is_conftest(path)
+        if not python and not is_config_file(path):
+            continue
+        raw = _read(cfg, path)
+        if raw is None:
+            continue
+        if not python:
+            read_config_text(path, raw.decode('utf-8', 'replace'), sources)
+            continue
+        if b'given' not in raw and b'_profile' not in raw:
+            continue
+        try:
+            tree = parse_python(raw, path)
+        except ScanError as exc:
+            raise ConfigError(path, exc.line, f'cannot read properties: {exc.message}') from None
+        read_profiles(path, tree, sources)
+        if cfg.is_test_code(path):
+            props.extend(read_properties(path, tree))
+    return props, sources
+
+
+def _weakest(name: str, values: list[Any]) -> Any:
+    weakest = values[0]
+    for value in values[1:]:
+        if is_unverifiable(value) or is_unverifiable(weakest):
+            return value if is_unverifiable(value) else weakest
+        if loosened(name, weakest, value):
+            weakest = value
+    return weakest
+
+
+def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
+                   notes: list[str]) -> dict[str, Any]:
+    """The lock entry that matches what the test runs today (only verifiable values)."""
+    entry: dict[str, Any] = {}
+
+    def put(target: dict[str, Any], name: str, value: Any, label: str) -> None:
+        if is_unverifiable(value):
+            notes.append(f'{prop.path}:{prop.line}: {prop.identity}: {label} not locked: '
+                         f'{value.why}')
+        else:
+            target[name] = value
+
+    for name, located in prop.settings.items():
+        if name == 'seed' and located.value is None:
+            continue
+        if name == 'derandomize' and located.value is False:
+            continue
+        if name == 'database':
+            continue  # locking "a database" is a person's call; see the README
+        put(entry, name, located.value, name)
+    for name in _AMBIENT:
+        if name in entry or name in prop.settings:
+            continue
+        if prop.parent is not None:
+            parent = prop.parent
+            value = parent if is_unverifiable(parent) else \
+                candidates.values(parent).get(name)  # type: ignore[arg-type]
+        else:
+            value = _weakest(name, [candidates.values(n)[name] for n in candidates.names])
+        put(entry, name, value, name)
+    per_arg: dict[str, dict[str, Any]] = {}
+    for arg, fields in prop.strategies.items():
+        values: dict[str, Any] = {}
+        for name in prop.written.get(arg, ()):
+            put(values, name, fields[name], f'{arg}.{name}')
+        if values:
+            per_arg[arg] = values
+    if len(prop.strategies) == 1:
+        entry.update(next(iter(per_arg.values()), {}))
+    elif per_arg:
+        entry['args'] = per_arg
+    if prop.filters:
+        entry['filters'] = prop.filters
+    return entry
+
+
+def merge_entry(identity: str, old: dict[str, Any], new: dict[str, Any], allow_loosen: bool,
+                notes: list[str]) -> dict[str, Any]:
+    """Tighten freely; keep a looser proposal out unless allowed. Never drop a field."""
+    merged = dict(old)
+    for name, value in new.items():
+        if name == 'args':
+            args = {k: dict(v) for k, v in old.get('args', {}).items()}
+            for arg, fields in value.items():
+                args[arg] = merge_entry(f'{identity} args.{arg}', args.get(arg, {}), fields,
+                                        allow_loosen, notes)
+            merged['args'] = args
+            continue
+        if name not in old or old[name] == value:
+            merged[name] = value
+        elif loosened(name, old[name], value):
+            if allow_loosen:
+                notes.append(f'{identity}: {name} loosened {render(old[name])} -> '
+                             f'{render(value)} (--allow-loosen)')
+                merged[name] = value
+            else:
+                notes.append(f'{identity}: {name} kept at {render(old[name])}; the test now '
+                             f'has {render(value)} (pass --allow-loosen to lower the lock)')
+        else:
+            merged[name] = value
+    return merged
+
+
+def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources,
+                only: Sequence[str], allow_loosen: bool, notes: list[str]) -> dict[str, Any]:
+    candidates = ProfileCandidates(sources)
+    data = lock.as_json()
+    properties = data['properties']
+    for prop in props:
+        if only and prop.identity not in only:
+            continue
+        proposal = proposed_entry(prop, candidates, notes)
+        old = properties.get(prop.identity)
+        properties[prop.identity] = proposal if old is None else \
+            merge_entry(prop.identity, old, proposal, allow_loosen, notes)
+    live = {p.identity for p in props}
+    for identity in sorted(set(properties) - live):
+        notes.append(f'{identity}: no @given test has this identity any more; entry kept '
+                     '(delete it by hand in a change of its own)')
+    data['properties'] = dict(sorted(properties.items()))
+    return data
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog='oracle-guard lock',
+        description='Write or update the domain lock from the current Hypothesis properties.',
+    )
+    parser.add_argument('identities', nargs='*', metavar='IDENTITY',
+                        help='lock only these tests (function or Class::function)')
+    parser.add_argument('--allow-loosen', action='store_true',
+                        help='let the lock go down to what the tests run today')
+    parser.add_argument('--dry-run', action='store_true',
+                        help='print the diff without writing the lock')
+    parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
+    add_config_arguments(parser)
+    args = parser.parse_args(argv)
+
+    def run() -> int:
+        cfg = apply_arguments(load_config(repo_root()), args)
+        path = os.path.join(cfg.root, cfg.domain_lock)
+        before = _read(cfg, cfg.domain_lock)
+        if before is None and os.path.lexists(path):
+            raise ConfigError(cfg.domain_lock, 0, 'is a symlink or cannot be read; '
+                              'refusing to write through it')
+        lock = read_lock_bytes(before, cfg.domain_lock)
+        props, sources = collect(cfg)
+        notes: list[str] = []
+        data = update_lock(lock, props, sources, args.identities, args.allow_loosen, notes)
+        after = dump_lock(data)
+        old_text = before.decode('utf-8-sig') if before is not None else ''
+        diff = list(difflib.unified_diff(
+            old_text.splitlines(keepends=True), after.splitlines(keepends=True),
+            f'a/{cfg.domain_lock}', f'b/{cfg.domain_lock}'))
+        for note in notes:
+            sys.stdout.write(f'note: {note}\n')
+        if not diff:
+            sys.stdout.write(f'{cfg.domain_lock}: up to date\n')
+            return 0
+        sys.stdout.write(''.join(diff))
+        if args.dry_run:
+            return 0
+        os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
+        with open(path, 'w', encoding='utf-8', newline='\n') as f:
+            f.write(after)
+        sys.stdout.write(f'wrote {cfg.domain_lock}; review it and commit it on its own\n')
+        return 0
+
+    return guarded(run, 'text', args.debug)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

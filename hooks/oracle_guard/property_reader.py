@@ -1,0 +1,642 @@
+"""Reading Hypothesis properties statically: settings, seeds, strategies and profiles.
+
+Never imports hypothesis: everything is read from the syntax tree, through the
+scanner's ``ImportAliases`` (so ``import hypothesis.strategies as s`` or
+``from hypothesis import settings as cfg`` resolve like their public spellings).
+A value that is not a literal, a module constant or a simple expression of those is
+``Unverifiable``: the check reports it instead of trusting it.
+"""
+from __future__ import annotations
+
+import ast
+import datetime
+import re
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from oracle_guard.domain_lock import HYPOTHESIS_DEFAULTS
+from oracle_guard.domain_lock import PHASES
+from oracle_guard.domain_lock import Unverifiable
+from oracle_guard.domain_lock import is_unverifiable
+from oracle_guard.scanner import ImportAliases
+from oracle_guard.scanner import test_functions
+
+GIVEN = 'hypothesis.given'
+SETTINGS = 'hypothesis.settings'
+SEED = 'hypothesis.seed'
+STRATEGIES = 'hypothesis.strategies.'
+HEALTH_CHECKS = ('data_too_large', 'filter_too_much', 'too_slow', 'return_value',
+                 'large_base_example', 'not_a_test_method', 'function_scoped_fixture',
+                 'differing_executors', 'nested_given')
+# Built-in profiles (hypothesis/_settings.py): "default" is loaded at import; "ci"
+# is registered and loaded when a CI environment is detected.
+BUILTIN_PROFILES: dict[str, dict[str, Any]] = {
+    'default': dict(HYPOTHESIS_DEFAULTS),
+    'ci': {**HYPOTHESIS_DEFAULTS, 'derandomize': True, 'deadline_ms': None, 'database': False,
+           'suppress_health_check': ['too_slow']},
+}
+# strategy -> (positional parameter names, lock fields it takes)
+_SIZED = ('min_size', 'max_size')
+_BOUNDED = ('min_value', 'max_value')
+STRATEGY_SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    'text': (('alphabet',), ('alphabet', *_SIZED)),
+    'binary': ((), _SIZED),
+    'lists': (('elements',), _SIZED),
+    'sets': (('elements',), _SIZED),
+    'frozensets': (('elements',), _SIZED),
+    'iterables': (('elements',), _SIZED),
+    'dictionaries': (('keys', 'values'), _SIZED),
+    'integers': (_BOUNDED, _BOUNDED),
+    'floats': (_BOUNDED, _BOUNDED),
+    'decimals': (_BOUNDED, _BOUNDED),
+    'fractions': (_BOUNDED, _BOUNDED),
+    'from_regex': (('regex',), ('alphabet',)),
+}
+FIELD_DEFAULTS: dict[str, Any] = {'min_size': 0, 'max_size': None, 'min_value': None,
+                                  'max_value': None}
+TEXT_DEFAULT_ALPHABET = "characters(codec='utf-8')"
+_STRING_CONSTANTS = {
+    'string.digits': '0123456789', 'string.hexdigits': '0123456789abcdefABCDEF',
+    'string.octdigits': '01234567', 'string.ascii_lowercase': 'abcdefghijklmnopqrstuvwxyz',
+    'string.ascii_uppercase': 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
+    'string.ascii_letters': 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ',
+}
+_ENV_NAME = 'HYPOTHESIS_PROFILE'
+_MAX_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class Located:
+    """A live value and where the source says it."""
+
+    value: Any
+    line: int
+    col: int
+
+
+@dataclass
+class PropertyTest:
+    path: str
+    identity: str
+    line: int
+    col: int
+    settings: dict[str, Located] = field(default_factory=dict)  # set on the test itself
+    # The profile an explicit @settings(parent=...) inherits from; None = the ambient one.
+    parent: str | Unverifiable | None = None
+    strategies: dict[str, dict[str, Any]] = field(default_factory=dict)
+    written: dict[str, tuple[str, ...]] = field(default_factory=dict)  # fields spelled out
+    strategy_lines: dict[str, int] = field(default_factory=dict)
+    filters: int = 0
+    filter_line: int = 0
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    path: str
+    line: int
+    col: int
+    values: dict[str, Any]
+    parent: str | Unverifiable | None = None
+
+
+@dataclass(frozen=True)
+class ProfileSelection:
+    """A place that makes a profile the active one."""
+
+    name: str | Unverifiable
+    path: str
+    line: int
+    col: int
+    how: str
+    unconditional: bool = False
+
+
+@dataclass
+class ProfileSources:
+    profiles: list[Profile] = field(default_factory=list)
+    selections: list[ProfileSelection] = field(default_factory=list)
+    env_names: list[str] = field(default_factory=list)  # HYPOTHESIS_PROFILE values seen
+
+
+class ModuleReader:
+    """Values of one module: literals, constants, and names bound once at module level."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.aliases = ImportAliases(tree)
+        self.bindings: dict[str, list[ast.expr]] = {}
+        for stmt in _module_statements(tree.body):
+            if isinstance(stmt, ast.Assign):
+                for target in stmt.targets:
+                    self._bind(target, stmt.value)
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                self._bind(stmt.target, stmt.value)
+            elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
+                self._bind(stmt.target, None)
+        for node in ast.walk(tree):  # `global X` in a function can re-bind X anywhere
+            if isinstance(node, ast.Global):
+                for name in node.names:
+                    self.bindings.setdefault(name, []).append(None)  # type: ignore[arg-type]
+
+    def _bind(self, target: ast.AST, value: ast.expr | None) -> None:
+        if isinstance(target, ast.Name):
+            self.bindings.setdefault(target.id, []).append(value)  # type: ignore[arg-type]
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._bind(elt, None)
+
+    def binding(self, name: str) -> ast.expr | None:
+        """The one expression a module-level name is bound to, or None."""
+        values = self.bindings.get(name, [])
+        return values[0] if len(values) == 1 else None
+
+    def resolve(self, node: ast.AST) -> str:
+        return self.aliases.resolve(node) or ''
+
+    def callee(self, node: ast.AST) -> str:
+        """Dotted name of what a call or decorator calls, following local bindings."""
+        func = node.func if isinstance(node, ast.Call) else node
+        return self.resolve(func)
+
+    def value(self, node: ast.AST, depth: int = 0) -> Any:
+        """A Python value for literal-ish expressions, else Unverifiable."""
+        if depth > _MAX_DEPTH:
+            return Unverifiable('constants nested too deeply')
+        if isinstance(node, ast.Constant) and isinstance(
+                node.value, (int, float, str, bool, type(None))):
+            return node.value
+        if isinstance(node, ast.Name):
+            bound = self.binding(node.id)
+            if bound is not None:
+                return self.value(bound, depth + 1)
+            if node.id in self.bindings:
+                return Unverifiable(f'{node.id} is bound more than once')
+            dotted = self.resolve(node)
+            if dotted in _STRING_CONSTANTS:
+                return _STRING_CONSTANTS[dotted]
+            return Unverifiable(f'{node.id} is not a constant of this module')
+        if isinstance(node, ast.Attribute):
+            dotted = self.resolve(node)
+            if dotted in _STRING_CONSTANTS:
+                return _STRING_CONSTANTS[dotted]
+            return Unverifiable(f'{_unparse(node)} is not a literal')
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = self.value(node.operand, depth + 1)
+            if _is_number(operand):
+                return -operand if isinstance(node.op, ast.USub) else operand
+            return _unresolved(operand, node)
+        if isinstance(node, ast.BinOp):
+            return self._binop(node, depth)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            items = [self.value(e, depth + 1) for e in node.elts]
+            bad = [i for i in items if is_unverifiable(i)]
+            return bad[0] if bad else items
+        if isinstance(node, ast.Call) and self.callee(node) == 'datetime.timedelta':
+            return self._timedelta(node, depth)
+        return Unverifiable(f'{_unparse(node)} is not a literal')
+
+    def _binop(self, node: ast.BinOp, depth: int) -> Any:
+        left, right = self.value(node.left, depth + 1), self.value(node.right, depth + 1)
+        for side in (left, right):
+            if is_unverifiable(side):
+                return side
+        try:
+            if _is_number(left) and _is_number(right):
+                if isinstance(node.op, ast.Pow) and abs(right) > 64:
+                    return Unverifiable('exponent too large')
+                if isinstance(node.op, ast.LShift) and abs(right) > 64:
+                    return Unverifiable('shift too large')
+                ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+                       ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
+                       ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b,
+                       ast.Mod: lambda a, b: a % b, ast.LShift: lambda a, b: a << b}
+                op = ops.get(type(node.op))
+                if op is not None:
+                    return op(left, right)
+            if isinstance(left, str) and isinstance(right, str) and isinstance(node.op, ast.Add):
+                return left + right
+        except (ArithmeticError, ValueError, TypeError):
+            pass
+        return Unverifiable(f'{_unparse(node)} is not a simple constant expression')
+
+    def _timedelta(self, node: ast.Call, depth: int) -> Any:
+        kwargs = {}
+        units = ('days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours',
+                 'weeks')
+        for name, arg in zip(units, node.args):
+            kwargs[name] = arg
+        for kw in node.keywords:
+            if kw.arg is None:
+                return Unverifiable('timedelta(**...) is not a literal')
+            kwargs[kw.arg] = kw.value
+        values = {}
+        for name, arg in kwargs.items():
+            value = self.value(arg, depth + 1)
+            if not _is_number(value):
+                return _unresolved(value, arg)
+            values[name] = value
+        try:
+            return datetime.timedelta(**values)
+        except (TypeError, OverflowError, ValueError):
+            return Unverifiable(f'{_unparse(node)} is not a valid timedelta')
+
+
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Module-level statements, including those inside module-level if/try/with."""
+    found = []
+    for stmt in body:
+        found.append(stmt)
+        if isinstance(stmt, (ast.If, ast.With, ast.Try)) or \
+                type(stmt).__name__ == 'TryStar':
+            for name in ('body', 'orelse', 'finalbody'):
+                found.extend(_module_statements(getattr(stmt, name, [])))
+            for handler in getattr(stmt, 'handlers', []):
+                found.extend(_module_statements(handler.body))
+    return found
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _unresolved(value: Any, node: ast.AST) -> Unverifiable:
+    return value if is_unverifiable(value) else Unverifiable(f'{_unparse(node)} is not a number')
+
+
+def _unparse(node: ast.AST) -> str:
+    try:
+        text = ast.unparse(node)
+    except Exception:  # noqa: BLE001 -- only used in messages
+        return '<expression>'
+    return text if len(text) <= 80 else text[:77] + '...'
+
+
+# -- settings ----------------------------------------------------------------------------
+
+def _enum_names(reader: ModuleReader, node: ast.AST, enum: str, every: tuple[str, ...]) -> Any:
+    """[Phase.generate, ...] -> ['generate', ...]; list(Phase) -> every name."""
+    if isinstance(node, ast.Name) and reader.binding(node.id) is not None:
+        return _enum_names(reader, reader.binding(node.id), enum, every)  # type: ignore[arg-type]
+    if isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 and \
+            isinstance(node.func, ast.Name) and node.func.id in ('list', 'tuple', 'set') and \
+            reader.resolve(node.args[0]) == enum:
+        return list(every)
+    if isinstance(node, ast.Call) and reader.callee(node) == f'{enum}.all':
+        return list(every)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        names = []
+        for elt in node.elts:
+            dotted = reader.resolve(elt)
+            if not dotted.startswith(f'{enum}.'):
+                return Unverifiable(f'{_unparse(elt)} is not a {enum.rsplit(".", 1)[-1]}')
+            names.append(dotted.rsplit('.', 1)[1])
+        return names
+    return Unverifiable(f'{_unparse(node)} is not a literal list')
+
+
+def settings_value(reader: ModuleReader, name: str, node: ast.AST) -> tuple[str, Any] | None:
+    """(lock field, live value) of one ``settings(name=node)`` keyword, or None."""
+    if name in ('max_examples', 'derandomize'):
+        return name, reader.value(node)
+    if name == 'deadline':
+        value = reader.value(node)
+        if isinstance(value, datetime.timedelta):
+            value = value.total_seconds() * 1000
+            value = int(value) if value == int(value) else value
+        elif value is not None and not is_unverifiable(value) and not _is_number(value):
+            value = Unverifiable(f'deadline={_unparse(node)} is not a duration')
+        return 'deadline_ms', value
+    if name == 'database':
+        if isinstance(node, ast.Constant) and node.value is None:
+            return 'database', False
+        value = reader.value(node)
+        if value is None:
+            return 'database', False
+        if isinstance(node, ast.Name) and is_unverifiable(value):
+            return 'database', value
+        return 'database', True
+    if name == 'phases':
+        return 'phases', _enum_names(reader, node, 'hypothesis.Phase', PHASES)
+    if name == 'suppress_health_check':
+        return 'suppress_health_check', _enum_names(
+            reader, node, 'hypothesis.HealthCheck', HEALTH_CHECKS)
+    return None
+
+
+def _canonical_hypothesis(name: str) -> str:
+    # `from hypothesis._settings import settings` and friends are the public objects.
+    for private in ('hypothesis._settings.', 'hypothesis.core.', 'hypothesis.control.'):
+        if name.startswith(private):
+            return 'hypothesis.' + name[len(private):]
+    if name.startswith('hypothesis.strategies._internal.'):
+        return STRATEGIES + name.rsplit('.', 1)[-1]
+    return name
+
+
+def _settings_call(reader: ModuleReader, node: ast.AST, depth: int = 0) -> ast.Call | None:
+    """The ``settings(...)`` call a decorator applies, through module-level names."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(node, ast.Call) and _canonical_hypothesis(reader.callee(node)) == SETTINGS:
+        return node
+    if isinstance(node, ast.Name):
+        bound = reader.binding(node.id)
+        if bound is not None:
+            return _settings_call(reader, bound, depth + 1)
+    return None
+
+
+def _profile_reference(reader: ModuleReader, node: ast.AST) -> str | Unverifiable | None:
+    """``settings.get_profile('ci')`` -> 'ci'; a settings(...) parent -> None (its values)."""
+    if isinstance(node, ast.Call) and \
+            _canonical_hypothesis(reader.callee(node)) == f'{SETTINGS}.get_profile' and node.args:
+        name = reader.value(node.args[0])
+        return name if isinstance(name, str) else Unverifiable(
+            f'profile name {_unparse(node.args[0])} is not a literal')
+    return Unverifiable(f'parent {_unparse(node)} is not a registered profile')
+
+
+def read_settings(reader: ModuleReader, call: ast.Call, depth: int = 0
+                  ) -> tuple[dict[str, Located], str | Unverifiable | None]:
+    """Fields a ``settings(...)`` call sets, and the profile it inherits the rest from."""
+    values: dict[str, Located] = {}
+    parent: str | Unverifiable | None = None
+    parent_node = call.args[0] if call.args else None
+    for kw in call.keywords:
+        if kw.arg is None:
+            parent = Unverifiable('settings(**...) cannot be read')
+            continue
+        if kw.arg == 'parent':
+            parent_node = kw.value
+            continue
+        read = settings_value(reader, kw.arg, kw.value)
+        if read is not None:
+            values[read[0]] = Located(read[1], kw.value.lineno, kw.value.col_offset + 1)
+    if parent_node is not None and not (
+            isinstance(parent_node, ast.Constant) and parent_node.value is None):
+        inner = _settings_call(reader, parent_node, depth + 1)
+        if inner is not None and depth < _MAX_DEPTH:
+            inherited, parent = read_settings(reader, inner, depth + 1)
+            values = {**inherited, **values}
+        else:
+            parent = _profile_reference(reader, parent_node)
+    return values, parent
+
+
+# -- strategies --------------------------------------------------------------------------
+
+def _count_filters(reader: ModuleReader, node: ast.AST, depth: int = 0) -> int:
+    if depth > _MAX_DEPTH:
+        return 0
+    count = 0
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
+                sub.func.attr == 'filter':
+            count += 1
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+            bound = reader.binding(sub.id)
+            if bound is not None and not isinstance(bound, ast.Constant):
+                count += _count_filters(reader, bound, depth + 1)
+    return count
+
+
+def read_strategy(reader: ModuleReader, node: ast.AST | None, depth: int = 0
+                  ) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """(lock fields -> live values, fields spelled out in the source) of one strategy.
+
+    Fields the strategy does not take are absent: comparing them is unverifiable.
+    """
+    if node is None:
+        return {}, ()
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in ('filter', 'map'):
+        node = node.func.value
+    if depth > _MAX_DEPTH:
+        return {}, ()
+    if isinstance(node, ast.Name):
+        bound = reader.binding(node.id)
+        return read_strategy(reader, bound, depth + 1) if bound is not None else ({}, ())
+    if not isinstance(node, ast.Call):
+        return {}, ()
+    dotted = _canonical_hypothesis(reader.callee(node))
+    if not dotted.startswith(STRATEGIES):
+        return {}, ()
+    signature = STRATEGY_SIGNATURES.get(dotted[len(STRATEGIES):])
+    if signature is None:
+        return {}, ()
+    positional, taken = signature
+    given: dict[str, ast.AST] = dict(zip(positional, node.args))
+    for kw in node.keywords:
+        if kw.arg is None:
+            return {name: Unverifiable('**kwargs cannot be read') for name in taken}, ()
+        given[kw.arg] = kw.value
+    fields: dict[str, Any] = {}
+    for name in taken:
+        if name not in given:
+            fields[name] = TEXT_DEFAULT_ALPHABET if name == 'alphabet' and \
+                dotted.endswith('.text') else FIELD_DEFAULTS.get(name)
+        elif name == 'alphabet':
+            fields[name] = _alphabet(reader, given[name])
+        else:
+            value = reader.value(given[name])
+            if value is not None and not _is_number(value) and not is_unverifiable(value):
+                value = Unverifiable(f'{name}={_unparse(given[name])} is not a number')
+            fields[name] = value
+    return fields, tuple(n for n in taken if n in given)
+
+
+def _alphabet(reader: ModuleReader, node: ast.AST, depth: int = 0) -> Any:
+    """A literal alphabet as its string; any other alphabet as its source expression."""
+    value = reader.value(node)
+    if isinstance(value, str):
+        return value
+    if isinstance(node, ast.Name):
+        bound = reader.binding(node.id)
+        if bound is not None and depth < _MAX_DEPTH:
+            return _alphabet(reader, bound, depth + 1)
+        return value
+    if isinstance(node, ast.Call):
+        return normalize_expression(_unparse(node))
+    return value
+
+
+def normalize_expression(text: str) -> str:
+    """``st.characters(codec="ascii")`` -> ``characters(codec='ascii')``: module prefixes go."""
+    try:
+        tree = ast.parse(text, mode='eval')
+    except SyntaxError:
+        return text
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, (ast.Name, ast.Attribute)):
+            node.func = ast.Name(node.func.attr, ast.Load())
+    return ast.unparse(tree)
+
+
+def _given_arguments(call: ast.Call, func: ast.AST) -> dict[str, ast.AST | None]:
+    """@given's strategies by argument name (positional ones bind from the right)."""
+    args = func.args  # type: ignore[attr-defined]
+    if len(call.args) == 1 and isinstance(call.args[0], ast.Constant) and \
+            call.args[0].value is Ellipsis and not call.keywords:
+        names = [a.arg for a in [*args.args, *args.kwonlyargs]]
+        if names and names[0] in ('self', 'cls'):
+            names = names[1:]
+        return {n: None for n in names}  # inferred from type hints
+    result: dict[str, ast.AST | None] = {}
+    if call.args:
+        names = [a.arg for a in args.args]
+        for name, node in zip(names[::-1], call.args[::-1]):
+            result[name] = node
+        for extra in call.args[len(names):]:
+            result[f'<argument {_unparse(extra)}>'] = extra
+    for kw in call.keywords:
+        result[kw.arg if kw.arg else '**'] = kw.value
+    return dict(sorted(result.items()))
+
+
+def _assume_calls(reader: ModuleReader, func: ast.AST) -> list[ast.Call]:
+    return [
+        node for stmt in func.body  # type: ignore[attr-defined]
+        for node in ast.walk(stmt)
+        if isinstance(node, ast.Call) and
+        _canonical_hypothesis(reader.callee(node)) in ('hypothesis.assume', 'hypothesis.reject')
+    ]
+
+
+def read_properties(path: str, tree: ast.Module) -> list[PropertyTest]:
+    """Every @given test of one module, with what it draws and how it is configured."""
+    reader = ModuleReader(tree)
+    found = []
+    for identity, func in test_functions(tree):
+        given: ast.Call | None = None
+        settings_calls: list[tuple[ast.AST, ast.Call | None]] = []
+        seed: Located | None = None
+        for deco in func.decorator_list:  # type: ignore[attr-defined]
+            name = _canonical_hypothesis(reader.callee(deco))
+            if name == GIVEN and isinstance(deco, ast.Call):
+                given = deco
+            elif name == SEED and isinstance(deco, ast.Call) and deco.args:
+                seed = Located(reader.value(deco.args[0]), deco.lineno, deco.col_offset + 1)
+            elif name == f'{SETTINGS}.get_profile':
+                settings_calls.append((deco, None))
+            else:
+                call = _settings_call(reader, deco)
+                if call is not None:
+                    settings_calls.append((deco, call))
+        if given is None:
+            continue
+        prop = PropertyTest(path, identity, func.lineno, func.col_offset + 1)  # type: ignore[attr-defined]
+        prop.settings['seed'] = seed or Located(None, func.lineno, func.col_offset + 1)  # type: ignore[attr-defined]
+        for deco, call in settings_calls[:1]:
+            if call is None:
+                prop.parent = _profile_reference(reader, deco)
+                continue
+            values, prop.parent = read_settings(reader, call)
+            prop.settings.update(values)
+        filters = _count_filters(reader, given)
+        for arg, node in _given_arguments(given, func).items():
+            fields, written = read_strategy(reader, node)
+            prop.strategies[arg] = fields
+            prop.written[arg] = written
+            prop.strategy_lines[arg] = getattr(node, 'lineno', given.lineno)
+        assumes = _assume_calls(reader, func)
+        prop.filters = filters + len(assumes)
+        prop.filter_line = assumes[0].lineno if assumes and not filters else given.lineno
+        found.append(prop)
+    return found
+
+
+# -- profiles ----------------------------------------------------------------------------
+
+def _env_lookup(reader: ModuleReader, node: ast.AST) -> tuple[bool, Any] | None:
+    """``os.environ.get('HYPOTHESIS_PROFILE', 'dev')`` -> (True, 'dev'); other env reads."""
+    if isinstance(node, ast.Call) and reader.callee(node) in ('os.getenv', 'os.environ.get') \
+            and node.args:
+        default = reader.value(node.args[1]) if len(node.args) > 1 else None
+        return reader.value(node.args[0]) == _ENV_NAME, default
+    if isinstance(node, ast.Subscript) and reader.resolve(node.value) == 'os.environ':
+        return reader.value(node.slice) == _ENV_NAME, None
+    return None
+
+
+def read_profiles(path: str, tree: ast.Module, sources: ProfileSources) -> None:
+    """Add the profiles a module registers and the ones it loads."""
+    reader = ModuleReader(tree)
+    top_level = {id(stmt.value) for stmt in tree.body
+                 if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _canonical_hypothesis(reader.callee(node))
+        if name == f'{SETTINGS}.register_profile' and node.args:
+            profile_name = reader.value(node.args[0])
+            if not isinstance(profile_name, str):
+                profile_name = f'<{_unparse(node.args[0])}>'
+            call = ast.Call(func=node.func, args=node.args[1:2], keywords=[
+                kw for kw in node.keywords])
+            values, parent = read_settings(reader, call)
+            sources.profiles.append(Profile(
+                profile_name, path, node.lineno, node.col_offset + 1,
+                {k: v.value for k, v in values.items()}, parent))
+        elif name == f'{SETTINGS}.load_profile' and node.args:
+            arg = node.args[0]
+            unconditional = id(node) in top_level and path.endswith('conftest.py')
+            env = _env_lookup(reader, arg)
+            if env is not None:
+                is_ours, default = env
+                if is_ours and isinstance(default, str):
+                    sources.selections.append(ProfileSelection(
+                        default, path, node.lineno, node.col_offset + 1, 'load_profile',
+                        unconditional))
+                sources.selections.append(ProfileSelection(
+                    Unverifiable('the environment') if not is_ours else '$' + _ENV_NAME,
+                    path, node.lineno, node.col_offset + 1, 'load_profile', unconditional))
+                continue
+            value = reader.value(arg)
+            sources.selections.append(ProfileSelection(
+                value if isinstance(value, str) else Unverifiable(
+                    f'profile name {_unparse(arg)} is not a literal'),
+                path, node.lineno, node.col_offset + 1, 'load_profile', unconditional))
+
+
+_CLI_PROFILE = re.compile(r'--hypothesis-profile(?:=|\s+)["\']?([\w.\-]+)')
+_ENV_PROFILE = re.compile(r'\bHYPOTHESIS_PROFILE["\']?\s*[:=]\s*["\']?([\w.\-]+)')
+CONFIG_FILES = ('pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', '.gitlab-ci.yml',
+                '.travis.yml', 'azure-pipelines.yml', 'bitbucket-pipelines.yml', 'Jenkinsfile',
+                'Makefile', 'noxfile.py', '.pre-commit-config.yaml', '.circleci/config.yml')
+CONFIG_DIRS = ('.github/workflows/',)
+
+
+def is_config_file(path: str) -> bool:
+    return path in CONFIG_FILES or path.startswith(CONFIG_DIRS)
+
+
+def read_config_text(path: str, text: str, sources: ProfileSources) -> None:
+    """``--hypothesis-profile NAME`` and ``HYPOTHESIS_PROFILE=NAME`` in config and CI files."""
+    for pattern, how in ((_CLI_PROFILE, '--hypothesis-profile'), (_ENV_PROFILE, _ENV_NAME)):
+        for match in pattern.finditer(text):
+            line = text.count('\n', 0, match.start()) + 1
+            col = match.start() - (text.rfind('\n', 0, match.start()) + 1) + 1
+            name = match.group(1)
+            if how == _ENV_NAME:
+                sources.env_names.append(name)
+            sources.selections.append(ProfileSelection(name, path, line, col, how))
+
+
+def profile_values(name: str, profiles: dict[str, Profile], depth: int = 0) -> dict[str, Any]:
+    """Every settings field of a profile, following its parent; unknown -> Unverifiable."""
+    if name in profiles and depth <= _MAX_DEPTH:
+        profile = profiles[name]
+        if profile.parent is None:
+            base = dict(HYPOTHESIS_DEFAULTS)
+        elif is_unverifiable(profile.parent):
+            base = {k: profile.parent for k in HYPOTHESIS_DEFAULTS}
+        else:
+            base = profile_values(profile.parent, profiles, depth + 1)  # type: ignore[arg-type]
+        return {**base, **profile.values}
+    if name in BUILTIN_PROFILES:
+        return dict(BUILTIN_PROFILES[name])
+    missing = Unverifiable(f'profile {name!r} is not registered in this repository')
+    return {k: missing for k in HYPOTHESIS_DEFAULTS}
