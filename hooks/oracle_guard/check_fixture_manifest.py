@@ -1,4 +1,9 @@
-"""check-fixture-manifest: every fixture has a manifest row whose sha256 matches its bytes."""
+"""check-fixture-manifest: every fixture has a manifest row whose sha256 matches its bytes.
+
+Rows 1-4 and 10 of the decision table live here; the provenance rows 5-9 (trace
+ids, schemas, agent-writable rows, purposes, frozen recordings) live in
+``fixture_provenance`` and run on the same rows.
+"""
 from __future__ import annotations
 
 import hashlib
@@ -11,6 +16,7 @@ from oracle_guard.changeset import NO_BASE
 from oracle_guard.config import Config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+from oracle_guard.fixture_provenance import ProvenanceCheck
 from oracle_guard.gitrepo import Entry
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.manifest import FixtureManifest
@@ -18,6 +24,8 @@ from oracle_guard.manifest import FixtureRow
 from oracle_guard.manifest import parse_manifest
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
+
+HOOK = 'check-fixture-manifest'
 
 
 def sha256_of(view: TreeView, path: str) -> str | None:
@@ -120,6 +128,23 @@ def unmanifested(cfg: Config, paths: Sequence[str]) -> list[Finding]:
     ]
 
 
+def provenance_rows(cfg: Config, changes: ChangeSet, manifest: FixtureManifest,
+                    rows: list[FixtureRow]) -> list[FixtureRow]:
+    """The rows whose evidence the change touched, on top of the rows already judged.
+
+    Editing a schema re-judges the synthetic rows that name it; editing the trace
+    store re-judges the recorded rows. Both are lookups in the parsed manifest.
+    """
+    touched = changes.touched()
+    wanted = {row.path: row for row in rows}
+    for row in manifest.rows.values():
+        schema = row.get('schema')
+        if (row.source == 'synthetic' and isinstance(schema, str) and schema in touched) or \
+                (row.source == 'recorded' and cfg.traces in touched):
+            wanted.setdefault(row.path, row)
+    return [wanted[p] for p in sorted(wanted)]
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg, changes = ctx.cfg, ctx.changes
     view = changes.new
@@ -133,13 +158,16 @@ def check(ctx: RunContext) -> list[Finding]:
         return unmanifested(cfg, paths)
 
     findings = list(manifest.problems)
+    touched = changes.touched()
+    base: FixtureManifest | None = None
+    if changes.has_base:
+        base = base_manifest_or_none(changes, cfg.manifest) if cfg.manifest in touched else manifest
+    changed = changed_rows(base, manifest) if changes.has_base else []
     if whole_tree:
         rows = list(manifest.rows.values())
         new_files = sorted(entries)
     else:
-        touched = changes.touched()
-        base = base_manifest_or_none(changes, cfg.manifest) if cfg.manifest in touched else manifest
-        wanted = {row.path: row for row in changed_rows(base, manifest)}
+        wanted = {row.path: row for row in changed}
         for path in touched:
             if path in manifest.rows:
                 wanted[path] = manifest.rows[path]
@@ -147,6 +175,17 @@ def check(ctx: RunContext) -> list[Finding]:
         new_files = [p for p in changes.added_or_modified() if p in entries]
     findings.extend(check_rows(cfg, view, rows, entries))
     findings.extend(unmanifested(cfg, [p for p in new_files if p not in manifest.rows]))
+
+    provenance = ProvenanceCheck(
+        cfg.manifest, cfg.traces, cfg.ledger, view, ctx.today,
+        read_base=changes.read_base if changes.has_base else None,
+    )
+    judged = rows if whole_tree else provenance_rows(cfg, changes, manifest, rows)
+    findings.extend(provenance.judged(judged, {row.path for row in changed}))
+    if changes.has_base:
+        findings.extend(provenance.edits(changed, base))
+    elif manifest.rows:
+        findings.extend(ctx.missing_base(HOOK))
     return findings
 
 
