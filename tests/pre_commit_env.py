@@ -23,6 +23,8 @@ HOOK_IDS = (
     'forbid-mixed-oracle-diff',
     'check-named-freezes',
     'check-properties-present',
+    'check-freeze-ledger',
+    'check-generator-lock',
 )
 
 # A git with no user or system configuration and a fixed identity, for the snapshot

@@ -21,6 +21,16 @@ ROW_FIELDS = ('id', 'nodeid', 'class', 'evidence', 'owner', 'expires', 'agent_ma
               'fixtures', 'mode')
 TOP_FIELDS = ('budget', 'freezes')
 FREEZE_ID_FORMAT = re.compile(r'^FZ-\d+$')
+# How a frozen test is treated at run time: skipped (default) or run as a non-strict xfail.
+ROW_MODES = ('skip', 'run')
+# Owners that are not a person: nobody, an agent or a bot cannot answer for a freeze.
+NOT_A_PERSON = frozenset(('', 'unassigned', 'agent', 'bot', 'nobody', 'none', 'null', 'tbd',
+                          'todo', 'ai'))
+_BOT_OWNER = re.compile(
+    r'\[bot\]$|(^|[-_. /@])(bot|agent)$|^(bot|agent)[-_. /@]|^(dependabot|renovate|'
+    r'github-actions|copilot|pre-commit-ci)\b',
+    re.I,
+)
 
 
 def identity_of(nodeid: str) -> str:
@@ -85,8 +95,27 @@ class FreezeRow:
         value = self.raw.get('fixtures') or ()
         return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
+    @property
+    def mode(self) -> str:
+        value = self.raw.get('mode', 'skip')
+        return value if isinstance(value, str) else ''
+
     def line_of(self, key: str) -> int:
         return self.raw.line_of(key) if isinstance(self.raw, LinedDict) else self.line
+
+    def owner_problem(self) -> str | None:
+        """Why the owner is not a person who can answer for the freeze, or None."""
+        value = self.raw.get('owner')
+        if value is None:
+            return 'has no owner'
+        if not isinstance(value, str):
+            return f'owner {value!r} is not a name'
+        name = value.strip()
+        if name.lower() in NOT_A_PERSON:
+            return f'owner is {name!r}, not a person' if name else 'has an empty owner'
+        if _BOT_OWNER.search(name):
+            return f'owner {name!r} is a bot or an agent, not a person'
+        return None
 
     def is_freezable(self) -> bool:
         return self.freeze_class in FREEZABLE

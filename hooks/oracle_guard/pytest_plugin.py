@@ -1,2 +1,317 @@
-"""The pytest plugin: the runtime twin of the hooks (filled in by the ledger work)."""
+"""The pytest plugin: the freeze ledger and the domain lock, enforced at run time.
+
+Registered through the ``pytest11`` entry point. It stays inert (registers no hook
+beyond its options) unless the repository has a ``[tool.oracle-guard]`` table or a
+ledger at the configured path, so installing oracle-guard never changes an unrelated
+project's test run. In a guarded repository, once collection is finished:
+
+* a test with a live ledger row is skipped (``mode: run``: it runs as a non-strict
+  xfail, so its result still reaches reports);
+* a test whose row has expired becomes ``xfail(strict=True)``, and a failure under it
+  is reported as a failure too: it fails whether it passes or fails;
+* a ledger that does not parse, a row whose owner is not a person, a row whose test
+  is missing from the files that were collected, a skip/skipif/xfail marker (or a
+  ``unittest`` skip) without a live FZ id for that test, and every problem the
+  runtime domain-lock check reports fail the session before any test runs.
+
+Options (group "oracle-guard"): ``--oracle-guard-today=YYYY-MM-DD`` (the date expiries
+are compared with) and ``--oracle-guard-root=DIR`` (where pyproject.toml and the
+ledger live, when that is not pytest's rootdir). ``-p no:oracle_guard`` turns it off.
+"""
 from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Generator
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.config import PYPROJECT
+from oracle_guard.findings import ConfigError
+from oracle_guard.ledger import empty_ledger
+from oracle_guard.ledger import FreezeLedger
+from oracle_guard.ledger import FreezeRow
+from oracle_guard.ledger import function_of
+from oracle_guard.ledger import identity_of
+from oracle_guard.ledger import parse_ledger
+from oracle_guard.scanner import FREEZE_ID
+from oracle_guard.scanner import parse_python
+from oracle_guard.scanner import ScanError
+from oracle_guard.scanner import test_functions
+
+PLUGIN_NAME = 'oracle-guard'
+# Marker name -> the silence kind ``allow-silences`` calls it.
+SILENCE_MARKERS = {'skip': 'skip', 'skipif': 'skipif', 'xfail': 'xfail'}
+LOCK_RUNTIME = 'oracle_guard.lock_runtime'
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup('oracle-guard', 'oracle-guard freeze ledger and domain lock')
+    group.addoption('--oracle-guard-today', metavar='YYYY-MM-DD', default=None,
+                    help='the date freeze expiries are compared with (default: today)')
+    group.addoption('--oracle-guard-root', metavar='DIR', default=None,
+                    help='folder holding pyproject.toml and the ledger (default: the nearest '
+                         'pyproject.toml at or above pytest\'s rootdir)')
+
+
+def find_root(start: str) -> str:
+    """The nearest folder at or above ``start`` with a pyproject.toml, stopping at a .git."""
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(here, PYPROJECT)) or os.path.exists(
+                os.path.join(here, '.git')):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.abspath(start)
+        here = parent
+
+
+def _today(value: str | None) -> datetime.date:
+    if not value:
+        return datetime.date.today()
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise pytest.UsageError(f'--oracle-guard-today: not a date (YYYY-MM-DD): {value!r}'
+                                ) from None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    today = _today(config.getoption('oracle_guard_today'))
+    root = config.getoption('oracle_guard_root') or find_root(str(config.rootpath))
+    try:
+        cfg = load_config(root)
+    except ConfigError as exc:
+        # A broken table in a repository that asked to be guarded: fail, do not go inert.
+        config.pluginmanager.register(FreezeGuard(None, today, [str(exc)]), PLUGIN_NAME)
+        return
+    if not cfg.has_table and not os.path.isfile(os.path.join(root, cfg.ledger)):
+        return  # not a guarded repository: change nothing
+    config.pluginmanager.register(FreezeGuard(cfg, today), PLUGIN_NAME)
+
+
+def item_identity(item: pytest.Item) -> str:
+    return identity_of(item.nodeid)
+
+
+def row_matches(row: FreezeRow, identity: str) -> bool:
+    """A row names one parametrized case (``test_x[a]``) or the whole function."""
+    if '[' in row.identity:
+        return row.identity == identity
+    return function_of(identity) == row.identity
+
+
+def marker_freeze_ids(mark: Any) -> list[str]:
+    ids: list[str] = []
+    for value in [*mark.args, *mark.kwargs.values()]:
+        if isinstance(value, str):
+            ids.extend(FREEZE_ID.findall(value))
+    return ids
+
+
+class FreezeGuard:
+    """Everything the plugin does in a guarded repository; registered by pytest_configure."""
+
+    def __init__(self, cfg: Config | None, today: datetime.date,
+                 problems: Sequence[str] = ()) -> None:
+        self.cfg = cfg
+        self.today = today
+        self.problems: list[str] = list(problems)
+        self.active: list[str] = []  # one summary line per applied freeze
+        self.expired: dict[str, str] = {}  # nodeid -> why a failure still fails
+
+    # -- reading -------------------------------------------------------------------------
+    def _read_ledger(self) -> FreezeLedger | None:
+        cfg = self.cfg
+        if cfg is None:
+            return None
+        path = os.path.join(cfg.root, cfg.ledger)
+        try:
+            with open(path, 'rb') as f:
+                raw = f.read()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            self.problems.append(f'{cfg.ledger}: cannot read: {exc.strerror}')
+            return None
+        try:
+            return parse_ledger(raw, cfg.ledger)
+        except ConfigError as exc:
+            self.problems.append(str(exc))
+            return None
+
+    def _relpath(self, item: pytest.Item) -> str:
+        assert self.cfg is not None
+        return os.path.relpath(str(item.path), self.cfg.root).replace(os.sep, '/')
+
+    # -- the checks ----------------------------------------------------------------------
+    def _owner_problems(self, ledger: FreezeLedger) -> None:
+        for row in ledger.rows:
+            why = row.owner_problem()
+            if why:
+                self.problems.append(f'{ledger.path}:{row.line_of("owner")}: {row.id or "a row"} '
+                                     f'{why}; a freeze needs a person who answers for it')
+
+    def _silence_problems(self, item: pytest.Item, ledger: FreezeLedger) -> None:
+        """The runtime twin of check-named-freezes: markers however they were applied."""
+        assert self.cfg is not None
+        allowed = self.cfg.allow_silences
+        identity = item_identity(item)
+        rows = ledger.by_id()
+        spellings: list[tuple[str, list[str]]] = []
+        for mark in item.iter_markers():
+            kind = SILENCE_MARKERS.get(mark.name)
+            if kind and kind not in allowed:
+                spellings.append((f'@pytest.mark.{mark.name}', marker_freeze_ids(mark)))
+        obj = getattr(item, 'obj', None)
+        for holder in (obj, getattr(item, 'cls', None)):
+            if getattr(holder, '__unittest_skip__', False) and 'unittest-skip' not in allowed:
+                why = str(getattr(holder, '__unittest_skip_why__', ''))
+                spellings.append(('@unittest.skip', FREEZE_ID.findall(why)))
+        if getattr(obj, '__unittest_expecting_failure__', False) and \
+                'expectedFailure' not in allowed:
+            spellings.append(('@unittest.expectedFailure', []))
+        for spelling, ids in spellings:
+            if not ids:
+                self.problems.append(f'{item.nodeid}: {spelling} without a freeze id (FZ-<n>)')
+            for freeze_id in ids:
+                row = rows.get(freeze_id)
+                if row is None:
+                    why = f'is not a row of {ledger.path}'
+                elif not row.is_live(self.today):
+                    why = 'is not live (expired, undated or of a class that cannot be frozen)'
+                elif not row_matches(row, identity):
+                    why = f'belongs to {row.identity or "no test"}'
+                else:
+                    continue
+                self.problems.append(f'{item.nodeid}: {spelling} names {freeze_id}, which {why}')
+
+    def _apply(self, item: pytest.Item, row: FreezeRow) -> None:
+        owner = row.owner or 'nobody'
+        expires = row.expires
+        if not row.is_freezable():
+            self.active.append(f'{row.id} {item.nodeid}: not applied, class '
+                               f'{row.freeze_class!r} cannot be frozen (the test runs)')
+            return
+        if expires is None or expires < self.today:
+            when = expires.isoformat() if expires else 'never (no valid date)'
+            reason = (f'{row.id} expired on {when} (owner {owner}): fix the test, or delete '
+                      'or renew the row')
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+            self.expired[item.nodeid] = reason
+            self.active.append(f'{row.id} {item.nodeid}: EXPIRED {when} (owner {owner})')
+            return
+        reason = f'{row.id} frozen until {expires.isoformat()} (owner {owner})'
+        if row.mode == 'run':
+            item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+            self.active.append(f'{row.id} {item.nodeid}: runs as xfail until '
+                               f'{expires.isoformat()} (owner {owner})')
+        else:
+            item.add_marker(pytest.mark.skip(reason=reason))
+            self.active.append(f'{row.id} {item.nodeid}: skipped until '
+                               f'{expires.isoformat()} (owner {owner})')
+
+    def _unmatched_rows(self, ledger: FreezeLedger, items: Sequence[pytest.Item],
+                        matched: set[int]) -> None:
+        """Rows whose test is missing from the files collected: a subset run stays quiet."""
+        assert self.cfg is not None
+        files = {self._relpath(item) for item in items}
+        known = {function_of(item_identity(item)) for item in items}
+        unparsed = True
+        for index, row in enumerate(ledger.rows):
+            old_file = row.nodeid.split('::', 1)[0]
+            if index in matched or old_file not in files:
+                continue
+            if unparsed:  # selection (file::test, -k) hides tests that still exist
+                known.update(self._static_identities(files))
+                unparsed = False
+            if function_of(row.identity) not in known:
+                self.problems.append(
+                    f'{ledger.path}:{row.line_of("nodeid")}: {row.id or "a row"} names '
+                    f'{row.nodeid}, but no collected test has the identity {row.identity}',
+                )
+
+    def _static_identities(self, files: set[str]) -> set[str]:
+        assert self.cfg is not None
+        found: set[str] = set()
+        for path in files:
+            try:
+                with open(os.path.join(self.cfg.root, path), 'rb') as f:
+                    tree = parse_python(f.read(), path)
+            except (OSError, ScanError):
+                continue
+            found.update(identity for identity, _ in test_functions(tree))
+        return found
+
+    def _lock_problems(self, items: list[pytest.Item]) -> None:
+        assert self.cfg is not None
+        try:
+            from oracle_guard import lock_runtime
+        except ModuleNotFoundError as exc:
+            if exc.name != LOCK_RUNTIME:
+                raise
+            return  # an oracle-guard without the runtime lock check
+        try:
+            self.problems.extend(lock_runtime.check_collected(self.cfg, items))
+        except ConfigError as exc:
+            self.problems.append(str(exc))
+
+    # -- pytest hooks --------------------------------------------------------------------
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # After every pytest_collection_modifyitems: markers a conftest adds are seen,
+        # and deselected tests are not judged.
+        if self.cfg is None:
+            return
+        items = list(session.items)
+        ledger = self._read_ledger()
+        if ledger is None:  # unreadable (already a problem) or absent: nothing is frozen
+            ledger = empty_ledger(self.cfg.ledger)
+        self._owner_problems(ledger)
+        matched: set[int] = set()
+        for item in items:
+            self._silence_problems(item, ledger)
+            identity = item_identity(item)
+            for index, row in enumerate(ledger.rows):
+                if row.identity and row_matches(row, identity):
+                    matched.add(index)
+                    self._apply(item, row)
+                    break
+        self._unmatched_rows(ledger, items, matched)
+        self._lock_problems(items)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        if self.problems:
+            message = (f'oracle-guard: {len(self.problems)} problem(s) found at collection; '
+                       'no test was run')
+            session.shouldfail = message
+            raise session.Failed(message)
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Generator[None]:
+        outcome = yield
+        reason = self.expired.get(item.nodeid)
+        if reason is None:
+            return
+        report = outcome.get_result()
+        if report.skipped and hasattr(report, 'wasxfail'):
+            # xfail(strict=True) only fails a pass; an expired freeze fails a failure too.
+            del report.wasxfail
+            report.outcome = 'failed'
+            report.longrepr = f'{reason}\n\n{report.longrepr}'
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.problems:
+            terminalreporter.section('oracle-guard: the session was failed', sep='=')
+            for problem in self.problems:
+                terminalreporter.line(problem)
+            return  # no test ran: a list of freezes would suggest otherwise
+        if self.active:
+            terminalreporter.section('oracle-guard: active freezes', sep='-')
+            for line in self.active:
+                terminalreporter.line(line)

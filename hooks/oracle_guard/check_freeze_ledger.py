@@ -1,0 +1,358 @@
+"""check-freeze-ledger: the ledger itself is valid (decision rows 18-21 and 27).
+
+Whole-ledger rules run on every commit and every CI run, because a row expires
+while nothing changes but the date. The identity rule asks ``git grep`` which
+tracked test files mention a frozen function's name and parses only those, so a
+large test tree costs one grep, not one parse per file.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+from collections.abc import Sequence
+
+from oracle_guard.config import Config
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import GitError
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.ledger import empty_ledger
+from oracle_guard.ledger import FREEZABLE
+from oracle_guard.ledger import FREEZE_ID_FORMAT
+from oracle_guard.ledger import FreezeLedger
+from oracle_guard.ledger import FreezeRow
+from oracle_guard.ledger import function_of
+from oracle_guard.ledger import NEVER_FREEZABLE
+from oracle_guard.ledger import parse_ledger
+from oracle_guard.ledger import ROW_FIELDS
+from oracle_guard.ledger import ROW_MODES
+from oracle_guard.runner import RunContext
+from oracle_guard.runner import run_hook
+from oracle_guard.scanner import parse_python
+from oracle_guard.scanner import scan_silences
+from oracle_guard.scanner import ScanError
+from oracle_guard.scanner import test_functions
+
+HOOK = 'check-freeze-ledger'
+CLASSES = (*FREEZABLE, *NEVER_FREEZABLE)
+OWN_CHANGE = ('commit the ledger edit alone, in a change with no test or src/ edits, so a '
+              'person reviews it')
+
+
+def load_ledger(view: TreeView, cfg: Config) -> FreezeLedger | None:
+    """The ledger on the judged side of the change; None when the repository has none."""
+    entries = view.entries([cfg.ledger])
+    if any(e.path == cfg.ledger and e.is_symlink for e in entries):
+        raise ConfigError(cfg.ledger, 1, 'the ledger is a symlink; it must be a regular file',
+                          'commit the ledger file itself, not a link to it')
+    raw = view.read(cfg.ledger)
+    if raw is None:
+        return None
+    ledger = parse_ledger(raw, cfg.ledger)
+    budget = ledger.budget
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        where = ledger.budget_line or 1
+        what = 'has no "budget"' if budget is None else f'"budget" is {budget!r}'
+        raise ConfigError(cfg.ledger, where, f'the ledger {what}; it must be a whole number >= 0',
+                          'write "budget: 0" and raise it only in a change of its own')
+    return ledger
+
+
+# -- rows 18 and 19: each row on its own, and the ledger as a whole ---------------------
+
+def _name(row: FreezeRow) -> str:
+    return row.id or f'the row on line {row.line}'
+
+
+def _shown(value: object) -> str:
+    """A value as the YAML file spells it."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return repr(value)
+
+
+def _expiry_findings(row: FreezeRow, path: str, cfg: Config,
+                     today: datetime.date) -> list[Finding]:
+    name = _name(row)
+    line = row.line_of('expires')
+    expires = row.expires
+    if expires is None:
+        return [Finding(path, line, 1, 'OG502',
+                        f'{name}: expires is {_shown(row.raw.get("expires"))}, '
+                        'not a date (YYYY-MM-DD)',
+                        'give every freeze a date on which it fails again')]
+    if expires < today:
+        return [Finding(path, line, 1, 'OG501',
+                        f'{name} expired on {expires.isoformat()} (today is {today.isoformat()})',
+                        f'fix {row.nodeid or "the test"} and delete the row, or have '
+                        f'{row.owner or "its owner"} renew it in a change of its own')]
+    limit = today + datetime.timedelta(days=cfg.max_freeze_days)
+    if expires > limit:
+        return [Finding(path, line, 1, 'OG503',
+                        f'{name}: expires {expires.isoformat()}, more than '
+                        f'{cfg.max_freeze_days} days away (max-freeze-days)',
+                        f'choose a date no later than {limit.isoformat()}')]
+    return []
+
+
+def _class_findings(row: FreezeRow, path: str) -> list[Finding]:
+    name = _name(row)
+    line = row.line_of('class')
+    value = row.raw.get('class')
+    if value in NEVER_FREEZABLE:
+        return [Finding(path, line, 1, 'OG507',
+                        f'{name}: class {value!r} is never freezable',
+                        f'{NEVER_FREEZABLE[value]}, then delete the row')]
+    if value not in FREEZABLE:
+        return [Finding(path, line, 1, 'OG508',
+                        f'{name}: unknown class {value!r}',
+                        f'use one of: {", ".join(CLASSES)} (only {" and ".join(FREEZABLE)} '
+                        'can be frozen)')]
+    return []
+
+
+def _field_findings(row: FreezeRow, path: str) -> list[Finding]:
+    name = _name(row)
+    findings = []
+    for key in row.raw:
+        if key not in ROW_FIELDS:
+            findings.append(Finding(path, row.line_of(key), 1, 'OG512',
+                                    f'{name}: unknown key {key!r}',
+                                    f'a row holds only: {", ".join(ROW_FIELDS)}'))
+    if not row.nodeid.strip() or '::' not in row.nodeid:
+        findings.append(Finding(path, row.line_of('nodeid'), 1, 'OG513',
+                                f'{name}: nodeid {row.raw.get("nodeid")!r} does not name a test',
+                                'write the pytest node id: '
+                                'tests/test_file.py::TestClass::test_name'))
+    if row.mode not in ROW_MODES:
+        findings.append(Finding(path, row.line_of('mode'), 1, 'OG513',
+                                f'{name}: mode {row.raw.get("mode")!r} is not one of '
+                                f'{", ".join(ROW_MODES)}',
+                                'use "skip" (the default) or "run" (runs as a non-strict xfail)'))
+    fixtures = row.raw.get('fixtures')
+    if fixtures is not None and (not isinstance(fixtures, list)
+                                 or not all(isinstance(f, str) for f in fixtures)):
+        findings.append(Finding(path, row.line_of('fixtures'), 1, 'OG513',
+                                f'{name}: fixtures must be a list of fixture paths',
+                                'write fixtures: [checkout/timeout.json]'))
+    return findings
+
+
+def row_findings(row: FreezeRow, path: str, cfg: Config, today: datetime.date) -> list[Finding]:
+    name = _name(row)
+    findings = []
+    if not isinstance(row.raw.get('id'), str) or not FREEZE_ID_FORMAT.match(row.id):
+        findings.append(Finding(path, row.line_of('id'), 1, 'OG506',
+                                f'id {_shown(row.raw.get("id"))} is not of the form FZ-<n>',
+                                'name the row FZ-<number>, the id its skip/xfail reason carries'))
+    findings.extend(_class_findings(row, path))
+    owner = row.owner_problem()
+    if owner:
+        findings.append(Finding(path, row.line_of('owner'), 1, 'OG509', f'{name}: {owner}',
+                                'name the person who answers for this freeze'))
+    evidence = row.raw.get('evidence')
+    if not isinstance(evidence, str) or not evidence.strip():
+        findings.append(Finding(path, row.line_of('evidence'), 1, 'OG510',
+                                f'{name}: evidence is empty',
+                                'quote how the test fails and when (the failure, the order, '
+                                'the clock)'))
+    if row.raw.get('agent_may_extend', False) is not False:
+        value = _shown(row.raw.get('agent_may_extend'))
+        findings.append(Finding(path, row.line_of('agent_may_extend'), 1, 'OG511',
+                                f'{name}: agent_may_extend is {value}; only a person renews '
+                                'a freeze', 'delete the key or set it to false'))
+    findings.extend(_expiry_findings(row, path, cfg, today))
+    findings.extend(_field_findings(row, path))
+    return findings
+
+
+def ledger_findings(ledger: FreezeLedger, cfg: Config, today: datetime.date) -> list[Finding]:
+    path = ledger.path
+    findings = []
+    if len(ledger.rows) > ledger.budget:
+        findings.append(Finding(path, ledger.budget_line or 1, 1, 'OG504',
+                                f'{len(ledger.rows)} freezes, over the budget of {ledger.budget}',
+                                'fix frozen tests and delete their rows; raising the budget is '
+                                'a change of its own that a person reviews'))
+    first_line: dict[str, int] = {}
+    for row in ledger.rows:
+        if row.id and row.id in first_line:
+            findings.append(Finding(path, row.line_of('id'), 1, 'OG505',
+                                    f'duplicate id {row.id} (first on line {first_line[row.id]})',
+                                    'give each freeze its own id; an id names one test'))
+        elif row.id:
+            first_line[row.id] = row.line_of('id')
+        findings.extend(row_findings(row, path, cfg, today))
+    return findings
+
+
+# -- rows 20 and 21: every frozen identity still names a test ---------------------------
+
+def grep_files(view: TreeView, words: Sequence[str], roots: Sequence[str]) -> list[str]:
+    """Tracked files under ``roots`` on this side of the change that contain a word."""
+    if not words or not roots:
+        return []
+    args = ['git', 'grep', '-l', '-z', '-w', '-F', '-I', '--full-name', '--no-color']
+    if view.rev == '':
+        args.append('--cached')
+    for word in sorted(set(words)):
+        args += ['-e', word]
+    if view.rev:
+        args.append(view.rev)
+    args += ['--', *roots]
+    proc = subprocess.run(args, cwd=view.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          stdin=subprocess.DEVNULL,
+                          env={**os.environ, 'GIT_LITERAL_PATHSPECS': '1'})
+    if proc.returncode not in (0, 1):  # 1 is "no match"
+        err = proc.stderr.decode('utf-8', 'replace').strip()
+        raise GitError('git', 0, f'`git grep` failed: {err}')
+    prefix = f'{view.rev}:' if view.rev else ''
+    return [os.fsdecode(p)[len(prefix):] for p in proc.stdout.split(b'\0') if p]
+
+
+def _last_name(identity: str) -> str:
+    return function_of(identity).rsplit('::', 1)[-1]
+
+
+def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
+                  ) -> tuple[set[str], list[str]]:
+    """(test identities, unparsable files) among tracked test files mentioning ``names``."""
+    found: set[str] = set()
+    unparsable = []
+    for path in grep_files(view, names, cfg.tests):
+        if not cfg.is_test_code(path):
+            continue
+        source = view.read(path)
+        if source is None:
+            continue
+        try:
+            tree = parse_python(source, path)
+        except ScanError:
+            unparsable.append(path)
+            continue
+        found.update(identity for identity, _ in test_functions(tree))
+    return found, unparsable
+
+
+def vanished_findings(ledger: FreezeLedger, view: TreeView, cfg: Config) -> list[Finding]:
+    rows = [r for r in ledger.rows if '::' in r.nodeid and r.identity.strip()]
+    found, unparsable = identities_in(view, cfg, [_last_name(r.identity) for r in rows])
+    findings = []
+    for row in rows:
+        if function_of(row.identity) in found:
+            continue  # the same identity in any file: moving a test keeps its freeze
+        old_file = row.nodeid.split('::', 1)[0]
+        why = f' ({", ".join(unparsable)} could not be parsed)' if unparsable else ''
+        findings.append(Finding(
+            ledger.path, row.line_of('nodeid'), 1, 'OG514',
+            f'{_name(row)}: frozen identity {row.identity} was renamed or deleted; '
+            f'no tracked test file defines it (it was in {old_file}){why}',
+            'restore the test under its old name; renaming a frozen test does not lift the '
+            'freeze. If the test is fixed, delete the row in a change of its own',
+        ))
+    return findings
+
+
+# -- row 27: loosening the ledger is a change of its own ---------------------------------
+
+def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow) -> str | None:
+    """``path:line`` of a skip/xfail that still names the row's id or silences its test."""
+    function = function_of(row.identity)
+    words = [w for w in (row.id, _last_name(row.identity)) if w]
+    for path in grep_files(view, words, cfg.tests):
+        source = view.read(path) if cfg.is_test_code(path) else None
+        if source is None:
+            continue
+        try:
+            tree = parse_python(source, path)
+        except ScanError:
+            continue
+        for silence in scan_silences(tree, source.decode('utf-8', 'replace')):
+            if row.id in silence.freeze_ids or function in map(function_of, silence.targets):
+                return f'{path}:{silence.line}'
+    return None
+
+
+def _counterpart(base_row: FreezeRow, new: FreezeLedger) -> FreezeRow | None:
+    """The new row for a base row: same id, or (renumbered) the same test."""
+    for row in new.rows:
+        if row.id and row.id == base_row.id:
+            return row
+    for row in new.rows:
+        if row.identity and function_of(row.identity) == function_of(base_row.identity):
+            return row
+    return None
+
+
+def loosening_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView, cfg: Config,
+                       others: Sequence[str]) -> list[Finding]:
+    shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
+    path = new.path
+    findings = []
+
+    def loosened(line: int, what: str) -> None:
+        findings.append(Finding(path, line, 1, 'OG515',
+                                f'{what} in the same change as {shown}; loosening must be a '
+                                'change of its own', OWN_CHANGE))
+
+    if isinstance(base.budget, int) and new.budget > base.budget:
+        loosened(new.budget_line or 1, f'budget raised from {base.budget} to {new.budget}')
+    for base_row in base.rows:
+        row = _counterpart(base_row, new)
+        name = base_row.id or base_row.identity
+        if row is None:
+            where = _still_silenced(view, cfg, base_row)
+            if where:
+                loosened(1, f'{name} deleted from the ledger while {where} still silences '
+                            f'{base_row.identity}')
+            continue
+        old, now = base_row.expires, row.expires
+        if old is not None and now is not None and now > old:
+            loosened(row.line_of('expires'),
+                     f'{name}: expiry moved from {old.isoformat()} to {now.isoformat()}')
+        if base_row.raw.get('agent_may_extend', False) is False and \
+                row.raw.get('agent_may_extend', False) is not False:
+            loosened(row.line_of('agent_may_extend'), f'{name}: agent_may_extend switched on')
+    return findings
+
+
+def change_findings(ctx: RunContext, new: FreezeLedger) -> list[Finding]:
+    missing = ctx.missing_base(HOOK)
+    if missing or not ctx.changes.has_base:
+        return missing
+    cfg, changes = ctx.cfg, ctx.changes
+    touched = changes.touched()
+    if cfg.ledger not in touched:
+        return []
+    others = sorted(p for p in touched if cfg.is_test_code(p) or cfg.is_src(p))
+    raw = changes.read_base(cfg.ledger)
+    if not others or raw is None:
+        return []  # alone, the ledger edit is the small diff a person reviews
+    try:
+        base = parse_ledger(raw, cfg.ledger)
+    except ConfigError:
+        return []  # a base nobody could read set no limit to loosen
+    return loosening_findings(base, new, changes.new, cfg, others)
+
+
+def check(ctx: RunContext) -> list[Finding]:
+    cfg = ctx.cfg
+    view = ctx.changes.new
+    ledger = load_ledger(view, cfg)
+    if ledger is None:
+        # No ledger now: nothing to validate, but deleting one is still judged against the base.
+        return change_findings(ctx, empty_ledger(cfg.ledger))
+    findings = ledger_findings(ledger, cfg, ctx.today)
+    findings.extend(vanished_findings(ledger, view, cfg))
+    findings.extend(change_findings(ctx, ledger))
+    return findings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_hook(check, argv, 'The freeze ledger is valid: budget, classes, owners, '
+                                 'expiry, and identities that still exist.')
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
