@@ -7,13 +7,13 @@ use for them and they are how a "billion laughs" document explodes.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from json.decoder import JSONDecodeError
 from typing import Any
 
 from oracle_guard.findings import ConfigError
-from oracle_guard.findings import line_of_offset
 
 
 class LinedDict(dict):  # type: ignore[type-arg]
@@ -39,14 +39,25 @@ def decode_text(raw: bytes, source: str) -> str:
 _WS = re.compile(r'[ \t\n\r]*')
 
 
+def _line_index(text: str):  # type: ignore[no-untyped-def]
+    """offset -> 1-based line, in O(log n): counting newlines per key is quadratic."""
+    newlines = [m.start() for m in re.finditer('\n', text)]
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_left(newlines, offset) + 1
+
+    return line_of
+
+
 def _make_object_parser(text: str, source: str):  # type: ignore[no-untyped-def]
     scan_string = json.decoder.scanstring
+    line_of = _line_index(text)
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
                      memo=None, _w=_WS.match):  # type: ignore[no-untyped-def]
         s, end = s_and_end
         result = LinedDict()
-        result.line = line_of_offset(text, end - 1)
+        result.line = line_of(end - 1)
         result.key_lines = {}
         end = _w(s, end).end()
         if s[end:end + 1] == '}':
@@ -55,7 +66,7 @@ def _make_object_parser(text: str, source: str):  # type: ignore[no-untyped-def]
             if s[end:end + 1] != '"':
                 raise JSONDecodeError('Expecting property name enclosed in double quotes',
                                       s, end)
-            key_line = line_of_offset(text, end)
+            key_line = line_of(end)
             key, end = scan_string(s, end + 1, strict)
             if key in result:
                 raise ConfigError(

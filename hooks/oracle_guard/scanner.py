@@ -13,6 +13,7 @@ the syntax tree that records each silence with the test identities it covers.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from dataclasses import dataclass
@@ -47,8 +48,17 @@ SILENCES = {
 }
 # Names that `from pytest import *` brings in.
 _PYTEST_STAR = ('mark', 'skip', 'xfail', 'importorskip', 'param')
+# The last name of every spelling in SILENCES (plus ``skipTest``): a silence is always
+# written on a line that holds one of them or a local name bound to one.
+_SILENCE_WORDS = (
+    'skip', 'skipif', 'xfail', 'importorskip', 'skipIf', 'skipUnless', 'expectedFailure',
+    'SkipTest', 'skipTest', 'Exception',
+)
 # A silence that takes no reason carries its freeze id in a comment on its line.
 _REASONLESS = ('expectedFailure',)
+# Calls that build a decorator: ``xfail_arm = pytest.mark.xfail(reason=...)`` silences
+# nothing until ``@xfail_arm`` is applied, and then silences that test.
+_DECORATOR_FACTORIES = ('unittest.skip', 'unittest.skipIf', 'unittest.skipUnless')
 
 
 class ScanError(Exception):
@@ -120,8 +130,10 @@ class ImportAliases:
 
     def __init__(self, tree: ast.Module) -> None:
         self.names: dict[str, str] = {}
+        # name -> the call it is bound to, for marks named at module or class level
+        self.named_marks: dict[str, ast.Call] = {}
         assignments = []
-        for node in ast.walk(tree):
+        for node in _statements(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -155,6 +167,9 @@ class ImportAliases:
                         changed = True
             if not changed:
                 break
+        for node in _outside_functions(tree):
+            if _is_named_mark(node, self):
+                self.named_marks[node.targets[0].id] = node.value  # type: ignore[attr-defined]
 
     def resolve(self, node: ast.AST) -> str | None:
         """``pt.mark.skip`` -> ``pytest.mark.skip`` when ``pt`` is pytest."""
@@ -164,6 +179,51 @@ class ImportAliases:
             base = self.resolve(node.value)
             return _canonical(f'{base}.{node.attr}') if base else None
         return None
+
+
+def _statements(tree: ast.Module) -> list[ast.stmt]:
+    """Every statement at any depth; imports and assignments never hide in expressions.
+
+    Walking statement lists only, not every expression node, is what keeps alias
+    collection cheap on large test files (``ast.walk`` visits ten times as many nodes).
+    """
+    found: list[ast.stmt] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        for name in ('body', 'orelse', 'finalbody', 'handlers', 'cases'):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                for child in block:
+                    if isinstance(child, ast.stmt):
+                        found.append(child)
+                    todo.append(child)  # an except handler or match case holds a body
+    return found
+
+
+def _outside_functions(tree: ast.Module) -> list[ast.AST]:
+    """Module- and class-level nodes, without descending into function bodies."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def _is_named_mark(node: ast.AST, aliases: ImportAliases) -> bool:
+    """``name = pytest.mark.xfail(...)``: a silence waiting to be applied by name."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+        return False
+    if node.targets[0].id == 'pytestmark':  # applied to the module or class right here
+        return False
+    name = aliases.resolve(node.value.func) or ''
+    return name in SILENCES and (name.startswith('pytest.mark.') or
+                                 name in _DECORATOR_FACTORIES)
 
 
 def _canonical(name: str) -> str:
@@ -228,14 +288,28 @@ def _reason_ids(call: ast.Call | None, node: ast.AST, lines: list[str], kind: st
 
 
 class _SilenceFinder(ast.NodeVisitor):
-    def __init__(self, aliases: ImportAliases, lines: list[str], module_tests: list[str]) -> None:
+    def __init__(self, aliases: ImportAliases, source_text: str, module_tests: list[str]) -> None:
+        lines = source_text.splitlines()
         self.aliases = aliases
         self.lines = lines
+        self.hit_lines = _hit_lines(source_text, aliases)
         self.module_tests = module_tests
         self.classes: list[tuple[ast.ClassDef, str]] = []  # (class, its Class:: prefix)
         self.function: str | None = None  # identity of the enclosing test-level function
         self.decorated: tuple[str, ...] | None = None  # targets while inside decorators
         self.silences: list[Silence] = []
+
+    def visit(self, node: ast.AST) -> None:
+        # A statement on no line that names a silence cannot hold one: skip its subtree.
+        first = getattr(node, 'lineno', None)
+        if first is not None:
+            for deco in getattr(node, 'decorator_list', ()):  # decorators precede `def`
+                first = min(first, deco.lineno)
+            at = bisect.bisect_left(self.hit_lines, first)
+            if at == len(self.hit_lines) or \
+                    self.hit_lines[at] > (getattr(node, 'end_lineno', None) or first):
+                return
+        super().visit(node)
 
     # -- where are we ------------------------------------------------------------------
     def _class_targets(self) -> tuple[str, ...]:
@@ -316,6 +390,12 @@ class _SilenceFinder(ast.NodeVisitor):
         if all(isinstance(t, ast.Name) and t.id != 'pytestmark' for t in node.targets) and \
                 self.aliases.resolve(node.value) in SILENCES:
             return
+        # `xfail_arm = pytest.mark.xfail(...)` outside a test: recorded where it is applied.
+        if self.function is None and isinstance(node.value, ast.Call) and \
+                self.aliases.named_marks.get(getattr(node.targets[0], 'id', '')) is node.value:
+            for arg in [*node.value.args, *node.value.keywords]:
+                self.visit(arg)
+            return
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
@@ -341,6 +421,11 @@ class _SilenceFinder(ast.NodeVisitor):
         return False
 
     def visit_Name(self, node: ast.Name) -> None:
+        call = self.aliases.named_marks.get(node.id)
+        if call is not None and isinstance(node.ctx, ast.Load):
+            name = self.aliases.resolve(call.func) or ''
+            self._record(node, SILENCES[name], call, f'{name} (as {node.id})')
+            return
         self._reference(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
@@ -348,10 +433,28 @@ class _SilenceFinder(ast.NodeVisitor):
             self.generic_visit(node)
 
 
+def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
+    """Line numbers that mention a silence word or a local name bound to a silence."""
+    words = set(_SILENCE_WORDS)
+    words.update(n for n, target in aliases.names.items() if target in SILENCES)
+    words.update(aliases.named_marks)
+    pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(words))) + r')\b')
+    # Count lines the way the parser does (\r\n, \r or \n), not like str.splitlines().
+    if '\r' in text:
+        text = text.replace('\r\n', '\n').replace('\r', '\n')
+    hits, line, pos = [], 1, 0
+    for match in pattern.finditer(text):
+        line += text.count('\n', pos, match.start())
+        pos = match.start()
+        if not hits or hits[-1] != line:
+            hits.append(line)
+    return hits
+
+
 def scan_silences(tree: ast.Module, source_text: str) -> list[Silence]:
     aliases = ImportAliases(tree)
     module_tests = [identity for identity, _ in test_functions(tree)]
-    finder = _SilenceFinder(aliases, source_text.splitlines(), module_tests)
+    finder = _SilenceFinder(aliases, source_text, module_tests)
     finder.visit(tree)
     return finder.silences
 
