@@ -20,6 +20,7 @@ from oracle_guard.gitrepo import EMPTY_TREE
 from oracle_guard.gitrepo import git
 from oracle_guard.gitrepo import GitError
 from oracle_guard.gitrepo import resolve
+from oracle_guard.gitrepo import resolve_or_none
 from oracle_guard.gitrepo import rev_exists
 from oracle_guard.gitrepo import TreeView
 
@@ -156,7 +157,7 @@ def detect_change_set(
             f'range {a}...{b}',
         )
     if not all_files:
-        head = resolve('HEAD', root) if rev_exists('HEAD', root) else None
+        head = resolve_or_none('HEAD', root)
         staged = _diff(root, head or EMPTY_TREE, cached=True)
         if staged:
             return ChangeSet(

@@ -145,8 +145,24 @@ def provenance_rows(cfg: Config, changes: ChangeSet, manifest: FixtureManifest,
     return [wanted[p] for p in sorted(wanted)]
 
 
+# A synthetic row's schema can live anywhere; a change to a file like this may matter.
+SCHEMA_SUFFIXES = ('.json', '.yaml', '.yml')
+
+
+def change_is_relevant(cfg: Config, touched: set[str]) -> bool:
+    """Whether a change can affect any fixture verdict: commits that touch no fixture,
+    manifest, trace store, ledger or possible schema cost nothing more."""
+    oracle = {cfg.manifest, cfg.traces, cfg.ledger}
+    return any(
+        p in oracle or p.startswith(cfg.fixtures) or p.endswith(SCHEMA_SUFFIXES)
+        for p in touched
+    )
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg, changes = ctx.cfg, ctx.changes
+    if changes.mode not in (ALL_FILES, NO_BASE) and not change_is_relevant(cfg, changes.touched()):
+        return []
     view = changes.new
     entries = {e.path: e for e in view.entries([cfg.fixtures]) if cfg.is_fixture(e.path)}
     manifest = load_manifest(view, cfg.manifest)

@@ -278,21 +278,30 @@ def read_lock(view: TreeView, cfg: Config) -> DomainLock:
     return read_lock_bytes(view.read(cfg.domain_lock), cfg.domain_lock)
 
 
+def _can_narrow(view: TreeView, path: str) -> bool:
+    raw = view.read(path)
+    return raw is not None and (might_hold_properties(raw) or _PROFILE_WORDS.search(raw) is not None)
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg, changes = ctx.cfg, ctx.changes
     view = changes.new
-    entries = view.entries()
-    modes = {e.path: e for e in entries}
     full = _full_scope(ctx, cfg)
     findings: list[Finding] = []
-
-    if full:
-        findings += check_shadowing(view, list(modes), set(modes))
-        test_paths = [p for p in modes if cfg.is_test_code(p)]
-    else:
+    if not full:
         added = changes.added_or_modified()
         findings += check_shadowing(view, added, None)
         test_paths = [p for p in added if cfg.is_test_code(p)]
+        if not any(_can_narrow(view, p) for p in test_paths):
+            # No changed file holds a property or a profile, and neither the lock, a
+            # conftest nor a config file changed: the cost stays with the change.
+            return findings
+
+    entries = view.entries()
+    modes = {e.path: e for e in entries}
+    if full:
+        findings += check_shadowing(view, list(modes), set(modes))
+        test_paths = [p for p in modes if cfg.is_test_code(p)]
 
     lock = read_lock(view, cfg)
     sources = ProfileSources()

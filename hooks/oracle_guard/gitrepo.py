@@ -69,6 +69,12 @@ def rev_exists(rev: str, cwd: str | None = None) -> bool:
     return git_ok('rev-parse', '--verify', '--quiet', f'{rev}^{{commit}}', cwd=cwd)
 
 
+def resolve_or_none(rev: str, cwd: str | None = None) -> str | None:
+    """The commit id of ``rev``, or None when it does not exist (one git call)."""
+    out = git('rev-parse', '--verify', '--quiet', f'{rev}^{{commit}}', cwd=cwd, check=False)
+    return out.decode().strip() or None
+
+
 def resolve(rev: str, cwd: str | None = None) -> str:
     return git('rev-parse', '--verify', f'{rev}^{{commit}}', cwd=cwd).decode().strip()
 
@@ -99,6 +105,9 @@ class TreeView:
     def __init__(self, root: str, rev: str | None) -> None:
         self.root = root
         self.rev = rev
+        # Several checks of one run read the same documents and test files; from the
+        # index or a commit each read is a git subprocess, so read each once.
+        self._read_cache: dict[str, bytes | None] = {}
 
     @property
     def label(self) -> str:
@@ -137,6 +146,11 @@ class TreeView:
 
     def read(self, path: str) -> bytes | None:
         """The bytes of a tracked file on this side, or None if it is not there."""
+        if path not in self._read_cache:
+            self._read_cache[path] = self._read(path)
+        return self._read_cache[path]
+
+    def _read(self, path: str) -> bytes | None:
         if self.rev is None:
             full = os.path.join(self.root, path)
             try:
