@@ -203,3 +203,22 @@ def test_hook_never_modifies_the_tree(guarded):
     guarded.run(main)
     guarded.run(main, '--all-files')
     assert guarded.snapshot() == before
+
+
+def test_verdict_does_not_depend_on_checkout_line_endings(guarded):
+    # The manifest hashes the bytes git records. With core.autocrlf=true the working
+    # tree holds CRLF, the blob LF: --all-files (working tree) must agree with a commit.
+    text = b'line one\nline two\n'
+    guarded.write('tests/fixtures/text/lines.txt', text)
+    add_row(guarded, 'text/lines.txt', text)
+    guarded.commit('text fixture')
+    guarded.git('config', 'core.autocrlf', 'true')
+    os.remove(os.path.join(guarded.path, 'tests/fixtures/text/lines.txt'))
+    guarded.git('checkout', '--', 'tests/fixtures/text/lines.txt')
+    assert guarded.read('tests/fixtures/text/lines.txt') == b'line one\r\nline two\r\n'
+    assert guarded.run(main, '--all-files').rc == 0
+    guarded.write('src/app.py', 'x = 1\n')
+    guarded.write('tests/fixtures/text/lines.txt', b'line one\r\nline 2\r\n')
+    guarded.add()
+    assert guarded.run(main).codes == ['OG101']  # a real edit still fails
+    assert guarded.run(main, '--all-files').codes == ['OG101']

@@ -1,6 +1,7 @@
 """``oracle-guard fixtures add|rehash|status`` end to end on temporary repositories."""
 from __future__ import annotations
 
+import os
 import json
 
 import pytest
@@ -337,3 +338,22 @@ def test_a_broken_manifest_is_a_clear_error_not_a_rewrite(guarded):
     assert result.rc == 2
     assert result.err.startswith(f'{MANIFEST}:1: duplicate key')
     assert guarded.read(MANIFEST) == before
+
+
+def test_add_hashes_the_bytes_git_records_under_autocrlf(repo):
+    from oracle_guard.check_fixture_manifest import main as hook
+    from oracle_guard.cli import main as cli
+
+    repo.write('tests/fixtures/manifest.json', '{"version": 1, "fixtures": {}}\n')
+    repo.write('tests/fixtures/lines.txt', b'one\ntwo\n')
+    repo.commit('text fixture, no row yet')
+    repo.git('config', 'core.autocrlf', 'true')
+    os.remove(os.path.join(repo.path, 'tests/fixtures/lines.txt'))
+    repo.git('checkout', '--', 'tests/fixtures/lines.txt')
+    assert repo.read('tests/fixtures/lines.txt') == b'one\r\ntwo\r\n'
+    result = repo.run(cli, 'fixtures', 'add', 'tests/fixtures/lines.txt', '--source', 'human',
+                      '--purpose', 'two lines')
+    assert result.rc == 0, result.err
+    repo.add()
+    assert repo.run(hook).rc == 0  # commit mode hashes the LF blob in the index
+    assert repo.run(hook, '--all-files').rc == 0

@@ -38,6 +38,16 @@ def sha256_of(view: TreeView, path: str) -> str | None:
     return digest.hexdigest()
 
 
+def recorded_sha256(view: TreeView, path: str, on_disk: str | None) -> str | None:
+    """The digest of the bytes git records, when the working tree differs from them.
+
+    The manifest holds the hash of the blob git stores, so the verdict cannot depend on
+    a platform's checkout conversion (``core.autocrlf``, ``eol`` attributes): a text
+    fixture checked out with CRLF still matches the LF blob it was recorded from.
+    """
+    return sha256_of(TreeView(view.root, ''), path) or on_disk
+
+
 def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
     if view is None:
         return None
@@ -104,6 +114,8 @@ def check_rows(cfg: Config, view: TreeView, rows: Sequence[FixtureRow],
         if len(row.sha256) != 64:
             continue  # already reported by the manifest parser (OG107)
         actual = sha256_of(view, row.path)
+        if actual != row.sha256 and view.rev is None:
+            actual = recorded_sha256(view, row.path, actual)
         if actual is None:
             findings.append(Finding(
                 cfg.manifest, row.line, 1, 'OG103',

@@ -30,6 +30,7 @@ from oracle_guard.fixture_provenance import parse_traces
 from oracle_guard.fixture_provenance import same_purpose
 from oracle_guard.fixture_provenance import SchemaBook
 from oracle_guard.gitrepo import git
+from oracle_guard.gitrepo import git_ok
 from oracle_guard.gitrepo import repo_root
 from oracle_guard.gitrepo import rev_exists
 from oracle_guard.gitrepo import split_z
@@ -120,7 +121,11 @@ class Workspace:
         os.replace(temp, target)
 
     def hash(self, path: str) -> str:
-        digest = sha256_of(self.tree, path)
+        # The hook compares with the bytes git records: for a file git sees as unmodified
+        # that is the index blob, whatever the checkout did to its line endings.
+        clean = git_ok('diff', '--quiet', '--', path, cwd=self.root) and \
+            git_ok('ls-files', '--error-unmatch', '--', path, cwd=self.root)
+        digest = sha256_of(TreeView(self.root, '') if clean else self.tree, path)
         if digest is None:
             raise ConfigError(path, 0, 'cannot read the file')
         return digest
