@@ -89,3 +89,33 @@ def test_detached_head_all_files(guarded):
     guarded.git('checkout', '-q', '--detach', 'HEAD')
     result = guarded.run(main, 'check', '--all-files')
     assert result.rc == 0, result.out + result.err
+
+
+def test_untracked_pyproject_cannot_reconfigure_a_commit(repo):
+    # Defaults apply to what git records; an untracked pyproject.toml on disk that points
+    # src and tests elsewhere must not switch the checks off for the staged change.
+    repo.write('src/app.py', 'x = 1\n')
+    repo.write('tests/properties/test_p.py', 'def test_p():\n    assert 1\n')
+    repo.write('tests/freeze_ledger.yaml', 'budget: 0\nfreezes: []\n')
+    repo.commit('baseline')
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["nowhere/"]\ntests = ["nowhere/"]\n')
+    repo.write('src/app.py', 'x = 2\n')
+    repo.write('tests/properties/test_p.py', 'import pytest\n\n@pytest.mark.skip\ndef test_p():\n    assert 1\n')
+    repo.add('src/app.py', 'tests/properties/test_p.py')
+    result = repo.run(main, 'check')
+    assert {'OG201', 'OG301'} <= set(result.codes), result.out
+
+
+def test_untracked_ledger_names_no_freeze_in_a_commit(repo):
+    from oracle_guard.check_named_freezes import main as named
+    repo.write('tests/test_a.py', 'def test_c():\n    assert 1\n')
+    repo.commit('baseline')
+    repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n'
+               '    nodeid: tests/test_a.py::test_c\n    class: time-dependent\n'
+               '    evidence: midnight\n    owner: alice\n    expires: 2026-12-31\n')
+    repo.write('tests/test_a.py', 'import pytest\n\n@pytest.mark.skip(reason="FZ-1")\ndef test_c():\n    assert 1\n')
+    repo.add('tests/test_a.py')
+    result = repo.run(named, '--today', '2026-11-29', 'tests/test_a.py')
+    assert result.codes == ['OG302']  # the ledger is not part of what is committed
+    repo.add('tests/freeze_ledger.yaml')
+    assert repo.run(named, '--today', '2026-11-29', 'tests/test_a.py').rc == 0

@@ -137,9 +137,16 @@ def range_env() -> tuple[str, str] | None:
     return None
 
 
+def staged_change(root: str) -> tuple[str | None, tuple[Change, ...]]:
+    """(HEAD or None when unborn, what is staged against it)."""
+    head = resolve_or_none('HEAD', root)
+    return head, _diff(root, head or EMPTY_TREE, cached=True)
+
+
 def detect_change_set(
         cfg: Config, *, from_ref: str | None = None, to_ref: str | None = None,
         all_files: bool = False,
+        staged: tuple[str | None, tuple[Change, ...]] | None = None,
 ) -> ChangeSet:
     root = cfg.root
     refs = (from_ref, to_ref) if from_ref and to_ref else range_env()
@@ -157,8 +164,7 @@ def detect_change_set(
             f'range {a}...{b}',
         )
     if not all_files:
-        head = resolve_or_none('HEAD', root)
-        staged = _diff(root, head or EMPTY_TREE, cached=True)
+        head, staged = staged if staged is not None else staged_change(root)
         if staged:
             return ChangeSet(
                 root, COMMIT, head or EMPTY_TREE, staged, TreeView(root, ''),

@@ -18,6 +18,7 @@ from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.fixture_provenance import ProvenanceCheck
 from oracle_guard.gitrepo import Entry
+from oracle_guard.gitrepo import git_ok
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.manifest import FixtureManifest
 from oracle_guard.manifest import FixtureRow
@@ -43,8 +44,11 @@ def recorded_sha256(view: TreeView, path: str, on_disk: str | None) -> str | Non
 
     The manifest holds the hash of the blob git stores, so the verdict cannot depend on
     a platform's checkout conversion (``core.autocrlf``, ``eol`` attributes): a text
-    fixture checked out with CRLF still matches the LF blob it was recorded from.
+    fixture checked out with CRLF still matches the LF blob it was recorded from, while
+    a file git itself sees as modified is judged on its bytes.
     """
+    if not git_ok('diff', '--quiet', '--', path, cwd=view.root):
+        return on_disk  # a real edit, not a checkout conversion: judge what is on disk
     return sha256_of(TreeView(view.root, ''), path) or on_disk
 
 

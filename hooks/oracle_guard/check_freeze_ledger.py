@@ -25,6 +25,7 @@ from oracle_guard.ledger import FreezeRow
 from oracle_guard.ledger import function_of
 from oracle_guard.ledger import NEVER_FREEZABLE
 from oracle_guard.ledger import parse_ledger
+from oracle_guard.ledger import read_ledger
 from oracle_guard.ledger import ROW_FIELDS
 from oracle_guard.ledger import ROW_MODES
 from oracle_guard.runner import RunContext
@@ -42,21 +43,7 @@ OWN_CHANGE = ('commit the ledger edit alone, in a change with no test or src/ ed
 
 def load_ledger(view: TreeView, cfg: Config) -> FreezeLedger | None:
     """The ledger on the judged side of the change; None when the repository has none."""
-    entries = view.entries([cfg.ledger])
-    if any(e.path == cfg.ledger and e.is_symlink for e in entries):
-        raise ConfigError(cfg.ledger, 1, 'the ledger is a symlink; it must be a regular file',
-                          'commit the ledger file itself, not a link to it')
-    raw = view.read(cfg.ledger)
-    if raw is None:
-        return None
-    ledger = parse_ledger(raw, cfg.ledger)
-    budget = ledger.budget
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        where = ledger.budget_line or 1
-        what = 'has no "budget"' if budget is None else f'"budget" is {budget!r}'
-        raise ConfigError(cfg.ledger, where, f'the ledger {what}; it must be a whole number >= 0',
-                          'write "budget: 0" and raise it only in a change of its own')
-    return ledger
+    return read_ledger(view, cfg.ledger)
 
 
 # -- rows 18 and 19: each row on its own, and the ledger as a whole ---------------------

@@ -16,7 +16,7 @@ from oracle_guard.ledger import empty_ledger
 from oracle_guard.ledger import FreezeLedger
 from oracle_guard.ledger import function_of
 from oracle_guard.ledger import NEVER_FREEZABLE
-from oracle_guard.ledger import parse_ledger
+from oracle_guard.ledger import read_ledger
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
 from oracle_guard.scanner import might_silence
@@ -24,17 +24,6 @@ from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_silences
 from oracle_guard.scanner import Silence
-
-
-def read_ledger(cfg: Config, view: TreeView | None = None) -> FreezeLedger:
-    if view is not None:
-        raw = view.read(cfg.ledger)
-        return empty_ledger(cfg.ledger) if raw is None else parse_ledger(raw, cfg.ledger)
-    try:
-        with open(os.path.join(cfg.root, cfg.ledger), 'rb') as f:
-            return parse_ledger(f.read(), cfg.ledger)
-    except FileNotFoundError:
-        return empty_ledger(cfg.ledger)
 
 
 def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
@@ -143,7 +132,10 @@ def check(ctx: RunContext) -> list[Finding]:
 
     def ledger() -> FreezeLedger:
         if not cache:
-            cache.append(read_ledger(cfg, view))
+            # The ledger on the judged side (the index during a commit, the to-ref of a
+            # range), the one check-freeze-ledger judges: an untracked ledger names nothing.
+            ledger_view = ctx.judged or TreeView(cfg.root, None)
+            cache.append(read_ledger(ledger_view, cfg.ledger) or empty_ledger(cfg.ledger))
         return cache[0]
 
     findings = []

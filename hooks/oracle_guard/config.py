@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from oracle_guard.findings import ConfigError
+from oracle_guard.gitrepo import TreeView
 
 PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'
@@ -184,16 +185,26 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
     return value
 
 
-def load_config(root: str) -> Config:
-    """Read ``[tool.oracle-guard]`` from the repository's pyproject.toml (if any)."""
-    path = os.path.join(root, PYPROJECT)
-    try:
-        with open(path, 'rb') as f:
-            raw = f.read()
-    except FileNotFoundError:
-        return Config(root=root)
-    except OSError as exc:
-        raise ConfigError(PYPROJECT, 0, f'cannot read: {exc.strerror}') from None
+def load_config(root: str, view: TreeView | None = None) -> Config:
+    """Read ``[tool.oracle-guard]`` from the repository's pyproject.toml (if any).
+
+    Hooks pass the side of the change they judge (the index during a commit, the to-ref
+    of a range): an untracked or unstaged pyproject.toml must not reconfigure a check.
+    Without a view (the pytest plugin, the human-run commands) the disk is read.
+    """
+    if view is not None:
+        raw = view.read(PYPROJECT)
+        if raw is None:
+            return Config(root=root)
+    else:
+        path = os.path.join(root, PYPROJECT)
+        try:
+            with open(path, 'rb') as f:
+                raw = f.read()
+        except FileNotFoundError:
+            return Config(root=root)
+        except (OSError) as exc:
+            raise ConfigError(PYPROJECT, 0, f'cannot read: {exc.strerror}') from None
     try:
         text = raw.decode('utf-8-sig')
     except UnicodeDecodeError as exc:
@@ -212,7 +223,8 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
         elif kind == 'int':
             group.add_argument(f'--{key}', type=int, metavar='N', dest=_attr(key))
         else:
-            group.add_argument(f'--{key}', metavar='PATH', dest=_attr(key))
+            metavar = 'REV' if kind == 'str' else 'PATH'
+            group.add_argument(f'--{key}', metavar=metavar, dest=_attr(key))
 
 
 def apply_arguments(cfg: Config, args: argparse.Namespace) -> Config:

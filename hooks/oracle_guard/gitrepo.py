@@ -150,6 +150,21 @@ class TreeView:
             self._read_cache[path] = self._read(path)
         return self._read_cache[path]
 
+    def read_document(self, path: str) -> bytes | None:
+        """An oracle document (config, manifest, ledger, lock, trace store), or None.
+
+        A symlink is refused: it could point anywhere, outside the repository included,
+        and what it points at is not what git records.
+        """
+        if self.rev is None:
+            is_link = os.path.islink(os.path.join(self.root, path))
+        else:
+            is_link = any(e.path == path and e.is_symlink for e in self.entries([path]))
+        if is_link:
+            raise ConfigError(path, 1, 'is a symlink; an oracle file must be a regular file '
+                              'in the repository', 'commit the file itself, not a link to it')
+        return self.read(path)
+
     def _read(self, path: str) -> bytes | None:
         if self.rev is None:
             full = os.path.join(self.root, path)

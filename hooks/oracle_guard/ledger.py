@@ -9,6 +9,7 @@ from typing import Any
 from oracle_guard.documents import LinedDict
 from oracle_guard.documents import load_yaml
 from oracle_guard.findings import ConfigError
+from oracle_guard.gitrepo import TreeView
 
 FREEZABLE = ('order-dependent', 'time-dependent')
 # Known classes that are never frozen, with what to do instead.
@@ -162,3 +163,22 @@ def parse_ledger(raw: bytes, path: str) -> FreezeLedger:
             raise ConfigError(path, data.line_of('freezes'), 'every freeze must be a mapping')
         rows.append(FreezeRow(item, getattr(item, 'line', 0)))
     return FreezeLedger(path, data.get('budget'), rows, data.line_of('budget'))
+
+
+def read_ledger(view: TreeView, path: str) -> FreezeLedger | None:
+    """The ledger on one side of a change; None when the repository has none.
+
+    The one loader every hook, command and the plugin use, so they agree on what a
+    readable ledger is: a regular file (no symlink), valid YAML, a whole-number budget.
+    """
+    raw = view.read_document(path)
+    if raw is None:
+        return None
+    ledger = parse_ledger(raw, path)
+    budget = ledger.budget
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
+        where = ledger.budget_line or 1
+        what = 'has no "budget"' if budget is None else f'"budget" is {budget!r}'
+        raise ConfigError(path, where, f'the ledger {what}; it must be a whole number >= 0',
+                          'write "budget: 0" and raise it only in a change of its own')
+    return ledger

@@ -16,6 +16,9 @@ from dataclasses import field
 from oracle_guard.changeset import ChangeSet
 from oracle_guard.changeset import detect_change_set
 from oracle_guard.changeset import NO_BASE
+from oracle_guard.changeset import Change
+from oracle_guard.changeset import range_env
+from oracle_guard.changeset import staged_change
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
@@ -23,6 +26,8 @@ from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import repo_root
+from oracle_guard.gitrepo import resolve_or_none
+from oracle_guard.gitrepo import TreeView
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
@@ -38,6 +43,9 @@ class RunContext:
     require_base: bool = False
     today: datetime.date = field(default_factory=datetime.date.today)
     notes: list[str] = field(default_factory=list)
+    staged: tuple[str | None, tuple[Change, ...]] | None = None  # asked of git once
+    # The side of the change documents are read from (see judged_view).
+    judged: TreeView | None = None
     _changes: ChangeSet | None = None
 
     @property
@@ -46,6 +54,7 @@ class RunContext:
         if self._changes is None:
             self._changes = detect_change_set(
                 self.cfg, from_ref=self.from_ref, to_ref=self.to_ref, all_files=self.all_files,
+                staged=self.staged,
             )
         return self._changes
 
@@ -88,14 +97,36 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> No
     add_config_arguments(parser)
 
 
+def judged_view(root: str, to_ref: str | None, all_files: bool
+                ) -> tuple[TreeView, tuple[str | None, tuple[Change, ...]] | None]:
+    """Where the configuration is read: the side of the change the run judges.
+
+    The to-ref of a range; the index when something is staged (an untracked or
+    unstaged pyproject.toml must not reconfigure a commit's checks); otherwise the
+    working tree, as ``pre-commit run --all-files`` sees it. Also returns what is
+    staged, so the change set does not ask git twice.
+    """
+    refs = (None, to_ref) if to_ref else range_env()
+    if refs:
+        rev = resolve_or_none(refs[1], root)
+        if rev:
+            return TreeView(root, rev), None
+    if all_files:
+        return TreeView(root, None), None
+    staged = staged_change(root)
+    return TreeView(root, '' if staged[1] else None), staged
+
+
 def context_from_args(args: argparse.Namespace) -> RunContext:
     if bool(args.from_ref) != bool(args.to_ref):
         raise ConfigError('command line', 0, '--from-ref and --to-ref go together')
     root = repo_root()
-    cfg = apply_arguments(load_config(root), args)
+    view, staged = judged_view(root, args.to_ref, args.all_files)
+    cfg = apply_arguments(load_config(root, view), args)
     ctx = RunContext(
         cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
         to_ref=args.to_ref, all_files=args.all_files, require_base=args.require_base,
+        staged=staged, judged=view,
     )
     if args.today:
         ctx.today = args.today
