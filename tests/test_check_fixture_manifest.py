@@ -222,3 +222,22 @@ def test_verdict_does_not_depend_on_checkout_line_endings(guarded):
     guarded.add()
     assert guarded.run(main).codes == ['OG101']  # a real edit still fails
     assert guarded.run(main, '--all-files').codes == ['OG101']
+
+
+def test_deleting_the_manifest_while_fixtures_remain_fails(guarded):
+    guarded.rm(MANIFEST)
+    result = guarded.run(main)
+    assert result.codes == ['OG108']
+    assert guarded.run(main, '--all-files').codes == ['OG102']
+
+
+def test_symlinked_manifest_is_refused_in_every_mode(guarded, tmp_path):
+    outside = tmp_path / 'manifest.json'
+    outside.write_bytes(guarded.read(MANIFEST))
+    os.remove(os.path.join(guarded.path, MANIFEST))
+    os.symlink(str(outside), os.path.join(guarded.path, MANIFEST))
+    guarded.commit('link the manifest')
+    for args in ((), ('--all-files',), ('--from-ref', 'HEAD^', '--to-ref', 'HEAD')):
+        result = guarded.run(main, *args)
+        assert result.rc == 2, args
+        assert f'{MANIFEST}:1: is a symlink' in result.err

@@ -210,3 +210,32 @@ def test_without_filenames_the_staged_test_files_are_checked(repo):
     repo.write('tests/test_a.py', 'import pytest\n\n@pytest.mark.skip\ndef test_a():\n    assert 1\n')
     repo.add()
     assert repo.run(main).codes == ['OG301']
+
+
+@pytest.mark.parametrize('source', [
+    'from _pytest.outcomes import Skipped\n\ndef test_a():\n    raise Skipped("flaky")\n',
+    'from _pytest.outcomes import XFailed\n\ndef test_a():\n    raise XFailed("later")\n',
+    'def test_a(request):\n    request.node.add_marker("xfail")\n',
+    'def test_a(request):\n    request.applymarker("skip")\n',
+], ids=['raise Skipped', 'raise XFailed', 'add_marker by name', 'applymarker by name'])
+def test_outcome_exceptions_and_markers_by_name_are_silences(repo, source):
+    assert run(repo, source).codes == ['OG301']
+
+
+def test_silence_on_a_base_class_without_tests_cannot_carry_a_freeze(repo):
+    # The base class defines no test, so whatever it silences (its subclasses' tests)
+    # cannot be matched against the one test a ledger row names.
+    source = ('import pytest\n\nclass Base:\n    pytestmark = pytest.mark.skip(reason="FZ-14")\n\n'
+              'class TestParse(Base):\n    def test_a(self):\n        assert 0\n'
+              '    def test_crlf_roundtrip(self):\n        assert 0\n')
+    result = run(repo, source)
+    assert result.codes == ['OG306']
+    assert 'silences no test this file defines' in result.out
+
+
+def test_valid_python_too_deep_to_walk_is_reported_not_a_traceback(repo):
+    source = 'import pytest\nx = pytest.skip or ' + '+'.join(['1'] * 3000) + '\n\ndef test_a():\n    pass\n'
+    result = run(repo, source)
+    assert result.rc == 1
+    assert result.codes == ['OG307']
+    assert 'Traceback' not in result.err

@@ -55,7 +55,7 @@ def recorded_sha256(view: TreeView, path: str, on_disk: str | None) -> str | Non
 def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
     if view is None:
         return None
-    raw = view.read(path)
+    raw = view.read_document(path)
     return None if raw is None else parse_manifest(raw, path)
 
 
@@ -184,6 +184,12 @@ def check(ctx: RunContext) -> list[Finding]:
     manifest = load_manifest(view, cfg.manifest)
     whole_tree = changes.mode in (ALL_FILES, NO_BASE)
     if manifest is None:
+        if not whole_tree and entries and changes.read_base(cfg.manifest) is not None:
+            return [Finding(
+                cfg.manifest, 1, 1, 'OG108',
+                f'the manifest was deleted while {len(entries)} fixture file(s) remain',
+                f'restore it: git checkout HEAD -- {cfg.manifest}',
+            )]
         paths = sorted(entries) if whole_tree else [
             p for p in changes.added_or_modified() if p in entries
         ]

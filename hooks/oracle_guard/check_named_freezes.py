@@ -44,6 +44,14 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
                      f'{len(silence.targets)} tests; a freeze names one test',
             'move the marker onto the one test the ledger row names',
         ))
+    elif not silence.targets:
+        # A base class or a module without tests of its own: what it silences is out of
+        # sight (subclasses, other modules), so no row can be checked against it.
+        findings.append(finding(
+            'OG306', f'{silence.code} at {silence.scope} level silences no test this file '
+                     'defines (a base class or shared module); a freeze names one test',
+            'put the marker on the test itself',
+        ))
     rows = ledger.by_id()
     for freeze_id in silence.freeze_ids:
         row = rows.get(freeze_id)
@@ -81,14 +89,13 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     if not might_silence(source):
         return []
     try:
-        tree = parse_python(source, path)
+        silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'))
     except ScanError as exc:
         return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
                         'make the file valid Python 3 (UTF-8): a test file nobody can parse '
                         'cannot be checked')]
-    text = source.decode('utf-8', 'replace')
     findings = []
-    for silence in scan_silences(tree, text):
+    for silence in silences:
         if silence.kind in cfg.allow_silences:
             continue
         findings.extend(judge_silence(path, silence, ledger_loader(), today))

@@ -21,7 +21,7 @@ from dataclasses import field
 
 # Every silence spelling contains one of these words, whatever it is imported as:
 # an alias still has to import the original name once.
-_MARKER = re.compile(rb'skip|Skip|xfail|expectedFailure')
+_MARKER = re.compile(rb'skip|Skip|xfail|XFail|expectedFailure')
 FREEZE_ID = re.compile(r'\bFZ-\d+\b')
 
 # Where the real objects live, so that `from _pytest.outcomes import skip` and
@@ -40,6 +40,9 @@ SILENCES = {
     'pytest.xfail': 'xfail',
     'pytest.xfail.Exception': 'xfail',
     'pytest.importorskip': 'importorskip',
+    # The exceptions pytest.skip() and pytest.xfail() raise, raised directly.
+    'pytest.Skipped': 'skip',
+    'pytest.XFailed': 'xfail',
     'unittest.skip': 'unittest-skip',
     'unittest.skipIf': 'unittest-skip',
     'unittest.skipUnless': 'unittest-skip',
@@ -52,8 +55,11 @@ _PYTEST_STAR = ('mark', 'skip', 'xfail', 'importorskip', 'param')
 # written on a line that holds one of them or a local name bound to one.
 _SILENCE_WORDS = (
     'skip', 'skipif', 'xfail', 'importorskip', 'skipIf', 'skipUnless', 'expectedFailure',
-    'SkipTest', 'skipTest', 'Exception',
+    'SkipTest', 'skipTest', 'Exception', 'Skipped', 'XFailed',
 )
+# ``request.node.add_marker("xfail")``: a marker added by name at run time.
+_MARKER_ADDERS = ('add_marker', 'applymarker')
+_MARKERS_BY_NAME = {'skip': 'skip', 'skipif': 'skipif', 'xfail': 'xfail'}
 # A silence that takes no reason carries its freeze id in a comment on its line.
 _REASONLESS = ('expectedFailure',)
 # Calls that build a decorator: ``xfail_arm = pytest.mark.xfail(reason=...)`` silences
@@ -405,6 +411,12 @@ class _SilenceFinder(ast.NodeVisitor):
             for arg in [*node.args, *node.keywords]:
                 self.visit(arg)
             return
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _MARKER_ADDERS and \
+                node.args and isinstance(node.args[0], ast.Constant) and \
+                node.args[0].value in _MARKERS_BY_NAME:
+            kind = _MARKERS_BY_NAME[node.args[0].value]
+            self._record(node, kind, node, f'{node.func.attr}({node.args[0].value!r})')
+            return
         if isinstance(node.func, ast.Attribute) and node.func.attr == 'skipTest':
             self._record(node, 'skipTest', node, 'skipTest')
             self.visit(node.func.value)
@@ -452,19 +464,25 @@ def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
 
 
 def scan_silences(tree: ast.Module, source_text: str) -> list[Silence]:
-    aliases = ImportAliases(tree)
-    module_tests = [identity for identity, _ in test_functions(tree)]
-    finder = _SilenceFinder(aliases, source_text, module_tests)
-    finder.visit(tree)
+    try:
+        aliases = ImportAliases(tree)
+        module_tests = [identity for identity, _ in test_functions(tree)]
+        finder = _SilenceFinder(aliases, source_text, module_tests)
+        finder.visit(tree)
+    except RecursionError:  # valid Python nested deeper than a tree walk can follow
+        raise ScanError(1, 1, 'is nested too deeply to be scanned') from None
     return finder.silences
 
 
 def scan_tests(tree: ast.Module) -> list[TestFunction]:
-    aliases = ImportAliases(tree)
-    tests = []
-    for identity, node in test_functions(tree):
-        does, given = _does_something(node, aliases)
-        tests.append(TestFunction(identity, node.lineno, does, given))  # type: ignore[attr-defined]
+    try:
+        aliases = ImportAliases(tree)
+        tests = []
+        for identity, node in test_functions(tree):
+            does, given = _does_something(node, aliases)
+            tests.append(TestFunction(identity, node.lineno, does, given))  # type: ignore[attr-defined]
+    except RecursionError:
+        raise ScanError(1, 1, 'is nested too deeply to be scanned') from None
     return tests
 
 
