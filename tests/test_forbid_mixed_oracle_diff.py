@@ -179,3 +179,30 @@ def test_src_roots_from_hook_args_override_config(guarded):
     guarded.add()
     assert guarded.run(main).rc == 0
     assert guarded.run(main, '--src', 'lib/').codes == ['OG201']
+
+
+@pytest.mark.parametrize('path, text', [
+    ('pyproject.toml', None),
+    ('pytest.ini', '[pytest]\naddopts = --ignore=tests/properties\n'),
+    ('tox.ini', '[tox]\nenvlist = py311\n\n[pytest]\naddopts = -p no:oracle_guard\n'),
+    ('setup.cfg', '[tool:pytest]\naddopts = --deselect tests/test_app.py::test_parse\n'),
+])
+def test_src_change_with_pytest_collection_config_change_fails(guarded, path, text):
+    if text is None:
+        text = guarded.read('pyproject.toml').decode() + \
+            '\n[tool.pytest.ini_options]\naddopts = "--ignore=tests/properties"\n'
+    touch_src(guarded)
+    guarded.write(path, text)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert 'what pytest runs' in result.out
+
+
+def test_src_change_with_unrelated_tox_section_passes(guarded):
+    guarded.write('tox.ini', '[tox]\nenvlist = py311\n\n[pytest]\nxfail_strict = true\n')
+    guarded.commit('tox')
+    touch_src(guarded)
+    guarded.write('tox.ini', '[tox]\nenvlist = py311,py312\n\n[pytest]\nxfail_strict = true\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0

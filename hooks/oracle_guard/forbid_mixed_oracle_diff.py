@@ -28,6 +28,40 @@ def _table(raw: bytes | None) -> object:
         return ('unreadable', raw)
 
 
+def _pytest_table(raw: bytes | None) -> object:
+    """``[tool.pytest.ini_options]``: what pytest collects and how is oracle too."""
+    if raw is None or b'pytest' not in raw:
+        return None
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover (Python < 3.11)
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        tool = tomllib.loads(raw.decode('utf-8-sig')).get('tool')
+    except (ValueError, UnicodeDecodeError):
+        return ('unreadable', raw)
+    return tool.get('pytest') if isinstance(tool, dict) else None
+
+
+def _ini_section(raw: bytes | None, section: str) -> object:
+    if raw is None or section.encode() not in raw:
+        return None
+    import configparser
+
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(raw.decode('utf-8-sig'))
+    except (configparser.Error, UnicodeDecodeError):
+        return ('unreadable', raw)
+    return dict(parser[section]) if parser.has_section(section) else None
+
+
+# pytest configuration outside pyproject.toml: (file, the section pytest reads there).
+# --ignore, --deselect, -p no:oracle_guard or a narrower testpaths silence tests as
+# surely as a skip marker does.
+PYTEST_CONFIG = (('pytest.ini', 'pytest'), ('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest'))
+
+
 def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
     """Rows that existed at the base and were edited or removed; new rows are fine."""
     base = base_manifest_or_none(changes, path)
@@ -68,9 +102,16 @@ def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
             found.append((path, 'human-owned property test'))
         elif path in oracle_files:
             found.append((path, 'oracle file'))
-    if PYPROJECT in touched and \
-            _table(changes.read_base(PYPROJECT)) != _table(changes.read_new(PYPROJECT)):
-        found.append((PYPROJECT, '[tool.oracle-guard] table'))
+    if PYPROJECT in touched:
+        base, new = changes.read_base(PYPROJECT), changes.read_new(PYPROJECT)
+        if _table(base) != _table(new):
+            found.append((PYPROJECT, '[tool.oracle-guard] table'))
+        if _pytest_table(base) != _pytest_table(new):
+            found.append((PYPROJECT, '[tool.pytest.ini_options] (what pytest runs)'))
+    for path, section in PYTEST_CONFIG:
+        if path in touched and _ini_section(changes.read_base(path), section) != \
+                _ini_section(changes.read_new(path), section):
+            found.append((path, f'[{section}] section (what pytest runs)'))
     for manifest in sorted({c.manifest for c in cfgs} & touched):
         rows = changed_manifest_rows(changes, manifest)
         if rows:
