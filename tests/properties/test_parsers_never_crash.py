@@ -124,3 +124,33 @@ def test_config_reader_never_crashes(text):
         config_from_table('/repo', table, text)
     except ConfigError as exc:
         assert exc.path == 'pyproject.toml'
+
+
+lock_fields = st.dictionaries(
+    st.sampled_from(['max_examples', 'deadline_ms', 'seed', 'derandomize', 'min_size',
+                     'max_size', 'alphabet', 'filters', 'args', 'phases', 'bogus']),
+    json_values, max_size=5,
+)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.binary(max_size=2048))
+def test_domain_lock_parser_never_crashes_on_bytes(raw):
+    from oracle_guard.domain_lock import parse_lock
+    try:
+        parse_lock(raw, 'tests/domain_lock.json')
+    except ConfigError as exc:
+        assert exc.path == 'tests/domain_lock.json'
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.dictionaries(st.text(max_size=12), lock_fields, max_size=4))
+def test_domain_lock_parser_never_crashes_on_documents(properties):
+    from oracle_guard.domain_lock import parse_lock
+    raw = json.dumps({'version': 1, 'properties': properties}).encode()
+    try:
+        lock = parse_lock(raw, 'tests/domain_lock.json')
+    except ConfigError as exc:
+        assert exc.line >= 0
+    else:
+        assert set(lock.entries) <= set(properties)
