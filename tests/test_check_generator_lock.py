@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import PROPERTY_TEST
 
 from oracle_guard.check_generator_lock import main
 
@@ -449,3 +450,224 @@ def test_static_hook_never_imports_hypothesis(guarded):
     proc = subprocess.run((sys.executable, '-c', code), cwd=guarded.path,
                           capture_output=True, text=True)
     assert proc.stdout.split()[-2:] == ['0', 'False'], proc.stdout + proc.stderr
+
+
+# -- review findings: properties that drop out of view, generation switched off ------------
+
+def test_given_bound_to_a_module_name_is_still_a_property(guarded):
+    lock(guarded, {'test_parse_never_throws': {'max_examples': 100, 'max_size': 4096}})
+    prop(guarded, '''\
+        from hypothesis import given, settings, strategies as st
+
+        tiny = given(st.binary(max_size=1))
+
+
+        @settings(max_examples=1)
+        @tiny
+        def test_parse_never_throws(buf):
+            assert isinstance(buf, bytes)
+        ''')
+    result = run_all(guarded)
+    assert result.codes == ['OG602', 'OG602'], result.out
+    assert 'max_examples: locked at 100, live value 1' in result.out
+    assert 'max_size: locked at 4096, live value 1' in result.out
+
+
+def test_given_name_bound_twice_is_a_property_with_unverifiable_strategies(guarded):
+    lock(guarded, {'test_parse_never_throws': {'max_size': 4096}})
+    prop(guarded, '''\
+        import os
+
+        from hypothesis import given, strategies as st
+
+        if os.environ.get("FAST"):
+            drawn = given(st.binary(max_size=1))
+        else:
+            drawn = given(st.binary(max_size=4096))
+
+
+        @drawn
+        def test_parse_never_throws(buf):
+            assert isinstance(buf, bytes)
+        ''')
+    result = run_all(guarded)
+    assert result.codes == ['OG603'], result.out
+    assert 'drawn is bound more than once' in result.out
+
+
+REPLACED_BY_PARAMETRIZE = '''\
+    import pytest
+
+
+    @pytest.mark.parametrize("buf", [b""])
+    def test_parse_never_throws(buf):
+        assert isinstance(buf, bytes)
+    '''
+
+
+def test_locked_property_replaced_by_parametrize_fails_in_every_scope(guarded):
+    prop(guarded, REPLACED_BY_PARAMETRIZE)
+    guarded.write('src/app.py', 'def parse(b):\n    return b[:1]\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG609'], result.out
+    assert f'{LOCK}:3:1: OG609 test_parse_never_throws: locked property no longer exists' \
+        in result.out
+    assert 'tests/properties/test_parse.py at the base revision' in result.out
+    assert run_all(guarded).codes == ['OG609']
+
+
+def test_deleted_test_file_with_a_locked_property_fails(guarded):
+    guarded.rm('tests/properties/test_parse.py')
+    guarded.write('src/app.py', 'def parse(b):\n    return b[:1]\n')
+    guarded.add()
+    assert guarded.run(main).codes == ['OG609']
+
+
+def test_locked_property_vanishing_in_a_pull_request_range_fails(guarded):
+    base = guarded.git('rev-parse', 'HEAD').strip()
+    prop(guarded, REPLACED_BY_PARAMETRIZE)
+    guarded.commit('no more property')
+    result = guarded.run(main, '--from-ref', base, '--to-ref', 'HEAD')
+    assert result.codes == ['OG609'], result.out
+
+
+def test_locked_property_moved_to_another_file_passes(guarded):
+    moved = guarded.read('tests/properties/test_parse.py')
+    guarded.rm('tests/properties/test_parse.py')
+    guarded.write('tests/test_moved_here.py', moved, dedent=False)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 0, result.out
+    assert run_all(guarded).rc == 0
+
+
+def test_property_still_defined_in_an_untouched_file_passes(guarded):
+    guarded.write('tests/test_other.py', PROPERTY_TEST.replace('bytes)', 'bytes) or True'))
+    guarded.commit('the same property in a second file')
+    prop(guarded, REPLACED_BY_PARAMETRIZE)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 0, result.out
+
+
+def test_retiring_a_property_with_its_lock_entry_alone_passes(guarded):
+    guarded.rm('tests/properties/test_parse.py')
+    lock(guarded, {})
+    guarded.add()
+    result = guarded.run(main)
+    assert result.rc == 0, result.out
+    guarded.write('src/app.py', 'def parse(b):\n    return b[:1]\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG606'] and 'entry removed' in result.out
+
+
+def test_phases_without_generate_count_as_zero_examples(guarded):
+    prop(guarded, '''\
+        from hypothesis import given, Phase, settings, strategies as st
+
+
+        @settings(max_examples=500, phases=[Phase.explicit])
+        @given(st.binary())
+        def test_parse_never_throws(buf):
+            assert isinstance(buf, bytes)
+        ''')
+    guarded.write('src/app.py', 'def parse(b):\n    return b[:1]\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG602'], result.out
+    assert 'tests/properties/test_parse.py:4:36: OG602' in result.out
+    assert 'max_examples: locked at 100, live value 0 (phases ["explicit"] leave out ' \
+        '"generate"' in result.out
+
+
+def test_profile_without_generate_phase_governs_a_test_setting_max_examples(guarded):
+    guarded.write('tests/conftest.py', '''\
+        from hypothesis import Phase, settings
+
+        settings.register_profile("replay", phases=[Phase.explicit, Phase.reuse])
+        settings.load_profile("replay")
+        ''')
+    prop(guarded, PROPERTY_TEST.replace('@given', '@settings(max_examples=500)\n@given')
+         .replace('given, ', 'given, settings, '), )
+    result = run_all(guarded)
+    assert result.codes == ['OG605', 'OG605'], result.out
+    assert 'live value 0 (phases ["explicit", "reuse"] leave out "generate"' in result.out
+
+
+@pytest.mark.parametrize('strategy', ['st.binary(max_size=1024).map(lambda b: b[:1])',
+                                      'st.just(1).flatmap(lambda n: st.binary(max_size=n))'])
+def test_map_on_a_locked_strategy_counts_against_filters(guarded, strategy):
+    lock(guarded, {'test_p': {'max_size': 1024}})
+    prop(guarded, f'''\
+        from hypothesis import given, strategies as st
+
+
+        @given({strategy})
+        def test_p(b):
+            assert len(b) <= 1024
+        ''')
+    result = run_all(guarded)
+    assert 'OG604' in result.codes, result.out
+    assert '1 .filter()/assume() call(s) but the lock allows 0' in result.out
+
+
+def test_map_allowed_by_the_lock_passes(guarded):
+    lock(guarded, {'test_p': {'max_size': 1024, 'filters': 1}})
+    prop(guarded, '''\
+        from hypothesis import given, strategies as st
+
+
+        @given(st.binary(max_size=1024).map(bytes))
+        def test_p(b):
+            assert len(b) <= 1024
+        ''')
+    result = run_all(guarded)
+    assert result.rc == 0, result.out
+
+
+def test_commit_mode_reads_only_the_conftests_that_mention_profiles(guarded, monkeypatch,
+                                                                    tmp_path):
+    for i in range(30):
+        guarded.write(f'tests/unit{i}/conftest.py', 'import pytest\n')
+    guarded.write('tests/unit0/deep/conftest.py', '''\
+        from hypothesis import settings
+
+        settings.register_profile("quick", max_examples=5)
+        settings.load_profile("quick")
+        ''')
+    guarded.commit('many conftests, one weak profile')
+    prop(guarded, PROPERTY_TEST.replace('bytes)', 'bytes) or True'))
+    guarded.add()
+    trace = tmp_path / 'git-trace.txt'
+    monkeypatch.setenv('GIT_TRACE', str(trace))
+    result = guarded.run(main)
+    monkeypatch.delenv('GIT_TRACE')
+    assert result.codes == ['OG605', 'OG605'], result.out  # the one that matters is read
+    reads = [line for line in trace.read_text().splitlines()
+             if 'built-in: git cat-file' in line]
+    assert len(reads) < 8, '\n'.join(reads)
+    whole_tree = [line for line in trace.read_text().splitlines()
+                  if line.rstrip().endswith('git ls-files -s -z')]
+    assert not whole_tree
+
+
+def test_commit_mode_honours_git_index_file(guarded, monkeypatch):
+    guarded.write('tests/conftest.py', '''\
+        from hypothesis import settings
+
+        settings.register_profile("quick", max_examples=5)
+        settings.load_profile("quick")
+        ''')
+    guarded.add()  # staged in the default index, not part of the commit below
+    assert set(guarded.run(main).codes) == {'OG605'}
+    other = os.path.join(guarded.path, '.git', 'other-index')
+    env = {**os.environ, 'GIT_INDEX_FILE': other}
+    prop(guarded, PROPERTY_TEST.replace('bytes)', 'bytes) or True'))
+    subprocess.run(('git', 'read-tree', 'HEAD'), cwd=guarded.path, env=env, check=True)
+    subprocess.run(('git', 'add', 'tests/properties/test_parse.py'), cwd=guarded.path,
+                   env=env, check=True)
+    monkeypatch.setenv('GIT_INDEX_FILE', other)  # `git commit tests/properties/test_parse.py`
+    result = guarded.run(main)
+    assert result.rc == 0, result.out

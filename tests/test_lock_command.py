@@ -120,3 +120,23 @@ def test_lock_refuses_a_malformed_lock(guarded):
     result = guarded.run(main)
     assert result.rc == 2
     assert result.err.startswith('tests/domain_lock.json:1: t: max_examples must be')
+
+
+def test_lock_counts_map_as_a_filter_and_skips_examples_never_generated(guarded):
+    guarded.write('tests/test_x.py', '''\
+        from hypothesis import given, Phase, settings, strategies as st
+
+
+        @settings(max_examples=500, phases=[Phase.explicit])
+        @given(st.binary(max_size=64).map(bytes))
+        def test_x(buf):
+            assert buf is not None
+        ''')
+    result = guarded.run(main)
+    assert 'test_x: max_examples not locked: phases ["explicit"] leave out "generate"' \
+        in result.out
+    entry = json.loads(guarded.read(LOCK))['properties']['test_x']
+    assert entry == {'deadline_ms': 200, 'filters': 1, 'max_size': 64,
+                     'phases': ['explicit']}
+    guarded.add()
+    assert guarded.run(check_generator_lock.main, '--all-files').rc == 0

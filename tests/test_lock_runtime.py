@@ -143,7 +143,9 @@ def test_positional_and_keyword_strategy_bounds_are_compared(project):
     assert 'test_x.py::TestK::test_keyword' in text
     assert 'args.n.max_value: locked at 1000, live value 10' in text
     assert 'args.xs.min_size: locked at 0, live value 2' in text
-    assert len(problems) == 4
+    assert 'test_x.py::test_positional: tests less than its lock (tests/domain_lock.json): ' \
+        'filters: locked at 0, live value 1' in text  # .filter(bool), as the static hook
+    assert len(problems) == 5
 
 
 def test_seed_and_derandomize_and_deadline_are_compared(project):
@@ -205,3 +207,42 @@ def test_real_plugin_fails_the_session_on_lock_drift(pytester):
     assert result.ret != 0
     result.stdout.fnmatch_lines(['*max_examples: locked at 100, live value 4*'])
     assert 'no example may run' not in result.stdout.str()
+
+
+def test_phases_without_generate_count_as_zero_examples(project):
+    lock(project, {'test_p': {'max_examples': 100}})
+    project.makepyfile(test_x='''
+        from hypothesis import given, Phase, settings, strategies as st
+
+        PHASES = [Phase.explicit] if "x" else list(Phase)
+
+        @settings(max_examples=500, phases=PHASES)
+        @given(st.binary())
+        def test_p(buf):
+            pass
+        ''')
+    result, problems = run(project)
+    assert result.ret == 9
+    assert problems == [('test_x.py::test_p: tests less than its lock (tests/domain_lock.json): '
+                         'max_examples: locked at 100, live value 0 (phases ["explicit"] leave '
+                         'out "generate": no example is generated)')]
+
+
+def test_map_on_a_strategy_counts_against_filters(project):
+    lock(project, {'test_p': {'max_size': 1024}, 'test_q': {'filters': 1}})
+    project.makepyfile(test_x='''
+        from hypothesis import given, strategies as st
+
+        @given(st.binary(max_size=1024).map(lambda b: b[:1]))
+        def test_p(buf):
+            pass
+
+        @given(st.binary().map(bytes))
+        def test_q(buf):
+            pass
+        ''')
+    result, problems = run(project)
+    assert result.ret == 9
+    assert problems == [('test_x.py::test_p: tests less than its lock (tests/domain_lock.json): '
+                         'filters: locked at 0, live value 1 (.map()/.filter()/.flatmap() on '
+                         'its strategies)')]

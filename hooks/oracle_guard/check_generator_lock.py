@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+import subprocess
 from collections.abc import Sequence
+from typing import Any
 
 from oracle_guard.changeset import ALL_FILES
+from oracle_guard.changeset import ChangeSet
 from oracle_guard.changeset import NO_BASE
 from oracle_guard.config import Config
 from oracle_guard.domain_lock import compare_entry
@@ -20,11 +23,19 @@ from oracle_guard.domain_lock import is_unverifiable
 from oracle_guard.domain_lock import LockEntry
 from oracle_guard.domain_lock import loosened_entries
 from oracle_guard.domain_lock import read_lock_bytes
+from oracle_guard.domain_lock import render
 from oracle_guard.domain_lock import SETTINGS_FIELDS
+from oracle_guard.domain_lock import skips_generation
+from oracle_guard.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import Entry
+from oracle_guard.gitrepo import GitError
+from oracle_guard.gitrepo import split_z
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.property_reader import BUILTIN_PROFILES
+from oracle_guard.property_reader import CONFIG_DIRS
+from oracle_guard.property_reader import CONFIG_FILES
 from oracle_guard.property_reader import is_config_file
 from oracle_guard.property_reader import Profile
 from oracle_guard.property_reader import profile_values
@@ -147,16 +158,42 @@ class ProfileCandidates:
         return profile_values(name, self.profiles)
 
 
+def _own_phases(prop: PropertyTest, candidates: ProfileCandidates) -> Any:
+    """The phases the test sets itself or inherits from its parent; None: the profile's."""
+    if 'phases' in prop.settings:
+        return prop.settings['phases'].value
+    if prop.parent is None:
+        return None
+    if is_unverifiable(prop.parent):
+        return prop.parent
+    return profile_values(prop.parent, candidates.profiles).get('phases')  # type: ignore[arg-type]
+
+
+def _no_generation_note(phases: Any) -> str:
+    return f' (phases {render(phases)} leave out "generate": no example is generated)'
+
+
 def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates
                    ) -> list[Finding]:
     findings = []
     settings: dict = {}
     where: dict[str, tuple[int, int]] = {}
     ambient = []
+    phases = _own_phases(prop, candidates)
+    notes: dict[str, str] = {}
     for name in entry.fields:
         if name not in SETTINGS_FIELDS:
             continue
-        if name in prop.settings:
+        if name == 'max_examples' and skips_generation(phases):
+            settings[name] = 0
+            notes[name] = _no_generation_note(phases)
+            located = prop.settings.get('phases')
+            where[name] = (located.line, located.col) if located else (prop.line, prop.col)
+        elif name == 'max_examples' and 'phases' in prop.settings and is_unverifiable(phases):
+            settings[name] = Unverifiable(f'phases cannot be read ({phases.why}), so whether '
+                                          'any example is generated is unknown')
+            where[name] = (prop.settings['phases'].line, prop.settings['phases'].col)
+        elif name in prop.settings:
             located = prop.settings[name]
             settings[name] = located.value
             where[name] = (located.line, located.col)
@@ -176,18 +213,34 @@ def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCand
             line, col = next(iter(prop.strategy_lines.values()), prop.line), 1
         else:
             line, col = where.get(drift.field, (prop.line, prop.col))
-        findings.append(_drift_finding(prop, drift, line, col))
-    if ambient:
-        findings.extend(_judge_ambient(prop, _restricted(entry, ambient), candidates))
+        findings.append(_drift_finding(prop, drift, line, col, notes.get(drift.field, '')))
+    # A test that sets max_examples but leaves phases to the profile: a profile without
+    # "generate" still runs it with no example.
+    phases_ambient = 'max_examples' in settings and phases is None
+    if ambient or phases_ambient:
+        fields = ambient + (['max_examples'] if phases_ambient else [])
+        findings.extend(_judge_ambient(prop, _restricted(entry, fields), candidates,
+                                       judged=('max_examples',) if phases_ambient else ()))
     return findings
 
 
-def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates
-                   ) -> list[Finding]:
-    """Fields the test leaves to the active profile: every profile that may be active."""
+def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates,
+                   judged: Sequence[str] = ()) -> list[Finding]:
+    """Fields the test leaves to the active profile: every profile that may be active.
+
+    ``judged`` fields the test sets itself (already compared); a profile can only take
+    them away by leaving out the "generate" phase.
+    """
     findings = []
     for name in candidates.names:
-        drifts = compare_entry(entry, candidates.values(name), {})
+        values = candidates.values(name)
+        note = ''
+        if 'max_examples' in entry.fields and skips_generation(values.get('phases')):
+            values = {**values, 'max_examples': 0}
+            note = _no_generation_note(values['phases'])
+        elif 'max_examples' in judged:
+            values = {**values, 'max_examples': entry.fields['max_examples']}
+        drifts = compare_entry(entry, values, {})
         if not drifts:
             continue
         profile = candidates.profiles.get(name)
@@ -197,7 +250,7 @@ def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCand
                     prop, drift, prop.line, prop.col,
                     f' (Hypothesis {name!r} profile; no @settings on the test sets it)'))
             continue
-        text = '; '.join(d.describe() for d in drifts)
+        text = '; '.join(d.describe() for d in drifts) + note
         places = [(s.path, s.line, s.col, s.how) for s in candidates.selections.get(name, [])]
         if profile is not None:
             places.insert(0, (profile.path, profile.line, profile.col, 'register_profile'))
@@ -235,7 +288,31 @@ def judge(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSourc
 
 # -- row 27 ------------------------------------------------------------------------------
 
-def check_loosening(ctx: RunContext, lock: DomainLock) -> list[Finding]:
+def _retired(ctx: RunContext, relaxed: list[tuple[str, str, int]], live: set[str],
+             unlocked: bool) -> set[str]:
+    """Removed entries whose property the same change retires, and nothing else.
+
+    Without this a locked property could never be retired: removing the test alone is
+    OG609, removing the entry alone is OG601, and both together would be OG606. The
+    change may touch the lock and the files the retired tests lived in, no other test
+    code, no src/, and add no unlocked property.
+    """
+    cfg, changes = ctx.cfg, ctx.changes
+    removed = {i for i, what, _ in relaxed if what == 'entry removed' and i not in live}
+    touched = changes.touched()
+    if not removed or unlocked or any(cfg.is_src(p) for p in touched):
+        return set()
+    tests = [p for p in touched if cfg.is_test_code(p)]
+    homes = _base_identities(changes, tests)
+    if {p for i, p in homes.items() if i in removed} != set(tests) or not removed <= set(homes):
+        return set()
+    return removed
+
+
+def check_loosening(ctx: RunContext, lock: DomainLock, live: set[str],
+                    unlocked: bool) -> list[Finding]:
+    """OG606; ``live`` are the identities of the @given tests read, ``unlocked`` whether
+    any of them has no entry (both only matter when the lock changed: then all are read)."""
     cfg, changes = ctx.cfg, ctx.changes
     if not changes.has_base:
         return ctx.missing_base(HOOK)
@@ -254,17 +331,106 @@ def check_loosening(ctx: RunContext, lock: DomainLock) -> list[Finding]:
     others = sorted(p for p in changes.touched() if cfg.is_test_code(p) or cfg.is_src(p))
     if not others:
         return []  # loosening alone is the small diff a person reviews
+    retired = _retired(ctx, relaxed, live, unlocked)
     shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
     return [
         Finding(cfg.domain_lock, line, 1, 'OG606',
                 f'{identity}: lock loosened ({what}) in the same change as {shown}',
                 f'loosening must be its own change: commit {cfg.domain_lock} alone '
                 f'(git restore --staged {" ".join(others[:3])}) so a person reviews it')
-        for identity, what, line in relaxed
+        for identity, what, line in relaxed if identity not in retired
     ]
 
 
+# -- OG609: a locked property that no longer exists -------------------------------------
+
+def _base_identities(changes: ChangeSet, paths: Sequence[str]) -> dict[str, str]:
+    """identity -> path of the @given tests these files defined at the base revision."""
+    found: dict[str, str] = {}
+    for path in sorted(paths):
+        raw = changes.read_base(path)
+        if raw is None or not might_hold_properties(raw):
+            continue
+        try:
+            tree = parse_python(raw, path)
+        except ScanError:
+            continue  # a base nobody could read defined nothing we could lock
+        for prop in read_properties(path, tree):
+            found.setdefault(prop.identity, path)
+    return found
+
+
+def _orphan(lock: DomainLock, identity: str, where: str = '') -> Finding:
+    return Finding(
+        lock.path, lock.entries[identity].line, 1, 'OG609',
+        f'{identity}: locked property no longer exists: no @given test has this '
+        f'identity{where}',
+        'restore the @given test; to retire it, remove the test and its lock entry '
+        'together in a change that touches no src/ and no other test')
+
+
+def _vanished(view: TreeView, cfg: Config, lock: DomainLock, gone: dict[str, str],
+              known: set[str]) -> list[Finding]:
+    """OG609 for locked identities the changed files dropped, unless defined elsewhere.
+
+    Identity is path-free, so a test moved to another file is still there: one
+    ``git grep`` for the function names finds the files worth parsing.
+    """
+    names = sorted({identity.rsplit('::', 1)[-1] for identity in gone})
+    live: set[str] = set()
+    for path in _grep(view, names, _roots(cfg), whole_words=True):
+        if path in known or not cfg.is_test_code(path):
+            continue
+        props: list[PropertyTest] = []
+        _read_module(view, path, ProfileSources(), props, profiles=False)
+        live.update(p.identity for p in props)
+    return [_orphan(lock, identity, f' (it was in {path} at the base revision)')
+            for identity, path in sorted(gone.items()) if identity not in live]
+
+
 # -- the run -----------------------------------------------------------------------------
+
+PROFILE_WORDS = ('register_profile', 'load_profile', 'hypothesis-profile', 'HYPOTHESIS_PROFILE')
+
+
+def _roots(cfg: Config) -> list[str]:
+    return [f':(literal){root.rstrip("/") or "."}' for root in cfg.tests]
+
+
+def _profile_pathspecs(cfg: Config) -> list[str]:
+    """Where a profile can be registered, loaded or selected: test roots, every
+    conftest.py, the pytest and CI config files."""
+    return [*_roots(cfg), ':(glob)**/conftest.py',
+            *(f':(literal){p}' for p in (*CONFIG_FILES, *CONFIG_DIRS))]
+
+
+def _grep(view: TreeView, words: Sequence[str], pathspecs: Sequence[str], *,
+          whole_words: bool = False) -> list[str]:
+    """Tracked paths on this side of the change that contain one of ``words``.
+
+    One ``git grep`` instead of a read per file: commit mode stays proportional to the
+    change. The index is read as git reads it (``GIT_INDEX_FILE`` included). Pathspec
+    magic is switched back on for the ``:(glob)`` conftest pattern; every other path is
+    passed as ``:(literal)``.
+    """
+    args = ['git', '--no-literal-pathspecs', 'grep', '-l', '-z', '-F', '--no-color']
+    if whole_words:
+        args.append('-w')
+    for word in words:
+        args += ['-e', word]
+    if view.rev == '':
+        args.append('--cached')
+    elif view.rev is not None:
+        args.append(view.rev)
+    proc = subprocess.run([*args, '--', *pathspecs], cwd=view.root, capture_output=True,
+                          stdin=subprocess.DEVNULL, check=False)
+    if proc.returncode > 1:  # 1 is "nothing matched"
+        raise GitError('git', 0, f'`git grep` failed: {proc.stderr.decode(errors="replace")}')
+    paths = split_z(proc.stdout)
+    if view.rev:
+        paths = [p.split(':', 1)[1] if p.startswith(f'{view.rev}:') else p for p in paths]
+    return paths
+
 
 def _full_scope(ctx: RunContext, cfg: Config) -> bool:
     changes = ctx.changes
@@ -283,30 +449,26 @@ def _can_narrow(view: TreeView, path: str) -> bool:
     return raw is not None and (might_hold_properties(raw) or _PROFILE_WORDS.search(raw) is not None)
 
 
+def _readable(entry: Entry | None) -> bool:
+    return entry is not None and not (entry.is_symlink or entry.is_submodule)
+
+
 def check(ctx: RunContext) -> list[Finding]:
-    cfg, changes = ctx.cfg, ctx.changes
-    view = changes.new
-    full = _full_scope(ctx, cfg)
-    findings: list[Finding] = []
-    if not full:
-        added = changes.added_or_modified()
-        findings += check_shadowing(view, added, None)
-        test_paths = [p for p in added if cfg.is_test_code(p)]
-        if not any(_can_narrow(view, p) for p in test_paths):
-            # No changed file holds a property or a profile, and neither the lock, a
-            # conftest nor a config file changed: the cost stays with the change.
-            return findings
+    if _full_scope(ctx, ctx.cfg):
+        return _check_everything(ctx)
+    return _check_change(ctx)
 
-    entries = view.entries()
-    modes = {e.path: e for e in entries}
-    if full:
-        findings += check_shadowing(view, list(modes), set(modes))
-        test_paths = [p for p in modes if cfg.is_test_code(p)]
 
+def _check_everything(ctx: RunContext) -> list[Finding]:
+    """--all-files, a range or commit that touches the lock, a conftest or a config file."""
+    cfg, view = ctx.cfg, ctx.changes.new
+    modes = {e.path: e for e in view.entries()}
+    findings = check_shadowing(view, list(modes), set(modes))
+    test_paths = [p for p in modes if cfg.is_test_code(p)]
     lock = read_lock(view, cfg)
     sources = ProfileSources()
     for path, entry in modes.items():
-        if entry.is_symlink or entry.is_submodule:
+        if not _readable(entry):
             continue
         if is_conftest(path) and path not in test_paths:
             _read_module(view, path, sources, None)
@@ -316,18 +478,68 @@ def check(ctx: RunContext) -> list[Finding]:
                 read_config_text(path, raw.decode('utf-8', 'replace'), sources)
     props: list[PropertyTest] = []
     for path in sorted(test_paths):
-        entry = modes.get(path)
-        if entry is None or entry.is_symlink or entry.is_submodule:
-            continue
-        findings += _read_module(view, path, sources, props)
-    if not full and any(_mentions_profiles(view, p) for p in test_paths):
+        if _readable(modes.get(path)):
+            findings += _read_module(view, path, sources, props)
+    judged = judge(lock, props, sources)
+    live = {p.identity for p in props}
+    findings += judged
+    findings += [_orphan(lock, identity) for identity in sorted(lock.entries)
+                 if identity not in live]
+    findings += check_loosening(ctx, lock, live, any(f.code == 'OG601' for f in judged))
+    return findings
+
+
+def _check_change(ctx: RunContext) -> list[Finding]:
+    """A commit or range that touches none of the lock, a conftest, a config file."""
+    cfg, changes = ctx.cfg, ctx.changes
+    view = changes.new
+    added = changes.added_or_modified()
+    findings = check_shadowing(view, added, None)
+    test_paths = [p for p in added if cfg.is_test_code(p)]
+    narrowing = any(_can_narrow(view, p) for p in test_paths)
+    lock = read_lock(view, cfg)
+    touched_tests = [p for p in changes.touched() if cfg.is_test_code(p)]
+    # @given tests the changed files held at the base: if one is gone, its entry orphans.
+    at_base = _base_identities(changes, touched_tests) if lock.entries else {}
+    if not narrowing and not at_base:
+        # No changed file holds or held a property or a profile, and neither the lock, a
+        # conftest nor a config file changed: the cost stays with the change.
+        return findings
+
+    modes = {e.path: e for e in view.entries(test_paths)} if test_paths else {}
+    sources = ProfileSources()
+    profile_read = set()
+    for path in _grep(view, PROFILE_WORDS, _profile_pathspecs(cfg)):
+        if path in test_paths:
+            continue  # read below, with its properties
+        if is_conftest(path) or (cfg.is_test_code(path) and not is_config_file(path)):
+            _read_module(view, path, sources, None)
+            profile_read.add(path)
+        elif is_config_file(path):
+            raw = view.read(path)
+            if raw is not None:
+                read_config_text(path, raw.decode('utf-8', 'replace'), sources)
+    props: list[PropertyTest] = []
+    for path in sorted(test_paths):
+        if _readable(modes.get(path)):
+            findings += _read_module(view, path, sources, props)
+    known = set(touched_tests)
+    if any(_mentions_profiles(view, p) for p in test_paths):
         # a test module registering a profile may govern every locked test
-        for path in modes:
-            if cfg.is_test_code(path) and path not in test_paths and not is_conftest(path):
-                findings += _read_module(view, path, sources, props)
+        for entry in view.entries(cfg.tests):
+            path = entry.path
+            if cfg.is_test_code(path) and path not in known and not is_conftest(path) and \
+                    _readable(entry):
+                findings += _read_module(view, path, sources, props,
+                                         profiles=path not in profile_read)
+                known.add(path)
 
     findings += judge(lock, props, sources)
-    findings += check_loosening(ctx, lock)
+    live = {p.identity for p in props}
+    gone = {i: p for i, p in at_base.items() if i in lock.entries and i not in live}
+    if gone:
+        findings += _vanished(view, cfg, lock, gone, known)
+    findings += check_loosening(ctx, lock, live, True)  # the lock is untouched here
     return findings
 
 
@@ -337,11 +549,11 @@ def _mentions_profiles(view: TreeView, path: str) -> bool:
 
 
 def _read_module(view: TreeView, path: str, sources: ProfileSources,
-                 props: list[PropertyTest] | None) -> list[Finding]:
+                 props: list[PropertyTest] | None, profiles: bool = True) -> list[Finding]:
     raw = view.read(path)
     if raw is None:
         return []
-    wants_profiles = _PROFILE_WORDS.search(raw) is not None
+    wants_profiles = profiles and _PROFILE_WORDS.search(raw) is not None
     wants_props = props is not None and might_hold_properties(raw)
     if not (wants_profiles or wants_props):
         return []

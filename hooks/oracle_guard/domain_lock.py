@@ -41,6 +41,15 @@ HYPOTHESIS_DEFAULTS: dict[str, Any] = {
 }
 
 
+def skips_generation(phases: Any) -> bool:
+    """True when a phases setting leaves out "generate": no example is drawn at all.
+
+    ``@settings(max_examples=500, phases=[Phase.explicit])`` runs only the @example
+    cases, so a locked ``max_examples`` is judged as 0 whatever the test says.
+    """
+    return isinstance(phases, list) and 'generate' not in phases
+
+
 class Unverifiable:
     """A live value oracle-guard could not read; never trusted, always reported."""
 

@@ -27,6 +27,7 @@ from oracle_guard.domain_lock import is_unverifiable
 from oracle_guard.domain_lock import loosened
 from oracle_guard.domain_lock import read_lock_bytes
 from oracle_guard.domain_lock import render
+from oracle_guard.domain_lock import skips_generation
 from oracle_guard.findings import ConfigError
 from oracle_guard.gitrepo import git
 from oracle_guard.gitrepo import repo_root
@@ -109,8 +110,15 @@ def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
         else:
             target[name] = value
 
+    phases = prop.settings['phases'].value if 'phases' in prop.settings else None
     for name, located in prop.settings.items():
         if name == 'seed' and located.value is None:
+            continue
+        if name == 'max_examples' and skips_generation(phases):
+            # No example is generated, whatever max_examples says: locking it would
+            # promise examples the test never draws (the hook judges it as 0).
+            notes.append(f'{prop.path}:{prop.line}: {prop.identity}: max_examples not '
+                         f'locked: phases {render(phases)} leave out "generate"')
             continue
         if name == 'derandomize' and located.value is False:
             continue
@@ -118,7 +126,8 @@ def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
             continue  # locking "a database" is a person's call; see the README
         put(entry, name, located.value, name)
     for name in _AMBIENT:
-        if name in entry or name in prop.settings:
+        if name in entry or name in prop.settings or \
+                (name == 'max_examples' and skips_generation(phases)):
             continue
         if prop.parent is not None:
             parent = prop.parent

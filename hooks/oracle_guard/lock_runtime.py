@@ -9,8 +9,9 @@ are already bound to argument names there), and compares them with the lock exac
 like the static hook. Values computed at import, profiles loaded in a conftest and
 ``--hypothesis-profile`` are all visible here.
 
-``.filter()``/``assume()`` counts are left to the static hook: the runtime cannot see an
-``assume`` before the test runs.
+``.map()``/``.filter()``/``.flatmap()`` on the strategies count against ``filters`` here
+too; ``assume()`` calls are left to the static hook (invisible before the test runs), so
+the runtime count is a lower bound of the static one.
 """
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ from oracle_guard.config import Config
 from oracle_guard.domain_lock import compare_entry
 from oracle_guard.domain_lock import DomainLock
 from oracle_guard.domain_lock import read_lock_bytes
+from oracle_guard.domain_lock import render
 from oracle_guard.domain_lock import SETTINGS_FIELDS
+from oracle_guard.domain_lock import skips_generation
 from oracle_guard.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
 from oracle_guard.ledger import function_of
@@ -59,7 +62,10 @@ def _settings_field(settings: Any, name: str) -> Any:
 
 
 def live_settings(test: Any, names: Any = SETTINGS_FIELDS) -> dict[str, Any]:
-    """The locked settings fields of a collected Hypothesis test, as Hypothesis sees them."""
+    """The locked settings fields of a collected Hypothesis test, as Hypothesis sees them.
+
+    Without the "generate" phase no example is drawn, so max_examples is 0 then.
+    """
     settings = getattr(test, '_hypothesis_internal_use_settings', None)
     values: dict[str, Any] = {}
     for name in names:
@@ -67,9 +73,33 @@ def live_settings(test: Any, names: Any = SETTINGS_FIELDS) -> dict[str, Any]:
             values[name] = getattr(test, '_hypothesis_internal_use_seed', None)
         elif settings is None:
             values[name] = Unverifiable('Hypothesis stored no settings on the test')
+        elif name == 'max_examples' and skips_generation(_settings_field(settings, 'phases')):
+            values[name] = 0
         else:
             values[name] = _settings_field(settings, name)
     return values
+
+
+def live_phases(test: Any) -> list[str] | None:
+    settings = getattr(test, '_hypothesis_internal_use_settings', None)
+    return None if settings is None else _settings_field(settings, 'phases')
+
+
+def transformations(strategy: Any, depth: int = 0) -> int:
+    """How many .map()/.filter()/.flatmap() wrap a strategy (what the static hook counts
+    as "filters"; ``assume`` is invisible here, so this is a lower bound)."""
+    if depth > 8 or strategy is None:
+        return 0
+    kind = type(strategy).__name__
+    if kind == 'FlatMapStrategy':
+        return 1 + transformations(getattr(strategy, 'base', None), depth + 1)
+    if kind == 'MappedStrategy':
+        return 1 + transformations(getattr(strategy, 'mapped_strategy', None), depth + 1)
+    if kind == 'FilteredStrategy':
+        return len(getattr(strategy, 'flat_conditions', ())) + \
+            transformations(getattr(strategy, 'filtered_strategy', None), depth + 1)
+    return sum(1 for step in getattr(strategy, '_transformations', ())
+               if step[0] in ('map', 'filter'))
 
 
 def strategy_fields(strategy: Any) -> dict[str, Any]:
@@ -122,7 +152,15 @@ def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type
                             f'{lock.path} (run `oracle-guard lock`)')
             continue
         settings = live_settings(test, [n for n in entry.fields if n in SETTINGS_FIELDS])
-        for drift in compare_entry(entry, settings, live_strategies(test)):
+        given = getattr(getattr(test, 'hypothesis', None), '_given_kwargs', None) or {}
+        counted = sum(transformations(s) for s in given.values())
+        phases = live_phases(test)
+        for drift in compare_entry(entry, settings, live_strategies(test), counted):
+            note = ''
+            if drift.field == 'max_examples' and skips_generation(phases):
+                note = f' (phases {render(phases)} leave out "generate": no example is generated)'
+            elif drift.field == 'filters':
+                note = ' (.map()/.filter()/.flatmap() on its strategies)'
             problems.append(f'{item.nodeid}: tests less than its lock ({lock.path}): '
-                            f'{drift.describe()}')
+                            f'{drift.describe()}{note}')
     return problems

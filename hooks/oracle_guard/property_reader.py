@@ -387,13 +387,21 @@ def read_settings(reader: ModuleReader, call: ast.Call, depth: int = 0
 
 # -- strategies --------------------------------------------------------------------------
 
+# A .map()/.flatmap() can shrink what a test draws as much as a filter can
+# (``st.binary(max_size=1024).map(lambda b: b[:1])``), and no static reading can say by
+# how much. So each counts against the entry's "filters" allowance (OG604) like a
+# .filter(): a person approves it in the lock. The bounds of the strategy underneath are
+# still compared, so a transformation can only narrow what the lock lets through.
+TRANSFORMS = ('filter', 'map', 'flatmap')
+
+
 def _count_filters(reader: ModuleReader, node: ast.AST, depth: int = 0) -> int:
     if depth > _MAX_DEPTH:
         return 0
     count = 0
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
-                sub.func.attr == 'filter':
+                sub.func.attr in TRANSFORMS:
             count += 1
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
             bound = reader.binding(sub.id)
@@ -496,6 +504,26 @@ def _given_arguments(call: ast.Call, func: ast.AST) -> dict[str, ast.AST | None]
     return dict(sorted(result.items()))
 
 
+def _applied_decorator(reader: ModuleReader, node: ast.AST) -> ast.AST:
+    """What a decorator name stands for: ``tiny = given(...)`` makes ``@tiny`` that call."""
+    for _ in range(_MAX_DEPTH):
+        if not isinstance(node, ast.Name):
+            break
+        bound = reader.binding(node.id)
+        if bound is None:
+            break
+        node = bound
+    return node
+
+
+def _is_given(reader: ModuleReader, node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Call) and _canonical_hypothesis(reader.callee(node)) == GIVEN
+
+
+def _binds_given(reader: ModuleReader, name: str) -> bool:
+    return any(_is_given(reader, v) for v in reader.bindings.get(name, ()))
+
+
 def _assume_calls(reader: ModuleReader, func: ast.AST) -> list[ast.Call]:
     return [
         node for stmt in func.body  # type: ignore[attr-defined]
@@ -513,8 +541,16 @@ def read_properties(path: str, tree: ast.Module) -> list[PropertyTest]:
         given: ast.Call | None = None
         settings_calls: list[tuple[ast.AST, ast.Call | None]] = []
         seed: Located | None = None
-        for deco in func.decorator_list:  # type: ignore[attr-defined]
+        ambiguous: str | None = None
+        for spelled in func.decorator_list:  # type: ignore[attr-defined]
+            deco = _applied_decorator(reader, spelled)
             name = _canonical_hypothesis(reader.callee(deco))
+            if name != GIVEN and isinstance(deco, ast.Name) and _binds_given(reader, deco.id):
+                # `tiny = given(...)` in both branches of an if: a @given test whose
+                # strategies cannot be told apart; never drop it out of view.
+                given = next(v for v in reader.bindings[deco.id] if _is_given(reader, v))
+                ambiguous = f'{deco.id} is bound more than once'
+                continue
             if name == GIVEN and isinstance(deco, ast.Call):
                 given = deco
             elif name == SEED and isinstance(deco, ast.Call) and deco.args:
@@ -538,6 +574,9 @@ def read_properties(path: str, tree: ast.Module) -> list[PropertyTest]:
         filters = _count_filters(reader, given)
         for arg, node in _given_arguments(given, func).items():
             fields, written = read_strategy(reader, node)
+            if ambiguous:
+                fields = {name: Unverifiable(ambiguous) for name in fields}
+                written = ()
             prop.strategies[arg] = fields
             prop.written[arg] = written
             prop.strategy_lines[arg] = getattr(node, 'lineno', given.lineno)
