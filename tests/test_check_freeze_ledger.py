@@ -13,6 +13,8 @@ from conftest import ROOT
 from oracle_guard.check_freeze_ledger import ledger_findings
 from oracle_guard.check_freeze_ledger import main
 from oracle_guard.config import load_config
+from oracle_guard.gitrepo import GitError
+from oracle_guard.gitrepo import TreeView
 from oracle_guard.ledger import parse_ledger
 
 TODAY = '2026-06-01'
@@ -36,6 +38,8 @@ def test_clock():
 def test_retry(case):
     assert case
 '''
+
+SKIP_LINE = '    @pytest.mark.skip(reason="FZ-1 fails after test_cache_warm")\n'
 
 
 def row(**fields: object) -> dict[str, object]:
@@ -299,6 +303,33 @@ def test_frozen_identity_is_judged_on_what_is_staged(frozen):
     assert check(frozen).codes == ['OG514']
 
 
+def test_commit_touching_no_test_ledger_or_config_skips_the_identity_check(frozen):
+    """Nothing the identities depend on changed, so the commit hook does not grep for
+    them: a rename that reached the last commit unchecked is left to CI (--all-files,
+    ranges), while the expiry check still runs on the unrelated commit."""
+    frozen.write(TEST_FILE, HEADERS.replace('test_crlf_roundtrip', 'test_renamed'))
+    frozen.commit('rename, committed with --no-verify')
+    frozen.write('README.md', 'docs\n')
+    frozen.add('README.md')
+    assert check(frozen).rc == 0
+    assert check(frozen, '--today', '2026-08-01').codes == ['OG501']
+    assert check(frozen, '--all-files').codes == ['OG514']
+
+
+def test_commit_of_the_ledger_alone_still_checks_identities(frozen):
+    frozen.write(LEDGER, ledger_text(row(nodeid=f'{TEST_FILE}::TestParse::test_gone')))
+    frozen.add(LEDGER)
+    assert check(frozen).codes == ['OG514']
+
+
+def test_commit_touching_the_config_still_checks_identities(frozen):
+    # Narrowing the tests roots so the frozen test's file is no longer test code.
+    frozen.write('pyproject.toml', frozen.read('pyproject.toml').decode()
+                 .replace('src = ["src/"]', 'src = ["src/"]\ntests = ["tests/properties/"]'))
+    frozen.add('pyproject.toml')
+    assert check(frozen).codes == ['OG514']
+
+
 def test_unstaged_rename_is_not_what_the_commit_records(frozen):
     frozen.write('README.md', 'docs\n')
     frozen.add('README.md')
@@ -309,8 +340,10 @@ def test_unstaged_rename_is_not_what_the_commit_records(frozen):
 def test_parametrized_frozen_id_resolves_to_its_function(frozen):
     frozen.write(LEDGER, ledger_text(row(nodeid=f'{TEST_FILE}::test_retry[timeout-2]',
                                          class_='time-dependent')))
+    unskipped = HEADERS.replace(SKIP_LINE, '')  # FZ-1 now freezes test_retry only
+    frozen.write(TEST_FILE, unskipped)
     assert check(frozen, '--all-files').rc == 0
-    frozen.write(TEST_FILE, HEADERS.replace('def test_retry', 'def test_retried'))
+    frozen.write(TEST_FILE, unskipped.replace('def test_retry', 'def test_retried'))
     assert check(frozen, '--all-files').codes == ['OG514']
 
 
@@ -319,6 +352,42 @@ def test_name_mentioned_only_outside_a_test_function_does_not_count(frozen):
                             'def test_other():\n    assert True\n')
     frozen.add(TEST_FILE)
     assert check(frozen).codes == ['OG514']
+
+
+# -- the grep behind rows 20 and 21 ------------------------------------------------------
+
+def test_grep_reads_the_index_git_index_file_names(frozen, monkeypatch):
+    """`git commit <path>` judges a temporary index, not .git/index."""
+    frozen.write(TEST_FILE, HEADERS.replace('test_crlf_roundtrip', 'test_renamed'))
+    frozen.add(TEST_FILE)  # the default index has the rename
+    _edit_test(frozen)
+    other = os.path.join(frozen.path, '.git', 'commit-index')  # HEAD plus the test edit
+    for args in (('read-tree', 'HEAD'), ('add', 'tests/test_app.py')):
+        subprocess.run(('git', *args), cwd=frozen.path, check=True,
+                       env={**os.environ, 'GIT_INDEX_FILE': other})
+    view = TreeView(frozen.path, '')
+    assert view.grep(['test_crlf_roundtrip'], [TEST_FILE]) == []
+    monkeypatch.setenv('GIT_INDEX_FILE', other)
+    assert view.grep(['test_crlf_roundtrip'], [TEST_FILE]) == [TEST_FILE]
+    assert check(frozen).rc == 0  # the commit records the test under its old name
+    monkeypatch.delenv('GIT_INDEX_FILE')
+    assert check(frozen).codes == ['OG514']
+
+
+def test_grep_pathspecs_are_literal(repo):
+    """A tests root named ':t/' is that folder, not the pathspec magic for 't/'."""
+    repo.write(':t/test_colon.py', 'def test_word():\n    pass\n')
+    repo.write('t/test_plain.py', 'def test_word():\n    pass\n')
+    repo.commit('two roots')
+    head = repo.git('rev-parse', 'HEAD').strip()
+    for rev in (None, '', head):
+        assert TreeView(repo.path, rev).grep(['test_word'], [':t/']) == [':t/test_colon.py']
+
+
+def test_grep_without_a_match_is_empty_but_a_git_failure_is_an_error(frozen):
+    assert TreeView(frozen.path, None).grep(['no_such_word'], ['tests/']) == []
+    with pytest.raises(GitError, match='`git grep` failed'):
+        TreeView(frozen.path, '0' * 40).grep(['test_clock'], ['tests/'])
 
 
 # -- row 27: loosening is a change of its own --------------------------------------------
@@ -400,8 +469,38 @@ def test_row_deleted_while_its_test_is_still_skipped_together_with_test_edit_fai
 
 def test_row_deleted_together_with_its_skip_passes(frozen):
     frozen.write(LEDGER, ledger_text(budget=1))
+    frozen.write(TEST_FILE, HEADERS.replace(SKIP_LINE, ''))
+    frozen.add()
+    assert check(frozen).rc == 0
+
+
+def test_row_moved_to_another_test_while_the_old_one_stays_skipped_fails(frozen):
+    """One id, two silenced tests: the row now names test_clock, test_crlf_roundtrip keeps
+    its skip. Rows are paired by id, so without this the move looked like an edit."""
+    frozen.write(LEDGER, ledger_text(row(nodeid=f'{TEST_FILE}::test_clock')))
     frozen.write(TEST_FILE, HEADERS.replace(
-        '    @pytest.mark.skip(reason="FZ-1 fails after test_cache_warm")\n', ''))
+        'def test_clock', '@pytest.mark.skip(reason="FZ-1")\ndef test_clock'))
+    frozen.add()
+    result = check(frozen)
+    assert result.codes == ['OG515']
+    assert (f'{LEDGER}:4:1: OG515 FZ-1 moved from TestParse::test_crlf_roundtrip to test_clock '
+            f'while {TEST_FILE}:5 still silences TestParse::test_crlf_roundtrip') in result.out
+
+
+def test_row_moved_to_another_test_with_the_old_skip_removed_passes(frozen):
+    frozen.write(LEDGER, ledger_text(row(nodeid=f'{TEST_FILE}::test_clock')))
+    frozen.write(TEST_FILE, HEADERS.replace(SKIP_LINE, '').replace(
+        'def test_clock', '@pytest.mark.skip(reason="FZ-1")\ndef test_clock'))
+    frozen.add()
+    assert check(frozen).rc == 0
+
+
+def test_row_moved_to_another_file_with_its_test_is_not_a_move_to_another_test(frozen):
+    os.makedirs(os.path.join(frozen.path, 'tests/unit'))
+    frozen.git('mv', TEST_FILE, 'tests/unit/test_moved_headers.py')
+    frozen.write(LEDGER, ledger_text(
+        row(nodeid='tests/unit/test_moved_headers.py::TestParse::test_crlf_roundtrip')))
+    _edit_test(frozen)
     frozen.add()
     assert check(frozen).rc == 0
 

@@ -148,6 +148,35 @@ def test_freeze_follows_the_test_into_another_file(project):
     result.assert_outcomes(passed=2, skipped=1)
 
 
+CLOCK_ROW = row('FZ-15', 'tests/test_headers.py::test_clock_fails', freeze_class='time-dependent')
+NEW_CLOCK_TEST = 'def test_clock_fails():\n    assert False, "a new test, failing"\n'
+
+
+def test_freeze_does_not_reach_a_new_test_of_the_same_name_in_another_file(project):
+    write(project, 'tests/sub/test_other.py', NEW_CLOCK_TEST)
+    write(project, 'tests/freeze_ledger.yaml', ledger(CLOCK_ROW))
+    result = run(project)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=2, skipped=1, failed=1)
+    result.stdout.fnmatch_lines(['tests/sub/test_other.py F*', '*a new test, failing*'])
+    result = run(project, 'tests/sub/test_other.py')  # its named file not even collected
+    result.assert_outcomes(failed=1)
+
+
+def test_freeze_of_a_moved_test_shared_by_two_files_applies_to_neither(project):
+    write(project, 'tests/test_headers.py', 'def test_other():\n    assert True\n')
+    write(project, 'tests/unit/test_moved.py', HEADERS)
+    write(project, 'tests/sub/test_new.py', NEW_CLOCK_TEST)
+    write(project, 'tests/freeze_ledger.yaml', ledger(CLOCK_ROW))
+    result = run(project)
+    failed_before_any_test(result)
+    result.stdout.fnmatch_lines([(
+        'tests/freeze_ledger.yaml:4: FZ-15 names tests/test_headers.py::test_clock_fails, which '
+        'no longer defines it, and 2 collected tests have the identity test_clock_fails '
+        '(tests/sub/test_new.py, tests/unit/test_moved.py); write the node id of the frozen one'
+    )])
+
+
 def test_session_summary_lists_active_freezes_one_line_each(project):
     write(project, 'tests/freeze_ledger.yaml', ledger(
         row(), row('FZ-15', 'tests/test_headers.py::test_clock_fails', owner='bob',
@@ -271,6 +300,22 @@ def test_malformed_ledger_fails_the_session_naming_file_and_line(project):
     result = run(project)
     failed_before_any_test(result)
     result.stdout.fnmatch_lines(["tests/freeze_ledger.yaml:2: duplicate key 'budget'*"])
+
+
+def test_ledger_without_a_budget_fails_the_session_as_the_hooks_refuse_it(project):
+    write(project, 'tests/freeze_ledger.yaml', 'freezes:\n' + row())
+    result = run(project)
+    failed_before_any_test(result)
+    result.stdout.fnmatch_lines(['tests/freeze_ledger.yaml:1: the ledger has no "budget"*'])
+
+
+def test_ledger_that_is_a_symlink_fails_the_session_as_the_hooks_refuse_it(project):
+    write(project, 'elsewhere/ledger.yaml', ledger(row()))
+    project.path.joinpath('tests/freeze_ledger.yaml').symlink_to(
+        project.path / 'elsewhere/ledger.yaml')
+    result = run(project)
+    failed_before_any_test(result)
+    result.stdout.fnmatch_lines(['tests/freeze_ledger.yaml:1: is a symlink*'])
 
 
 def test_broken_config_table_fails_the_session(project):

@@ -3,19 +3,20 @@
 Whole-ledger rules run on every commit and every CI run, because a row expires
 while nothing changes but the date. The identity rule asks ``git grep`` which
 tracked test files mention a frozen function's name and parses only those, so a
-large test tree costs one grep, not one parse per file.
+large test tree costs one grep, not one parse per file; a commit that touches none of
+the ledger, the test files or the configuration skips even that.
 """
 from __future__ import annotations
 
 import datetime
-import os
-import subprocess
+from collections.abc import Iterable
 from collections.abc import Sequence
 
+from oracle_guard.changeset import COMMIT
 from oracle_guard.config import Config
+from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import GitError
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.ledger import empty_ledger
 from oracle_guard.ledger import FREEZABLE
@@ -176,40 +177,18 @@ def ledger_findings(ledger: FreezeLedger, cfg: Config, today: datetime.date) -> 
 
 # -- rows 20 and 21: every frozen identity still names a test ---------------------------
 
-def grep_files(view: TreeView, words: Sequence[str], roots: Sequence[str]) -> list[str]:
-    """Tracked files under ``roots`` on this side of the change that contain a word."""
-    if not words or not roots:
-        return []
-    args = ['git', 'grep', '-l', '-z', '-w', '-F', '-I', '--full-name', '--no-color']
-    if view.rev == '':
-        args.append('--cached')
-    for word in sorted(set(words)):
-        args += ['-e', word]
-    if view.rev:
-        args.append(view.rev)
-    args += ['--', *roots]
-    proc = subprocess.run(args, cwd=view.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          stdin=subprocess.DEVNULL,
-                          env={**os.environ, 'GIT_LITERAL_PATHSPECS': '1'})
-    if proc.returncode not in (0, 1):  # 1 is "no match"
-        err = proc.stderr.decode('utf-8', 'replace').strip()
-        raise GitError('git', 0, f'`git grep` failed: {err}')
-    prefix = f'{view.rev}:' if view.rev else ''
-    return [os.fsdecode(p)[len(prefix):] for p in proc.stdout.split(b'\0') if p]
-
-
 def _last_name(identity: str) -> str:
     return function_of(identity).rsplit('::', 1)[-1]
 
 
-def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
-                  ) -> tuple[set[str], list[str]]:
-    """(test identities, unparsable files) among tracked test files mentioning ``names``."""
+def identities_of(view: TreeView, paths: Iterable[str]) -> tuple[set[str], list[str]]:
+    """(test identities the files define, files that could not be parsed).
+
+    Shared with the pytest plugin, which asks it of the working tree.
+    """
     found: set[str] = set()
     unparsable = []
-    for path in grep_files(view, names, cfg.tests):
-        if not cfg.is_test_code(path):
-            continue
+    for path in paths:
         source = view.read(path)
         if source is None:
             continue
@@ -220,6 +199,26 @@ def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
             continue
         found.update(identity for identity, _ in test_functions(tree))
     return found, unparsable
+
+
+def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
+                  ) -> tuple[set[str], list[str]]:
+    """(test identities, unparsable files) among tracked test files mentioning ``names``."""
+    return identities_of(view, [p for p in view.grep(names, cfg.tests) if cfg.is_test_code(p)])
+
+
+def identities_may_have_changed(ctx: RunContext) -> bool:
+    """Whether the change can make a frozen identity vanish (rows 20 and 21).
+
+    A commit that touches neither the ledger, a test file nor the configuration (which
+    says where tests live) leaves every identity as the last commit had it, so the
+    commit hook skips the grep. Ranges and --all-files always look.
+    """
+    changes = ctx.changes
+    if changes.mode != COMMIT:
+        return True
+    cfg = ctx.cfg
+    return any(p in (cfg.ledger, PYPROJECT) or cfg.is_test_code(p) for p in changes.touched())
 
 
 def vanished_findings(ledger: FreezeLedger, view: TreeView, cfg: Config) -> list[Finding]:
@@ -243,31 +242,49 @@ def vanished_findings(ledger: FreezeLedger, view: TreeView, cfg: Config) -> list
 
 # -- row 27: loosening the ledger is a change of its own ---------------------------------
 
-def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow) -> str | None:
-    """``path:line`` of a skip/xfail that still names the row's id or silences its test."""
+def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow,
+                    by_id: bool = True) -> str | None:
+    """``path:line`` of a skip/xfail that still silences the row's test (or names its id)."""
     function = function_of(row.identity)
-    words = [w for w in (row.id, _last_name(row.identity)) if w]
-    for path in grep_files(view, words, cfg.tests):
+    words = [w for w in (row.id if by_id else '', _last_name(row.identity)) if w]
+    for path in view.grep(words, cfg.tests):
         source = view.read(path) if cfg.is_test_code(path) else None
         if source is None:
             continue
         try:
-            tree = parse_python(source, path)
+            silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'))
         except ScanError:
-            continue
-        for silence in scan_silences(tree, source.decode('utf-8', 'replace')):
-            if row.id in silence.freeze_ids or function in map(function_of, silence.targets):
+            continue  # check-named-freezes reports the file (OG307)
+        for silence in silences:
+            if (by_id and row.id in silence.freeze_ids) or \
+                    function in map(function_of, silence.targets):
                 return f'{path}:{silence.line}'
     return None
 
 
+def _same_test(a: FreezeRow, b: FreezeRow) -> bool:
+    return function_of(a.identity) == function_of(b.identity)
+
+
 def _counterpart(base_row: FreezeRow, new: FreezeLedger) -> FreezeRow | None:
-    """The new row for a base row: same id, or (renumbered) the same test."""
+    """The new row for a base row: the same test, under the same id or renumbered.
+
+    A row that keeps its id but names another test is no counterpart: the base row
+    is gone, so an id never covers the old test and the new one at once.
+    """
     for row in new.rows:
-        if row.id and row.id == base_row.id:
+        if row.id and row.id == base_row.id and _same_test(row, base_row):
             return row
     for row in new.rows:
-        if row.identity and function_of(row.identity) == function_of(base_row.identity):
+        if row.identity and _same_test(row, base_row):
+            return row
+    return None
+
+
+def _moved_to(base_row: FreezeRow, new: FreezeLedger) -> FreezeRow | None:
+    """The new row that took the base row's id for another test, if one did."""
+    for row in new.rows:
+        if row.id and row.id == base_row.id and not _same_test(row, base_row):
             return row
     return None
 
@@ -289,6 +306,16 @@ def loosening_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView, cf
         row = _counterpart(base_row, new)
         name = base_row.id or base_row.identity
         if row is None:
+            moved = _moved_to(base_row, new)
+            if moved is not None:
+                # The id now covers another test; the skips that name it stay legitimate,
+                # but any silence left on the old test has lost its row.
+                where = _still_silenced(view, cfg, base_row, by_id=False)
+                if where:
+                    loosened(moved.line_of('nodeid'),
+                             f'{name} moved from {base_row.identity} to {moved.identity} '
+                             f'while {where} still silences {base_row.identity}')
+                continue
             where = _still_silenced(view, cfg, base_row)
             if where:
                 loosened(1, f'{name} deleted from the ledger while {where} still silences '
@@ -330,8 +357,9 @@ def check(ctx: RunContext) -> list[Finding]:
     if ledger is None:
         # No ledger now: nothing to validate, but deleting one is still judged against the base.
         return change_findings(ctx, empty_ledger(cfg.ledger))
-    findings = ledger_findings(ledger, cfg, ctx.today)
-    findings.extend(vanished_findings(ledger, view, cfg))
+    findings = ledger_findings(ledger, cfg, ctx.today)  # expiry: on every commit
+    if identities_may_have_changed(ctx):
+        findings.extend(vanished_findings(ledger, view, cfg))
     findings.extend(change_findings(ctx, ledger))
     return findings
 

@@ -141,6 +141,35 @@ class TreeView:
     def paths(self, prefixes: Sequence[str] = ()) -> list[str]:
         return [e.path for e in self.entries(prefixes)]
 
+    def grep(self, words: Sequence[str], prefixes: Sequence[str]) -> list[str]:
+        """Tracked files below ``prefixes`` on this side that contain one of ``words``.
+
+        One ``git grep`` (whole words, fixed strings, text files only) over the index,
+        a commit or the working tree's tracked files; the index is the one
+        ``GIT_INDEX_FILE`` names and pathspecs are literal. No match is an empty list;
+        any other failure is a GitError.
+        """
+        if not words or not prefixes:
+            return []
+        args = ['git', 'grep', '-l', '-z', '-w', '-F', '-I', '--full-name', '--no-color']
+        if self.rev == '':
+            args.append('--cached')
+        for word in sorted(set(words)):
+            args += ['-e', word]
+        if self.rev:
+            args.append(self.rev)
+        args += ['--', *prefixes]
+        try:
+            proc = subprocess.run(args, cwd=self.root, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=_env())
+        except OSError as exc:  # git itself is missing
+            raise GitError('git', 0, f'cannot run git: {exc}') from None
+        if proc.returncode not in (0, 1):  # 1 is "no match"
+            err = proc.stderr.decode('utf-8', 'replace').strip()
+            raise GitError('git', 0, f'`git grep` failed: {err}')
+        prefix = f'{self.rev}:' if self.rev else ''
+        return [path[len(prefix):] for path in split_z(proc.stdout)]
+
     def _object(self, path: str) -> str:
         return f':{path}' if self.rev == '' else f'{self.rev}:{path}'
 

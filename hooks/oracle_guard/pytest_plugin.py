@@ -5,6 +5,8 @@ beyond its options) unless the repository has a ``[tool.oracle-guard]`` table or
 ledger at the configured path, so installing oracle-guard never changes an unrelated
 project's test run. In a guarded repository, once collection is finished:
 
+* a row freezes the test at its node id; only when that file no longer defines the
+  test (it was moved) does the one collected test with the row's identity take it;
 * a test with a live ledger row is skipped (``mode: run``: it runs as a non-strict
   xfail, so its result still reaches reports);
 * a test whose row has expired becomes ``xfail(strict=True)``, and a failure under it
@@ -32,16 +34,14 @@ from oracle_guard.config import Config
 from oracle_guard.config import load_config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
+from oracle_guard.gitrepo import TreeView
 from oracle_guard.ledger import empty_ledger
 from oracle_guard.ledger import FreezeLedger
 from oracle_guard.ledger import FreezeRow
 from oracle_guard.ledger import function_of
 from oracle_guard.ledger import identity_of
-from oracle_guard.ledger import parse_ledger
+from oracle_guard.ledger import read_ledger
 from oracle_guard.scanner import FREEZE_ID
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
-from oracle_guard.scanner import test_functions
 
 PLUGIN_NAME = 'oracle-guard'
 # Marker name -> the silence kind ``allow-silences`` calls it.
@@ -130,17 +130,13 @@ class FreezeGuard:
         cfg = self.cfg
         if cfg is None:
             return None
-        path = os.path.join(cfg.root, cfg.ledger)
         try:
-            with open(path, 'rb') as f:
-                raw = f.read()
-        except FileNotFoundError:
-            return None
+            # The hooks' own loader, on the working tree the tests run from: a ledger
+            # the hooks refuse (a symlink, no budget) is refused here too.
+            return read_ledger(TreeView(cfg.root, None), cfg.ledger)
         except OSError as exc:
             self.problems.append(f'{cfg.ledger}: cannot read: {exc.strerror}')
             return None
-        try:
-            return parse_ledger(raw, cfg.ledger)
         except ConfigError as exc:
             self.problems.append(str(exc))
             return None
@@ -237,16 +233,42 @@ class FreezeGuard:
                 )
 
     def _static_identities(self, files: set[str]) -> set[str]:
+        """The test identities the files on disk define, as check-freeze-ledger parses them."""
         assert self.cfg is not None
+        from oracle_guard.check_freeze_ledger import identities_of  # only when needed
+        view = TreeView(self.cfg.root, None)
         found: set[str] = set()
-        for path in files:
+        for path in sorted(files):
             try:
-                with open(os.path.join(self.cfg.root, path), 'rb') as f:
-                    tree = parse_python(f.read(), path)
-            except (OSError, ScanError):
-                continue
-            found.update(identity for identity, _ in test_functions(tree))
+                found.update(identities_of(view, [path])[0])
+            except OSError:
+                continue  # unreadable: it defines nothing pytest could have collected
         return found
+
+    def _targets(self, ledger: FreezeLedger, row: FreezeRow,
+                 items: Sequence[pytest.Item]) -> list[pytest.Item]:
+        """The collected items a row freezes: its own node id first.
+
+        Only when the file the row names no longer defines the test (it was moved) does
+        the identity alone decide, and then only if exactly one collected test has it:
+        a new test that happens to share the name in another file is not frozen.
+        """
+        old_file = row.nodeid.split('::', 1)[0]
+        matching = [item for item in items if row_matches(row, item_identity(item))]
+        exact = [item for item in matching if self._relpath(item) == old_file]
+        if exact or function_of(row.identity) in self._static_identities({old_file}):
+            return exact  # empty when that test was not selected: freeze nothing else
+        tests = {(self._relpath(item), function_of(item_identity(item))) for item in matching}
+        if len(tests) > 1:
+            where = ', '.join(sorted(path for path, _ in tests))
+            self.problems.append(
+                f'{ledger.path}:{row.line_of("nodeid")}: '
+                f'{row.id or "a row"} names {row.nodeid}, which no longer defines it, and '
+                f'{len(tests)} collected tests have the identity {row.identity} ({where}); '
+                'write the node id of the frozen one',
+            )
+            return []
+        return matching
 
     def _lock_problems(self, items: list[pytest.Item]) -> None:
         assert self.cfg is not None
@@ -272,15 +294,18 @@ class FreezeGuard:
         if ledger is None:  # unreadable (already a problem) or absent: nothing is frozen
             ledger = empty_ledger(self.cfg.ledger)
         self._owner_problems(ledger)
-        matched: set[int] = set()
         for item in items:
             self._silence_problems(item, ledger)
-            identity = item_identity(item)
-            for index, row in enumerate(ledger.rows):
-                if row.identity and row_matches(row, identity):
-                    matched.add(index)
+        matched: set[int] = set()
+        frozen: set[str] = set()  # an item takes the first row that freezes it
+        for index, row in enumerate(ledger.rows):
+            if not row.identity:
+                continue
+            for item in self._targets(ledger, row, items):
+                matched.add(index)
+                if item.nodeid not in frozen:
+                    frozen.add(item.nodeid)
                     self._apply(item, row)
-                    break
         self._unmatched_rows(ledger, items, matched)
         self._lock_problems(items)
 
