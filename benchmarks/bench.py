@@ -346,6 +346,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     only = set(args.only or ('commit', 'scan', 'hash', 'imports'))
     tmp = tempfile.mkdtemp(prefix='og-bench-')
+    # An installed hook runs from compiled bytecode (pip and pre-commit compile at install
+    # time). Where PYTHONDONTWRITEBYTECODE is set, every run would compile our modules
+    # again; keep bytecode in a scratch folder instead, as an installed copy would.
+    os.environ.pop('PYTHONDONTWRITEBYTECODE', None)
+    os.environ['PYTHONPYCACHEPREFIX'] = os.path.join(tmp, 'pycache')
     try:
         print(f'python {sys.version.split()[0]}, {os.cpu_count()} CPUs, git '
               f'{git("--version", cwd=tmp).decode().split()[-1]}\n')

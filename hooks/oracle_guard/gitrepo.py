@@ -51,6 +51,11 @@ def git_ok(*args: str, cwd: str | None = None) -> bool:
 
 
 def repo_root(cwd: str | None = None) -> str:
+    here = os.path.abspath(cwd or '.')
+    if os.path.exists(os.path.join(here, '.git')) and not (
+            os.environ.get('GIT_DIR') or os.environ.get('GIT_WORK_TREE')):
+        # pre-commit runs hooks at the top of the work tree: no git call needed.
+        return here
     try:
         out = git('rev-parse', '--show-toplevel', cwd=cwd)
     except GitError:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import gc
 import re
 import warnings
 from dataclasses import dataclass
@@ -120,6 +121,10 @@ def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
             line = source.count(b'\n', 0, exc.start) + 1
             raise ScanError(line, 1, 'is not valid UTF-8 and declares no encoding') from None
         text = None
+    # Syntax trees hold no reference cycles, yet building one of a big file triggers the
+    # cyclic collector over and over: about a fifth of the parse time on real suites.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')  # SyntaxWarning for odd escapes is not ours
@@ -129,6 +134,9 @@ def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
                         f'cannot be parsed as Python: {exc.msg}') from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise ScanError(1, 1, f'cannot be parsed as Python: {exc}') from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class ImportAliases:
