@@ -206,3 +206,28 @@ def test_src_change_with_unrelated_tox_section_passes(guarded):
     guarded.write('tox.ini', '[tox]\nenvlist = py311,py312\n\n[pytest]\nxfail_strict = true\n')
     guarded.add()
     assert guarded.run(main).rc == 0
+
+
+@pytest.mark.parametrize('conftest', [
+    'collect_ignore = ["properties/test_parse.py"]\n',
+    'collect_ignore_glob = ["properties/*"]\n',
+    'def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if "parse" not in i.name]\n',
+    'def pytest_ignore_collect(collection_path, config):\n    return "properties" in str(collection_path)\n',
+])
+def test_src_change_with_conftest_collection_control_fails(guarded, conftest):
+    touch_src(guarded)
+    guarded.write('tests/conftest.py', conftest)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert 'conftest collection control' in result.out
+
+
+def test_src_change_with_new_conftest_fixture_passes(guarded):
+    guarded.write('tests/conftest.py', 'import pytest\n\ncollect_ignore = ["scratch"]\n')
+    guarded.commit('conftest')
+    touch_src(guarded)
+    guarded.write('tests/conftest.py', 'import pytest\n\ncollect_ignore = ["scratch"]\n\n\n'
+                  '@pytest.fixture\ndef parser():\n    return None\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0

@@ -1,6 +1,7 @@
 """forbid-mixed-oracle-diff: a change to ``src/`` does not also change the oracle."""
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Sequence
 
 from oracle_guard.changeset import ChangeSet
@@ -56,6 +57,39 @@ def _ini_section(raw: bytes | None, section: str) -> object:
     return dict(parser[section]) if parser.has_section(section) else None
 
 
+# What a conftest.py can do to decide which tests run at all.
+COLLECTION_NAMES = ('collect_ignore', 'collect_ignore_glob')
+COLLECTION_HOOKS = ('pytest_collection_modifyitems', 'pytest_ignore_collect',
+                    'pytest_collect_file', 'pytest_pycollect_makeitem', 'pytest_deselected',
+                    'pytest_configure', 'pytest_addoption', 'pytest_collection')
+
+
+def _collection_control(raw: bytes | None) -> object:
+    """The parts of a conftest.py that choose which tests are collected, as syntax.
+
+    Fixtures and helpers in a conftest change with the code all the time; ignoring
+    files, deselecting items or rewriting options silences tests like a skip does.
+    """
+    if raw is None:
+        return None
+    import ast
+
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ('unparsable', raw)
+    parts = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.name in COLLECTION_HOOKS:
+            parts.append(ast.dump(node))
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id in COLLECTION_NAMES for t in targets):
+                parts.append(ast.dump(node))
+    return parts
+
+
 # pytest configuration outside pyproject.toml: (file, the section pytest reads there).
 # --ignore, --deselect, -p no:oracle_guard or a narrower testpaths silence tests as
 # surely as a skip marker does.
@@ -108,6 +142,12 @@ def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
             found.append((PYPROJECT, '[tool.oracle-guard] table'))
         if _pytest_table(base) != _pytest_table(new):
             found.append((PYPROJECT, '[tool.pytest.ini_options] (what pytest runs)'))
+    for path in sorted(touched):
+        if posixpath.basename(path) == 'conftest.py' and \
+                _collection_control(changes.read_base(path)) != \
+                _collection_control(changes.read_new(path)):
+            found.append((path, 'conftest collection control (collect_ignore, '
+                                'pytest_collection_modifyitems, …)'))
     for path, section in PYTEST_CONFIG:
         if path in touched and _ini_section(changes.read_base(path), section) != \
                 _ini_section(changes.read_new(path), section):
