@@ -19,6 +19,11 @@ if os.path.join(ROOT, 'hooks') not in sys.path:  # run from a checkout without i
 GIT_ENV_DROP = (
     'PRE_COMMIT_FROM_REF', 'PRE_COMMIT_TO_REF', 'PRE_COMMIT_SOURCE', 'PRE_COMMIT_ORIGIN',
     'GIT_INDEX_FILE', 'GIT_DIR', 'GIT_WORK_TREE', 'HYPOTHESIS_PROFILE', 'SKIP',
+    # Hypothesis loads its 'ci' profile (derandomize, no deadline) when one of these is
+    # set; the pytest runs these tests start must see the same defaults on CI as here.
+    'CI', '__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI', 'TF_BUILD', 'bamboo.buildKey',
+    'BUILDKITE', 'CIRCLECI', 'CIRRUS_CI', 'CODEBUILD_BUILD_ID', 'GITHUB_ACTIONS',
+    'GITLAB_CI', 'HEROKU_TEST_RUN_ID', 'TEAMCITY_VERSION',
 )
 
 
