@@ -54,6 +54,7 @@ def test_table_values_are_normalized(tmp_path):
     ('ledger = "a\\\\b.yaml"', 'leaves the repository'),
     ('max-freeze-days = -1', 'whole number'),
     ('max-freeze-days = true', 'whole number'),
+    ('max-freeze-days = 3000000', 'a freeze is temporary'),
     ('allow-silences = ["everything"]', "unknown kind 'everything'"),
 ])
 def test_bad_settings_name_file_and_line(tmp_path, line, message):

@@ -186,6 +186,9 @@ def test_src_roots_from_hook_args_override_config(guarded):
     ('pytest.ini', '[pytest]\naddopts = --ignore=tests/properties\n'),
     ('tox.ini', '[tox]\nenvlist = py311\n\n[pytest]\naddopts = -p no:oracle_guard\n'),
     ('setup.cfg', '[tool:pytest]\naddopts = --deselect tests/test_app.py::test_parse\n'),
+    ('.pytest.ini', '[pytest]\naddopts = -p no:oracle_guard\n'),
+    ('tests/pytest.ini', '[pytest]\naddopts = --ignore=tests/properties\n'),
+    ('pytest.toml', '[pytest]\naddopts = ["--ignore=tests/properties"]\n'),
 ])
 def test_src_change_with_pytest_collection_config_change_fails(guarded, path, text):
     if text is None:
@@ -213,6 +216,8 @@ def test_src_change_with_unrelated_tox_section_passes(guarded):
     'collect_ignore_glob = ["properties/*"]\n',
     'def pytest_collection_modifyitems(config, items):\n    items[:] = [i for i in items if "parse" not in i.name]\n',
     'def pytest_ignore_collect(collection_path, config):\n    return "properties" in str(collection_path)\n',
+    'def pytest_pyfunc_call(pyfuncitem):\n    return True\n',
+    'pytest_plugins = ["tests.always_pass"]\n',
 ])
 def test_src_change_with_conftest_collection_control_fails(guarded, conftest):
     touch_src(guarded)
@@ -220,7 +225,7 @@ def test_src_change_with_conftest_collection_control_fails(guarded, conftest):
     guarded.add()
     result = guarded.run(main)
     assert result.codes == ['OG201']
-    assert 'conftest collection control' in result.out
+    assert 'conftest hooks' in result.out
 
 
 def test_src_change_with_new_conftest_fixture_passes(guarded):

@@ -32,6 +32,8 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'allow-silences': ([], 'strs'),
     'max-freeze-days': (90, 'int'),
 }
+# A freeze that may last longer than this is not a freeze.
+MAX_FREEZE_DAYS = 3650
 SILENCE_KINDS = (
     'skip', 'skipif', 'xfail', 'importorskip', 'unittest-skip', 'expectedFailure',
     'SkipTest', 'skipTest',
@@ -182,6 +184,9 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
         return tuple(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError(source, line, f'{key!r} must be a whole number >= 0')
+    if key == 'max-freeze-days' and value > MAX_FREEZE_DAYS:
+        raise ConfigError(source, line, f'{key!r} = {value} is more than {MAX_FREEZE_DAYS} '
+                          'days; a freeze is temporary')
     return value
 
 

@@ -57,18 +57,13 @@ def _ini_section(raw: bytes | None, section: str) -> object:
     return dict(parser[section]) if parser.has_section(section) else None
 
 
-# What a conftest.py can do to decide which tests run at all.
-COLLECTION_NAMES = ('collect_ignore', 'collect_ignore_glob')
-COLLECTION_HOOKS = ('pytest_collection_modifyitems', 'pytest_ignore_collect',
-                    'pytest_collect_file', 'pytest_pycollect_makeitem', 'pytest_deselected',
-                    'pytest_configure', 'pytest_addoption', 'pytest_collection')
-
-
 def _collection_control(raw: bytes | None) -> object:
-    """The parts of a conftest.py that choose which tests are collected, as syntax.
+    """The parts of a conftest.py that decide which tests run and what their result is.
 
-    Fixtures and helpers in a conftest change with the code all the time; ignoring
-    files, deselecting items or rewriting options silences tests like a skip does.
+    Fixtures and helpers in a conftest change with the code all the time. A ``pytest_*``
+    hook (collection, ``pytest_pyfunc_call``, ``pytest_runtest_*``, report wrappers), a
+    ``pytest_*`` or ``collect_ignore*`` assignment and ``pytest_plugins`` can ignore,
+    deselect or pass tests outright, so they are compared, as syntax.
     """
     if raw is None:
         return None
@@ -78,22 +73,49 @@ def _collection_control(raw: bytes | None) -> object:
         tree = ast.parse(raw)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ('unparsable', raw)
+
+    def controls(name: str) -> bool:
+        return name.startswith(('pytest_', 'collect_ignore'))
+
     parts = []
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                node.name in COLLECTION_HOOKS:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                controls(node.name):
             parts.append(ast.dump(node))
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id in COLLECTION_NAMES for t in targets):
+            if any(isinstance(t, ast.Name) and controls(t.id) for t in targets):
                 parts.append(ast.dump(node))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and \
+                any(controls((a.asname or a.name).split('.')[-1]) for a in node.names):
+            parts.append(ast.dump(node))  # `from plugin import pytest_pyfunc_call`
     return parts
 
 
-# pytest configuration outside pyproject.toml: (file, the section pytest reads there).
+# pytest configuration files, found by name in any folder (pytest reads the one nearest
+# the arguments it is given): the whole file, or the section pytest reads there.
 # --ignore, --deselect, -p no:oracle_guard or a narrower testpaths silence tests as
 # surely as a skip marker does.
-PYTEST_CONFIG = (('pytest.ini', 'pytest'), ('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest'))
+PYTEST_FILES = ('pytest.ini', '.pytest.ini', 'pytest.toml', '.pytest.toml')
+PYTEST_SECTIONS = {'tox.ini': 'pytest', 'setup.cfg': 'tool:pytest'}
+
+
+def pytest_config_change(path: str, changes: ChangeSet) -> str | None:
+    """What pytest configuration a touched file changes, if any."""
+    name = posixpath.basename(path)
+    if name in PYTEST_FILES:
+        return 'pytest configuration file (what pytest runs)'
+    section = PYTEST_SECTIONS.get(name)
+    if section and _ini_section(changes.read_base(path), section) != \
+            _ini_section(changes.read_new(path), section):
+        return f'[{section}] section (what pytest runs)'
+    if name == 'pyproject.toml' and path != PYPROJECT and \
+            _pytest_table(changes.read_base(path)) != _pytest_table(changes.read_new(path)):
+        return '[tool.pytest.ini_options] (what pytest runs)'
+    if name == 'conftest.py' and _collection_control(changes.read_base(path)) != \
+            _collection_control(changes.read_new(path)):
+        return 'conftest hooks (pytest_*, collect_ignore, pytest_plugins)'
+    return None
 
 
 def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
@@ -143,15 +165,9 @@ def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
         if _pytest_table(base) != _pytest_table(new):
             found.append((PYPROJECT, '[tool.pytest.ini_options] (what pytest runs)'))
     for path in sorted(touched):
-        if posixpath.basename(path) == 'conftest.py' and \
-                _collection_control(changes.read_base(path)) != \
-                _collection_control(changes.read_new(path)):
-            found.append((path, 'conftest collection control (collect_ignore, '
-                                'pytest_collection_modifyitems, …)'))
-    for path, section in PYTEST_CONFIG:
-        if path in touched and _ini_section(changes.read_base(path), section) != \
-                _ini_section(changes.read_new(path), section):
-            found.append((path, f'[{section}] section (what pytest runs)'))
+        what = pytest_config_change(path, changes)
+        if what:
+            found.append((path, what))
     for manifest in sorted({c.manifest for c in cfgs} & touched):
         rows = changed_manifest_rows(changes, manifest)
         if rows:
