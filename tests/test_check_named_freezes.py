@@ -102,7 +102,8 @@ def test_freeze_id_belonging_to_another_test_fails(repo):
               '    def test_other(self):\n        assert 0\n')
     result = run(repo, source)
     assert result.codes == ['OG305']
-    assert 'FZ-14 belongs to TestParse::test_crlf_roundtrip, not to TestParse::test_other' in result.out
+    assert ('FZ-14 belongs to tests/test_headers.py::TestParse::test_crlf_roundtrip, '
+            'not to tests/test_headers.py::TestParse::test_other') in result.out
 
 
 def test_live_named_freeze_for_that_test_passes(repo):
@@ -239,3 +240,30 @@ def test_valid_python_too_deep_to_walk_is_reported_not_a_traceback(repo):
     assert result.rc == 1
     assert result.codes == ['OG307']
     assert 'Traceback' not in result.err
+
+
+def test_freeze_id_does_not_cover_a_same_named_test_in_another_file(repo):
+    # FZ-14 freezes tests/test_headers.py::TestParse::test_crlf_roundtrip, which still
+    # exists; a test of the same name in another file is another test.
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    repo.write('tests/test_headers.py', 'import pytest\n\nclass TestParse:\n'
+               '    @pytest.mark.skip(reason="FZ-14")\n    def test_crlf_roundtrip(self):\n'
+               '        assert 0\n')
+    other = repo.write('tests/test_other.py', 'import pytest\n\nclass TestParse:\n'
+                       '    @pytest.mark.skip(reason="FZ-14")\n    def test_crlf_roundtrip(self):\n'
+                       '        assert 0\n')
+    result = repo.run(main, '--today', TODAY, other)
+    assert result.codes == ['OG305']
+    assert repo.run(main, '--today', TODAY, 'tests/test_headers.py').rc == 0
+
+
+def test_symlinked_test_file_is_reported_though_pre_commit_never_passes_it(repo):
+    import os
+    repo.write('qa/cases.py', 'import pytest\n\ndef test_a():\n    pytest.skip("later")\n')
+    os.makedirs(os.path.join(repo.path, 'tests'))
+    os.symlink('../qa/cases.py', os.path.join(repo.path, 'tests', 'test_cases.py'))
+    repo.write('tests/test_real.py', 'def test_b():\n    assert 1\n')
+    repo.add()
+    result = repo.run(main, 'tests/test_real.py')  # what pre-commit passes
+    assert result.codes == ['OG307']
+    assert result.out.startswith('tests/test_cases.py:1:1: OG307 test file is a symlink')

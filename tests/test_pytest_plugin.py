@@ -275,7 +275,7 @@ def test_skip_marker_naming_a_live_freeze_of_that_test_passes(project):
 @pytest.mark.parametrize('ledger_text, why', [
     (ledger(), 'which is not a row of tests/freeze_ledger.yaml'),
     (ledger(row(expires='2026-01-01')), 'which is not live'),
-    (ledger(row(nodeid='tests/test_headers.py::TestParse::test_lf')), 'which belongs to TestParse::test_lf'),
+    (ledger(row(nodeid='tests/test_headers.py::TestParse::test_lf')), 'which belongs to tests/test_headers.py::TestParse::test_lf'),
 ])
 def test_skip_marker_naming_an_unusable_freeze_fails_the_session(project, ledger_text, why):
     write(project, 'tests/test_silenced.py', 'import pytest\n\n\nclass TestParse:\n'
@@ -405,3 +405,17 @@ def test_unlocked_property_fails_the_session_through_the_real_lock_check(project
     result = run(project, 'tests/test_props.py')
     failed_before_any_test(result)
     result.stdout.fnmatch_lines(['tests/test_props.py::test_int_roundtrip: unlocked property*'])
+
+
+def test_skip_naming_a_freeze_of_a_same_named_test_in_another_file_fails(project):
+    # FZ-15 freezes tests/test_headers.py::test_clock_fails, which still exists there; a
+    # skip carrying FZ-15 on a test of the same name elsewhere silences another test.
+    write(project, 'tests/sub/test_other.py',
+          'import pytest\n\n@pytest.mark.skip(reason="FZ-15")\n' + NEW_CLOCK_TEST)
+    write(project, 'tests/freeze_ledger.yaml', ledger(CLOCK_ROW))
+    result = run(project)
+    failed_before_any_test(result)
+    result.stdout.fnmatch_lines([
+        '*tests/sub/test_other.py::test_clock_fails: @pytest.mark.skip names FZ-15, which '
+        'belongs to tests/test_headers.py::test_clock_fails*',
+    ])

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime
 import os
+from collections.abc import Callable
 from collections.abc import Sequence
 
 from oracle_guard.changeset import ALL_FILES
@@ -24,10 +25,23 @@ from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_silences
 from oracle_guard.scanner import Silence
+from oracle_guard.scanner import test_functions
+
+
+def same_test_file(path: str, nodeid: str, defines: Callable[[str, str], bool]) -> bool:
+    """Whether a silence in ``path`` may use a row naming ``nodeid``: the row names this
+    file, or its file no longer defines the test (it moved here). A test of the same name
+    in another file is another test."""
+    row_file, sep, identity = nodeid.partition('::')
+    if not sep or not row_file.endswith('.py') or row_file == path:
+        return True
+    return not defines(row_file, identity)
 
 
 def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
-                  today: datetime.date) -> list[Finding]:
+                  today: datetime.date,
+                  defines: Callable[[str, str], bool] = lambda _f, _i: False,
+                  ) -> list[Finding]:
     def finding(code: str, message: str, hint: str) -> Finding:
         return Finding(path, silence.line, silence.col, code, message, hint)
 
@@ -74,17 +88,19 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
                 f'fix the test and delete the row, or have {row.owner or "its owner"} renew '
                 'it in a change of its own',
             ))
-        elif len(silence.targets) == 1 and \
-                function_of(row.identity) != function_of(silence.targets[0]):
+        elif len(silence.targets) == 1 and (
+                function_of(row.identity) != function_of(silence.targets[0])
+                or not same_test_file(path, row.nodeid, defines)):
             findings.append(finding(
-                'OG305', f'{freeze_id} belongs to {row.identity or "no test"}, '
-                         f'not to {silence.targets[0]}',
+                'OG305', f'{freeze_id} belongs to {row.nodeid or "no test"}, '
+                         f'not to {path}::{silence.targets[0]}',
                 'an id names one test: give this test its own row',
             ))
     return findings
 
 
-def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date
+def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date,
+               defines: Callable[[str, str], bool] = lambda _f, _i: False,
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     if not might_silence(source):
         return []
@@ -98,7 +114,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     for silence in silences:
         if silence.kind in cfg.allow_silences:
             continue
-        findings.extend(judge_silence(path, silence, ledger_loader(), today))
+        findings.extend(judge_silence(path, silence, ledger_loader(), today, defines))
     return findings
 
 
@@ -145,7 +161,24 @@ def check(ctx: RunContext) -> list[Finding]:
             cache.append(read_ledger(ledger_view, cfg.ledger) or empty_ledger(cfg.ledger))
         return cache[0]
 
-    findings = []
+    defined: dict[str, set[str]] = {}
+
+    def defines(path: str, identity: str) -> bool:
+        """Whether the test file a ledger row names still defines that test."""
+        if path not in defined:
+            raw = (view or ctx.judged or TreeView(cfg.root, None)).read(path)
+            try:
+                tree = parse_python(raw, path) if raw is not None else None
+            except ScanError:
+                tree = None
+            defined[path] = {function_of(i) for i, _ in test_functions(tree)} if tree else set()
+        return function_of(identity) in defined[path]
+
+    findings = [
+        Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
+                'it points at is not reviewed as test code here', 'commit the file itself')
+        for path in symlinked_tests(ctx)
+    ]
     for path in test_files(ctx):
         source = _read(cfg.root, path) if view is None else view.read(path)
         if source is None:
@@ -153,8 +186,19 @@ def check(ctx: RunContext) -> list[Finding]:
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
                                         'the repository', 'commit the file itself'))
             continue
-        findings.extend(check_file(path, source, cfg, ledger, ctx.today))
+        findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines))
     return findings
+
+
+def symlinked_tests(ctx: RunContext) -> list[str]:
+    """Tracked test files that are symlinks: pre-commit never passes them to a hook."""
+    cfg, changes = ctx.cfg, ctx.changes
+    if ctx.all_files or changes.mode in (ALL_FILES, NO_BASE):
+        entries = changes.new.entries(list(cfg.tests))
+    else:
+        paths = [p for p in changes.added_or_modified() if cfg.is_test_code(p)]
+        entries = changes.new.entries(paths) if paths else []
+    return sorted(e.path for e in entries if e.is_symlink and cfg.is_test_code(e.path))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -181,8 +181,8 @@ class FreezeGuard:
                     why = f'is not a row of {ledger.path}'
                 elif not row.is_live(self.today):
                     why = 'is not live (expired, undated or of a class that cannot be frozen)'
-                elif not row_matches(row, identity):
-                    why = f'belongs to {row.identity or "no test"}'
+                elif not self._names_item(row, item, identity):
+                    why = f'belongs to {row.nodeid or "no test"}'
                 else:
                     continue
                 self.problems.append(f'{item.nodeid}: {spelling} names {freeze_id}, which {why}')
@@ -244,6 +244,15 @@ class FreezeGuard:
             except OSError:
                 continue  # unreadable: it defines nothing pytest could have collected
         return found
+
+    def _names_item(self, row: FreezeRow, item: pytest.Item, identity: str) -> bool:
+        """Whether a row names this very test: same identity, and in the file the row
+        names unless that file no longer defines it (the test was moved)."""
+        if not row_matches(row, identity):
+            return False
+        old_file = row.nodeid.split('::', 1)[0]
+        return self._relpath(item) == old_file or \
+            function_of(row.identity) not in self._static_identities({old_file})
 
     def _targets(self, ledger: FreezeLedger, row: FreezeRow,
                  items: Sequence[pytest.Item]) -> list[pytest.Item]:
