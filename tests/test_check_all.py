@@ -119,3 +119,19 @@ def test_untracked_ledger_names_no_freeze_in_a_commit(repo):
     assert result.codes == ['OG302']  # the ledger is not part of what is committed
     repo.add('tests/freeze_ledger.yaml')
     assert repo.run(named, '--today', '2026-11-29', 'tests/test_a.py').rc == 0
+
+
+def test_moving_ledger_and_lock_does_not_escape_the_loosening_rules(guarded):
+    # Row 27: a budget raise and a lowered lock entry, together with a test edit, moved
+    # to new paths in the same change so that no base version exists at the new paths.
+    text = guarded.read('pyproject.toml').decode() + \
+        'ledger = "tests/freezes.yaml"\ndomain-lock = "tests/lock.json"\n'
+    guarded.write('pyproject.toml', text)
+    guarded.rm('tests/freeze_ledger.yaml', 'tests/domain_lock.json')
+    guarded.write('tests/freezes.yaml', 'budget: 5\nfreezes: []\n')
+    guarded.write_json('tests/lock.json', {'version': 1, 'properties': {
+        'test_parse_never_throws': {'max_examples': 5}}})
+    guarded.write('tests/test_app.py', 'def test_parse():\n    assert True\n')
+    guarded.add()
+    result = guarded.run(main, 'check')
+    assert {'OG515', 'OG606'} <= set(result.codes), result.out

@@ -337,10 +337,12 @@ def change_findings(ctx: RunContext, new: FreezeLedger) -> list[Finding]:
         return missing
     cfg, changes = ctx.cfg, ctx.changes
     touched = changes.touched()
-    if cfg.ledger not in touched:
+    # Where the ledger was: moving it (ledger = "…" in the table) is no way around row 27.
+    base_path = ctx.base_cfg.ledger
+    if cfg.ledger not in touched and base_path not in touched:
         return []
     others = sorted(p for p in touched if cfg.is_test_code(p) or cfg.is_src(p))
-    raw = changes.read_base(cfg.ledger)
+    raw = changes.read_base(base_path)
     if not others or raw is None:
         return []  # alone, the ledger edit is the small diff a person reviews
     try:

@@ -316,9 +316,11 @@ def check_loosening(ctx: RunContext, lock: DomainLock, live: set[str],
     cfg, changes = ctx.cfg, ctx.changes
     if not changes.has_base:
         return ctx.missing_base(HOOK)
-    if cfg.domain_lock not in changes.touched():
+    # Where the lock was: moving it (domain-lock = "…" in the table) is no way around it.
+    base_path = ctx.base_cfg.domain_lock
+    if cfg.domain_lock not in changes.touched() and base_path not in changes.touched():
         return []
-    raw = changes.read_base(cfg.domain_lock)
+    raw = changes.read_base(base_path)
     if raw is None:
         return []
     try:

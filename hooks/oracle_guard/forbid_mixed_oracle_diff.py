@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from oracle_guard.changeset import ChangeSet
 from oracle_guard.check_fixture_manifest import base_manifest_or_none
 from oracle_guard.config import Config
-from oracle_guard.config import config_from_table
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
@@ -134,19 +133,6 @@ def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
                   if p not in new.rows or new.rows[p].raw != row.raw)
 
 
-def base_config(cfg: Config, changes: ChangeSet) -> Config:
-    """The configuration as it was at the base: a change that edits the table to move
-    ``src`` or the ledger elsewhere is still judged by the roots it started from."""
-    raw = changes.read_base(PYPROJECT)
-    if raw is None:
-        return cfg
-    try:
-        text = raw.decode('utf-8-sig')
-        return config_from_table(cfg.root, read_table(text), text)
-    except (ConfigError, UnicodeDecodeError):
-        return cfg
-
-
 def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str, str]]:
     """(path, what) for every oracle file the change touches."""
     touched = changes.touched()
@@ -185,9 +171,7 @@ def check(ctx: RunContext) -> list[Finding]:
     if missing or not ctx.changes.has_base:
         return missing
     changes = ctx.changes
-    cfgs = [ctx.cfg]
-    if PYPROJECT in changes.touched():
-        cfgs.append(base_config(ctx.cfg, changes))
+    cfgs = [ctx.cfg, ctx.base_cfg]
     src = changes.touched_under({root for c in cfgs for root in c.src})
     if not src:
         return []

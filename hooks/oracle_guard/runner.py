@@ -22,6 +22,9 @@ from oracle_guard.changeset import staged_change
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
+from oracle_guard.config import config_from_table
+from oracle_guard.config import PYPROJECT
+from oracle_guard.config import read_table
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
@@ -47,6 +50,7 @@ class RunContext:
     # The side of the change documents are read from (see judged_view).
     judged: TreeView | None = None
     _changes: ChangeSet | None = None
+    _base_cfg: Config | None = None
 
     @property
     def changes(self) -> ChangeSet:
@@ -57,6 +61,13 @@ class RunContext:
                 staged=self.staged,
             )
         return self._changes
+
+    @property
+    def base_cfg(self) -> Config:
+        """The configuration at the base revision (the current one if it did not change)."""
+        if self._base_cfg is None:
+            self._base_cfg = base_config(self.cfg, self.changes)
+        return self._base_cfg
 
     def missing_base(self, hook: str) -> list[Finding]:
         """Findings (or a note) for a change rule that has no base to compare with."""
@@ -69,6 +80,21 @@ class RunContext:
                             '--from-ref/--to-ref')]
         self.notes.append(cs.not_checked_note(hook))
         return []
+
+
+def base_config(cfg: Config, changes: ChangeSet) -> Config:
+    """The configuration as it was at the base: a change that edits the table to move
+    ``src``, the ledger or the lock elsewhere is still judged by where they were."""
+    if PYPROJECT not in changes.touched():
+        return cfg
+    raw = changes.read_base(PYPROJECT)
+    if raw is None:
+        return Config(root=cfg.root)
+    try:
+        text = raw.decode('utf-8-sig')
+        return config_from_table(cfg.root, read_table(text), text)
+    except (ConfigError, UnicodeDecodeError):
+        return cfg
 
 
 Check = Callable[[RunContext], list[Finding]]
