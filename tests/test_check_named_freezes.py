@@ -267,3 +267,30 @@ def test_symlinked_test_file_is_reported_though_pre_commit_never_passes_it(repo)
     result = repo.run(main, 'tests/test_real.py')  # what pre-commit passes
     assert result.codes == ['OG307']
     assert result.out.startswith('tests/test_cases.py:1:1: OG307 test file is a symlink')
+
+
+@pytest.mark.parametrize('source', [
+    'from app import add\n__test__ = False\n\ndef test_m():\n    assert add(2, 2) == 4\n',
+    'def test_other():\n    assert 0\n\ntest_other.__test__ = False\n',
+    'class TestA:\n    __test__ = False\n\n    def test_a(self):\n        assert 0\n',
+    'import pytest\n\n@pytest.mark.parametrize("n", [])\ndef test_a(n):\n    assert n\n',
+], ids=['module __test__', 'function __test__', 'class __test__', 'empty parameter set'])
+def test_tests_made_uncollectable_without_a_skip_word_fail(repo, source):
+    result = run(repo, source)
+    assert result.rc == 1
+    assert result.codes == ['OG301']
+
+
+def test_test_dunder_true_is_not_a_silence(repo):
+    result = run(repo, 'class TestA:\n    __test__ = True\n\n    def test_a(self):\n        assert 1\n')
+    assert result.rc == 0, result.out
+
+
+@pytest.mark.parametrize('source', [
+    "p = __import__('pytest')\n\ndef test_a():\n    p.skip('flaky')\n",
+    "import importlib\np = importlib.import_module('pytest')\n\ndef test_a():\n    p.skip('x')\n",
+    "import pytest\n\n@getattr(pytest.mark, 'skip')\ndef test_a():\n    assert 0\n",
+    "import pytest\n\ndef test_a():\n    pytest.\uff53kip('later')\n",
+], ids=['__import__', 'import_module', 'getattr', 'NFKC identifier'])
+def test_indirect_spellings_of_a_silence_fail(repo, source):
+    assert run(repo, source).codes == ['OG301']

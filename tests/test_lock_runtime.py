@@ -246,3 +246,38 @@ def test_map_on_a_strategy_counts_against_filters(project):
     assert problems == [('test_x.py::test_p: tests less than its lock (tests/domain_lock.json): '
                          'filters: locked at 0, live value 1 (.map()/.filter()/.flatmap() on '
                          'its strategies)')]
+
+
+def test_locked_property_patched_out_of_hypothesis_is_caught(project):
+    # A conftest that rebinds hypothesis.given turns every locked property into a plain
+    # function that draws nothing: the identity is collected, but no example would run.
+    lock(project, {'test_p': {'max_examples': 20}})
+    project.makeconftest(CONFTEST + '''
+import functools
+import hypothesis
+
+
+def _given(*strategies, **kwargs):
+    def deco(f):
+        @functools.wraps(f)
+        def run():
+            pass
+        del run.__wrapped__
+        return run
+    return deco
+
+
+hypothesis.given = _given
+''')
+    project.makepyfile(test_x='''
+        import hypothesis
+        from hypothesis import strategies as st
+
+        @hypothesis.given(st.binary())
+        def test_p(buf):
+            raise AssertionError("never drawn")
+        ''')
+    result, problems = run(project)
+    assert result.ret == 9
+    assert problems == ['test_x.py::test_p: locked property test_p is not a Hypothesis test '
+                        'when collected; no example would run']

@@ -140,9 +140,16 @@ def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type
     seen = set()
     for item in items:
         test = getattr(item, 'obj', None)
-        if not getattr(test, 'is_hypothesis_test', False):
-            continue
         identity = function_of(identity_of(item.nodeid))
+        if not getattr(test, 'is_hypothesis_test', False):
+            if identity in lock.entries and identity not in seen and callable(test):
+                # A locked property that Hypothesis does not run: @given replaced or
+                # patched away (a conftest rebinding hypothesis.given), or the test
+                # wrapped so that no example is ever drawn.
+                seen.add(identity)
+                problems.append(f'{item.nodeid}: locked property {identity} is not a '
+                                f'Hypothesis test when collected; no example would run')
+            continue
         if identity in seen:  # parametrized: one function, one entry
             continue
         seen.add(identity)

@@ -16,13 +16,14 @@ import ast
 import bisect
 import gc
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass
 from dataclasses import field
 
 # Every silence spelling contains one of these words, whatever it is imported as:
 # an alias still has to import the original name once.
-_MARKER = re.compile(rb'skip|Skip|xfail|XFail|expectedFailure')
+_MARKER = re.compile(rb'skip|Skip|xfail|XFail|expectedFailure|__test__|parametrize')
 FREEZE_ID = re.compile(r'\bFZ-\d+\b')
 
 # Where the real objects live, so that `from _pytest.outcomes import skip` and
@@ -56,7 +57,7 @@ _PYTEST_STAR = ('mark', 'skip', 'xfail', 'importorskip', 'param')
 # written on a line that holds one of them or a local name bound to one.
 _SILENCE_WORDS = (
     'skip', 'skipif', 'xfail', 'importorskip', 'skipIf', 'skipUnless', 'expectedFailure',
-    'SkipTest', 'skipTest', 'Exception', 'Skipped', 'XFailed',
+    'SkipTest', 'skipTest', 'Exception', 'Skipped', 'XFailed', '__test__', 'parametrize',
 )
 # ``request.node.add_marker("xfail")``: a marker added by name at run time.
 _MARKER_ADDERS = ('add_marker', 'applymarker')
@@ -104,8 +105,17 @@ class ScannedFile:
 
 
 def might_silence(source: bytes) -> bool:
-    """The byte prefilter: files without a marker word are never parsed."""
-    return _MARKER.search(source) is not None
+    """The byte prefilter: files without a marker word are never parsed.
+
+    Python reads identifiers NFKC-normalised (``pytest.ｓkip`` is ``pytest.skip``), so a
+    file with non-ASCII bytes is searched in that form too.
+    """
+    if _MARKER.search(source) is not None:
+        return True
+    if source.isascii():
+        return False
+    text = unicodedata.normalize('NFKC', source.decode('utf-8', 'replace'))
+    return _MARKER.search(text.encode('utf-8', 'replace')) is not None
 
 
 def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
@@ -192,6 +202,21 @@ class ImportAliases:
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
             return _canonical(f'{base}.{node.attr}') if base else None
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.Constant) \
+                and isinstance(node.args[-1].value, str):
+            # Indirection that still names its target: __import__('pytest'),
+            # importlib.import_module('pytest'), getattr(pytest.mark, 'skip').
+            func = node.func
+            text = node.args[-1].value
+            if isinstance(func, ast.Name) and func.id == '__import__' and \
+                    func.id not in self.names and len(node.args) == 1:
+                return text.split('.')[0]
+            if self.resolve(func) == 'importlib.import_module' and len(node.args) == 1:
+                return _canonical(text)
+            if isinstance(func, ast.Name) and func.id == 'getattr' and \
+                    func.id not in self.names and len(node.args) == 2:
+                base = self.resolve(node.args[0])
+                return _canonical(f'{base}.{text}') if base else None
         return None
 
 
@@ -398,7 +423,34 @@ class _SilenceFinder(ast.NodeVisitor):
         for stmt in node.body:
             self.visit(stmt)
 
+    def _not_collected(self, node: ast.Assign) -> bool:
+        """``__test__ = False`` (module, class) or ``test_x.__test__ = False``: pytest
+        and unittest loaders do not collect the test at all, no skip word needed."""
+        if isinstance(node.value, ast.Constant) and node.value.value:
+            return False  # `__test__ = True` collects
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == '__test__':
+                targets, scope = self._targets()
+            elif isinstance(target, ast.Attribute) and target.attr == '__test__':
+                owner = _dotted(target.value)
+                if owner is None:
+                    continue
+                prefix = self.classes[-1][1] + self.classes[-1][0].name + '::' \
+                    if self.classes and self.function is None else ''
+                targets, scope = (f'{prefix}{owner.replace(".", "::")}',), 'test'
+            else:
+                continue
+            self.silences.append(Silence(
+                line=node.lineno, col=node.col_offset + 1, kind='skip',
+                freeze_ids=_reason_ids(None, node, self.lines, 'expectedFailure'),
+                targets=targets, scope=scope, code='__test__ = False (not collected)',
+            ))
+            return True
+        return False
+
     def visit_Assign(self, node: ast.Assign) -> None:
+        if self._not_collected(node):
+            return
         # `s = pytest.mark.skip` only names the marker; using `s` is the silence.
         # `pytestmark = pytest.mark.skip` is the silence itself, though.
         if all(isinstance(t, ast.Name) and t.id != 'pytestmark' for t in node.targets) and \
@@ -414,6 +466,15 @@ class _SilenceFinder(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         name = self.aliases.resolve(node.func)
+        if name == 'pytest.mark.parametrize' and len(node.args) >= 2 and \
+                isinstance(node.args[1], (ast.List, ast.Tuple)) and not node.args[1].elts:
+            # An empty parameter set: pytest skips the test ("got empty parameter set").
+            self._record(node, 'skip', node, 'parametrize with an empty parameter set')
+            return
+        whole = self.aliases.resolve(node)  # `@getattr(pytest.mark, "skip")`
+        if whole in SILENCES:
+            self._record(node, SILENCES[whole], None, whole)
+            return
         if name in SILENCES:
             self._record(node, SILENCES[name], node, name)
             for arg in [*node.args, *node.keywords]:
@@ -459,6 +520,8 @@ def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
     words.update(n for n, target in aliases.names.items() if target in SILENCES)
     words.update(aliases.named_marks)
     pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(words))) + r')\b')
+    if not text.isascii():  # identifiers are NFKC-normalised by the parser
+        text = unicodedata.normalize('NFKC', text)
     # Count lines the way the parser does (\r\n, \r or \n), not like str.splitlines().
     if '\r' in text:
         text = text.replace('\r\n', '\n').replace('\r', '\n')
@@ -499,3 +562,13 @@ def scan_file(source: bytes, path: str = '<test>') -> ScannedFile:
     tree = parse_python(source, path)
     text = source.decode('utf-8', 'replace')
     return ScannedFile(silences=scan_silences(tree, text), tests=scan_tests(tree))
+
+
+def _dotted(node: ast.AST) -> str | None:
+    """``TestX.test_y`` -> ``'TestX.test_y'``; None for anything but names and attributes."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f'{base}.{node.attr}' if base else None
+    return None
