@@ -294,3 +294,15 @@ def test_test_dunder_true_is_not_a_silence(repo):
 ], ids=['__import__', 'import_module', 'getattr', 'NFKC identifier'])
 def test_indirect_spellings_of_a_silence_fail(repo, source):
     assert run(repo, source).codes == ['OG301']
+
+
+@pytest.mark.parametrize('source', [
+    'import pytest\nquarantine = pytest.mark.skip\n',
+    'import pytest\nslow = pytest.mark.skipif(True, reason="slow")\n',
+], ids=['bare mark', 'configured mark'])
+def test_silence_exported_from_a_module_without_tests_fails(repo, source):
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/helpers.py', source)
+    result = repo.run(main, '--today', TODAY, path)
+    assert result.codes == ['OG301']
+    assert 'exported as' in result.out

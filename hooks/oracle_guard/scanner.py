@@ -453,12 +453,24 @@ class _SilenceFinder(ast.NodeVisitor):
             return
         # `s = pytest.mark.skip` only names the marker; using `s` is the silence.
         # `pytestmark = pytest.mark.skip` is the silence itself, though.
+        # In a module that defines no test (tests/helpers.py, a conftest), such a binding
+        # is exported for other modules to apply, where the scanner cannot follow it: it
+        # is a silence of its own, at the binding.
+        exported = not self.module_tests and self.function is None and not self.classes
         if all(isinstance(t, ast.Name) and t.id != 'pytestmark' for t in node.targets) and \
                 self.aliases.resolve(node.value) in SILENCES:
+            if exported:
+                name = self.aliases.resolve(node.value) or ''
+                self._record(node, SILENCES[name], None, f'{name} (exported as '
+                             f'{node.targets[0].id})')  # type: ignore[attr-defined]
             return
         # `xfail_arm = pytest.mark.xfail(...)` outside a test: recorded where it is applied.
         if self.function is None and isinstance(node.value, ast.Call) and \
                 self.aliases.named_marks.get(getattr(node.targets[0], 'id', '')) is node.value:
+            if exported:
+                name = self.aliases.resolve(node.value.func) or ''
+                self._record(node.value, SILENCES[name], node.value,
+                             f'{name} (exported as {node.targets[0].id})')  # type: ignore[attr-defined]
             for arg in [*node.value.args, *node.value.keywords]:
                 self.visit(arg)
             return
