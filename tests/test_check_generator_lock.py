@@ -671,3 +671,32 @@ def test_commit_mode_honours_git_index_file(guarded, monkeypatch):
     monkeypatch.setenv('GIT_INDEX_FILE', other)  # `git commit tests/properties/test_parse.py`
     result = guarded.run(main)
     assert result.rc == 0, result.out
+
+
+@pytest.mark.parametrize('conftest', [
+    'import hypothesis\n\nhypothesis.given = lambda *a, **k: (lambda f: f)\n',
+    'import hypothesis as h\n\nsetattr(h, "settings", lambda *a, **k: (lambda f: f))\n',
+    'import sys\nimport types\n\nsys.modules["hypothesis"] = types.ModuleType("hypothesis")\n',
+    'import pytest\n\n@pytest.fixture(autouse=True)\ndef hollow(monkeypatch):\n'
+    '    monkeypatch.setattr("hypothesis.given", lambda *a, **k: (lambda f: f))\n',
+    'from hypothesis import strategies as st\n\nst.binary = lambda **k: st.just(b"")\n',
+], ids=['assign', 'setattr', 'sys.modules', 'monkeypatch', 'strategies'])
+def test_test_code_patching_the_hypothesis_library_fails(guarded, conftest):
+    from oracle_guard.check_generator_lock import main as hook
+    guarded.write('tests/conftest.py', conftest)
+    guarded.add()
+    result = guarded.run(hook)
+    assert 'OG607' in result.codes, result.out
+    assert 'the hypothesis library itself is changed' in result.out
+    guarded.commit('patched, with --no-verify')
+    assert 'OG607' in guarded.run(hook, '--all-files').codes
+
+
+def test_test_code_configuring_hypothesis_with_profiles_passes(guarded):
+    from oracle_guard.check_generator_lock import main as hook
+    guarded.write('tests/conftest.py', 'from hypothesis import settings\n\n'
+                  'settings.register_profile("thorough", max_examples=500)\n'
+                  'settings.load_profile("thorough")\n')
+    guarded.add()
+    result = guarded.run(hook)
+    assert 'OG607' not in result.codes, result.out

@@ -6,6 +6,7 @@ values Hypothesis really uses (``lock_runtime``).
 """
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import subprocess
@@ -46,6 +47,7 @@ from oracle_guard.property_reader import read_profiles
 from oracle_guard.property_reader import read_properties
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
+from oracle_guard.scanner import ImportAliases
 from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
 
@@ -104,6 +106,64 @@ def check_shadowing(view: TreeView, paths: Sequence[str], tracked: set[str] | No
                 f'rename or remove {example} (git rm {example})')
         for module, example in shadowing_paths(paths, has_file)
     ]
+
+
+_PATCH_HINTS = re.compile(rb'setattr|sys\.modules|\.\w+\s*=(?!=)')
+
+
+def _hypothesis_name(aliases: ImportAliases, node: ast.AST) -> str | None:
+    if type(node).__name__ == 'Index':  # Python < 3.9's subscript wrapper
+        node = node.value  # type: ignore[attr-defined]
+    name = aliases.resolve(node)
+    if name and (name == 'hypothesis' or name.startswith('hypothesis.')):
+        return name
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+            node.value.split('.')[0] == 'hypothesis':
+        return node.value  # monkeypatch.setattr('hypothesis.given', …)
+    return None
+
+
+def patched_hypothesis(path: str, raw: bytes) -> list[Finding]:
+    """Row 28 without a file: test code that rebinds the library itself.
+
+    ``hypothesis.given = …``, ``setattr(hypothesis, …)``, ``monkeypatch.setattr(
+    'hypothesis.settings', …)`` or ``sys.modules['hypothesis'] = …`` in a conftest or a
+    test module can hollow out every property while each one still reads as locked.
+    """
+    if b'hypothesis' not in raw or not _PATCH_HINTS.search(raw):
+        return []
+    try:
+        tree = parse_python(raw, path)
+    except ScanError:
+        return []  # reported by the hooks that must read the file
+    aliases = ImportAliases(tree)
+    found = []
+    for node in ast.walk(tree):
+        what = None
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Attribute) and \
+                        _hypothesis_name(aliases, target.value):
+                    what = f'assigns {_hypothesis_name(aliases, target.value)}.{target.attr}'
+                elif isinstance(target, ast.Subscript) and \
+                        aliases.resolve(target.value) == 'sys.modules' and \
+                        _hypothesis_name(aliases, target.slice):
+                    what = f'replaces sys.modules[{_hypothesis_name(aliases, target.slice)!r}]'
+        elif isinstance(node, ast.Call) and node.args and (
+                (isinstance(node.func, ast.Name) and node.func.id == 'setattr') or
+                (isinstance(node.func, ast.Attribute) and node.func.attr == 'setattr')):
+            name = _hypothesis_name(aliases, node.args[0])
+            if name:
+                what = f'patches {name} with setattr'
+        if what:
+            found.append(Finding(
+                path, node.lineno, node.col_offset + 1, 'OG607',  # type: ignore[attr-defined]
+                f'test code {what}: the hypothesis library itself is changed, so no '
+                'property in this repository could be trusted',
+                'remove the patch; configure Hypothesis with settings profiles instead',
+            ))
+    return found
 
 
 # -- rows 23, 24, 25 ---------------------------------------------------------------------
@@ -455,6 +515,15 @@ def _readable(entry: Entry | None) -> bool:
     return entry is not None and not (entry.is_symlink or entry.is_submodule)
 
 
+def _patches(view: TreeView, paths: Sequence[str]) -> list[Finding]:
+    findings: list[Finding] = []
+    for path in paths:
+        raw = view.read(path)
+        if raw is not None:
+            findings += patched_hypothesis(path, raw)
+    return findings
+
+
 def check(ctx: RunContext) -> list[Finding]:
     if _full_scope(ctx, ctx.cfg):
         return _check_everything(ctx)
@@ -466,6 +535,8 @@ def _check_everything(ctx: RunContext) -> list[Finding]:
     cfg, view = ctx.cfg, ctx.changes.new
     modes = {e.path: e for e in view.entries()}
     findings = check_shadowing(view, list(modes), set(modes))
+    findings += _patches(view, [p for p in modes if ctx.cfg.is_test_code(p) and
+                                _readable(modes[p])])
     test_paths = [p for p in modes if cfg.is_test_code(p)]
     lock = read_lock(view, cfg)
     sources = ProfileSources()
@@ -497,6 +568,7 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     view = changes.new
     added = changes.added_or_modified()
     findings = check_shadowing(view, added, None)
+    findings += _patches(view, [p for p in added if cfg.is_test_code(p)])
     test_paths = [p for p in added if cfg.is_test_code(p)]
     narrowing = any(_can_narrow(view, p) for p in test_paths)
     lock = read_lock(view, cfg)
