@@ -439,3 +439,74 @@ def test_provenance_rules_never_modify_the_tree(guarded):
     before = guarded.snapshot()
     assert run(guarded).rc == 1
     assert guarded.snapshot() == before
+
+
+FROZEN_LEDGER = '''\
+budget: 1
+freezes:
+  - id: FZ-1
+    nodeid: tests/test_app.py::test_frozen
+    class: order-dependent
+    evidence: "fails after test_cache_warm"
+    owner: alice
+    expires: 2026-12-20
+    fixtures: [ok.json]
+'''
+
+
+def _frozen_recording(guarded):
+    import hashlib
+    import json as _json
+    guarded.write('tests/fixtures/traces.txt', '# traces\ntrc_1\n')
+    guarded.commit('trace')
+    body = b'{"ok": true, "items": [1, 2, 3], "note": "recorded from production"}\n'
+    guarded.write('tests/fixtures/ok.json', body)
+    doc = _json.loads(guarded.read('tests/fixtures/manifest.json'))
+    doc['fixtures']['ok.json'] = {'sha256': hashlib.sha256(body).hexdigest(),
+                                  'source': 'recorded', 'trace_id': 'trc_1'}
+    guarded.write_json('tests/fixtures/manifest.json', doc)
+    guarded.write('tests/freeze_ledger.yaml', FROZEN_LEDGER)
+    guarded.commit('a frozen recording')
+    return doc
+
+
+def test_frozen_recording_renamed_relabelled_and_regenerated_fails(guarded):
+    import hashlib
+    doc = _frozen_recording(guarded)
+    guarded.git('mv', 'tests/fixtures/ok.json', 'tests/fixtures/ok2.json')
+    body = b'{"ok": false, "items": [1, 2, 3], "note": "recorded from production"}\n'
+    guarded.write('tests/fixtures/ok2.json', body)
+    del doc['fixtures']['ok.json']
+    doc['fixtures']['ok2.json'] = {'sha256': hashlib.sha256(body).hexdigest(),
+                                   'source': 'human', 'purpose': 'invented from the new code'}
+    guarded.write_json('tests/fixtures/manifest.json', doc)
+    guarded.add()
+    result = guarded.run(main, '--today', '2026-11-29')
+    assert 'OG118' in result.codes, result.out
+
+
+def test_frozen_recording_row_deleted_with_its_file_fails(guarded):
+    doc = _frozen_recording(guarded)
+    guarded.rm('tests/fixtures/ok.json')
+    del doc['fixtures']['ok.json']
+    guarded.write_json('tests/fixtures/manifest.json', doc)
+    guarded.add()
+    result = guarded.run(main, '--today', '2026-11-29')
+    assert result.codes == ['OG118'], result.out
+    assert 'recorded row removed' in result.out
+
+
+def test_new_bytes_with_the_purpose_deleted_fails(guarded):
+    import hashlib
+    import json as _json
+    guarded.write('tests/fixtures/headers/ok.bin', b'GET /new HTTP/1.1\r\n\r\n')
+    doc = _json.loads(guarded.read('tests/fixtures/manifest.json'))
+    row = doc['fixtures']['headers/ok.bin']
+    row['sha256'] = hashlib.sha256(b'GET /new HTTP/1.1\r\n\r\n').hexdigest()
+    row['source'] = 'synthetic'
+    row['schema'] = 'schemas/any.json'
+    del row['purpose']
+    guarded.write('schemas/any.json', '{}')
+    guarded.write_json('tests/fixtures/manifest.json', doc)
+    guarded.add()
+    assert 'OG117' in guarded.run(main).codes

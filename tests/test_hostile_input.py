@@ -161,3 +161,43 @@ def test_internal_errors_are_one_line_unless_debug(guarded, monkeypatch):
     assert 'Traceback' not in result.err
     with pytest.raises(RuntimeError):
         guarded.run(lambda argv: run_hook(broken, argv, 'x'), '--debug')
+
+
+@pytest.mark.parametrize('expires', ['2026-02-30', '2026-13-01', '2026-12-31T25:00:00'])
+def test_impossible_dates_in_the_ledger_are_findings_not_tracebacks(repo, expires):
+    from oracle_guard import check_freeze_ledger
+    repo.write('tests/test_a.py', 'def test_one():\n    assert 1\n')
+    repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n'
+               '    nodeid: tests/test_a.py::test_one\n    class: order-dependent\n'
+               f'    evidence: x\n    owner: alice\n    expires: {expires}\n')
+    repo.add()
+    result = repo.run(check_freeze_ledger.main, '--today', '2026-11-29')
+    assert result.rc == 1, result.err
+    assert 'OG502' in result.codes
+    assert 'Traceback' not in result.err and 'internal error' not in result.err
+
+
+def test_symlinked_domain_lock_is_refused(guarded, tmp_path):
+    from oracle_guard import check_generator_lock
+    outside = tmp_path / 'lock.json'
+    outside.write_bytes(guarded.read('tests/domain_lock.json'))
+    os.remove(os.path.join(guarded.path, 'tests/domain_lock.json'))
+    os.symlink(str(outside), os.path.join(guarded.path, 'tests/domain_lock.json'))
+    guarded.commit('link the lock')
+    result = guarded.run(check_generator_lock.main, '--all-files')
+    assert result.rc == 2
+    assert 'tests/domain_lock.json:1: is a symlink' in result.err
+
+
+def test_today_is_the_utc_date_whatever_the_time_zone(monkeypatch):
+    import datetime
+    import time
+    from oracle_guard.config import Config
+    from oracle_guard.runner import RunContext
+    for zone in ('Etc/GMT+12', 'Etc/GMT-14'):  # a day apart from each other
+        monkeypatch.setenv('TZ', zone)
+        time.tzset()
+        utc = datetime.datetime.now(datetime.timezone.utc).date()
+        assert RunContext(cfg=Config(root='.')).today == utc
+    monkeypatch.undo()
+    time.tzset()

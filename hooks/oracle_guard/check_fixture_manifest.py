@@ -221,7 +221,9 @@ def check(ctx: RunContext) -> list[Finding]:
     judged = rows if whole_tree else provenance_rows(cfg, changes, manifest, rows)
     findings.extend(provenance.judged(judged, {row.path for row in changed}))
     if changes.has_base:
-        findings.extend(provenance.edits(changed, base))
+        renames = {c.path: c.old_path for c in changes.changes
+                   if c.status == 'R' and c.old_path and cfg.is_fixture(c.path)}
+        findings.extend(provenance.edits(changed, base, renames, manifest.rows))
     elif manifest.rows:
         findings.extend(ctx.missing_base(HOOK))
     return findings

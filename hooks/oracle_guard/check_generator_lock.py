@@ -503,7 +503,7 @@ def _full_scope(ctx: RunContext, cfg: Config) -> bool:
 
 
 def read_lock(view: TreeView, cfg: Config) -> DomainLock:
-    return read_lock_bytes(view.read(cfg.domain_lock), cfg.domain_lock)
+    return read_lock_bytes(view.read_document(cfg.domain_lock), cfg.domain_lock)
 
 
 def _can_narrow(view: TreeView, path: str) -> bool:

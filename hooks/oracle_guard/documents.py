@@ -155,7 +155,16 @@ def load_yaml(raw: bytes, source: str) -> Any:
                 result.key_lines[key] = key_node.start_mark.line + 1
             return result
 
+    def construct_timestamp(loader, node):  # type: ignore[no-untyped-def]
+        # `expires: 2026-02-30` looks like a date to YAML but is none: keep the text, so
+        # the rule that needs a date reports it with its line instead of a traceback.
+        try:
+            return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+        except (ValueError, OverflowError):
+            return loader.construct_scalar(node)
+
     StrictLoader.add_constructor('tag:yaml.org,2002:map', StrictLoader.construct_mapping)
+    StrictLoader.add_constructor('tag:yaml.org,2002:timestamp', construct_timestamp)
     loader = None
     try:
         loader = StrictLoader(text)

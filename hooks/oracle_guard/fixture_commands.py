@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from oracle_guard.runner import utc_today
 from oracle_guard.check_fixture_manifest import sha256_of
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
@@ -260,7 +261,7 @@ def cmd_rehash(ws: Workspace, args: argparse.Namespace) -> int:
         # turn a frozen recording into something else.
         committed = ws.committed_row(path)
         if 'recorded' in (old_source, committed and committed.source) and source != 'recorded':
-            frozen = ws.frozen_by(path, args.today or datetime.date.today())
+            frozen = ws.frozen_by(path, args.today or utc_today())
             if frozen:
                 raise Refused(
                     f'{path}: live freeze {", ".join(frozen)} lists this fixture; it stays '

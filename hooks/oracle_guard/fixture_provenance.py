@@ -293,7 +293,8 @@ class ProvenanceCheck:
     @property
     def new_traces(self) -> dict[str, int]:
         if self._new_traces is None:
-            self._new_traces = parse_traces(self.view.read(self.traces_path), self.traces_path)
+            self._new_traces = parse_traces(self.view.read_document(self.traces_path),
+                                            self.traces_path)
         return self._new_traces
 
     @property
@@ -364,12 +365,44 @@ class ProvenanceCheck:
                 findings.extend(self.synthetic(row))
         return findings
 
-    def edits(self, changed: Iterable[FixtureRow], base: FixtureManifest | None) -> list[Finding]:
-        """Rules about what the change did to a row (needs a base revision)."""
+    def _ledgers(self) -> list[FreezeLedger | None]:
+        raw_base = self.read_base(self.ledger_path) if self.read_base else None
+        return [ledger_or_none(raw_base, self.ledger_path, strict=False),
+                ledger_or_none(self.view.read(self.ledger_path), self.ledger_path, strict=True)]
+
+    def edits(self, changed: Iterable[FixtureRow], base: FixtureManifest | None,
+              renames: dict[str, str] | None = None,
+              present: Iterable[str] | None = None) -> list[Finding]:
+        """Rules about what the change did to a row (needs a base revision).
+
+        ``renames`` maps a fixture's new path to its path at the base, so a renamed
+        fixture is judged against the row it had; ``present`` are the rows the manifest
+        now holds, so a recorded row a live freeze lists cannot simply disappear.
+        """
+        renames = renames or {}
         findings: list[Finding] = []
         ledgers: list[FreezeLedger | None] | None = None
+        if base is not None and present is not None:
+            kept = set(present) | set(renames.values())
+            for path, old in sorted(base.rows.items()):
+                if path in kept or old.source != 'recorded':
+                    continue
+                if ledgers is None:
+                    ledgers = self._ledgers()
+                freezes = freezes_listing(ledgers, old, self.today)
+                if freezes:
+                    ids = ', '.join(f.id or f'(line {f.line})' for f in freezes)
+                    findings.append(Finding(
+                        self.manifest_path, 1, 1, 'OG118',
+                        f'{path}: recorded row removed while live freeze {ids} lists this '
+                        'fixture; the frozen test still trusts the recording',
+                        f'restore the row and the file (git checkout HEAD -- {path} '
+                        f'{self.manifest_path}); lift {ids} first, in a change of its own',
+                    ))
         for row in changed:
             old = base.rows.get(row.path) if base else None
+            if old is None and base is not None and row.path in renames:
+                old = base.rows.get(renames[row.path])  # a renamed fixture keeps its history
             if row.get('rewritable_by_agent') is True:
                 findings.append(self.finding(
                     row, 'rewritable_by_agent', 'OG116',
@@ -385,7 +418,8 @@ class ProvenanceCheck:
             if old is None:
                 continue
             new_bytes = old.sha256 != row.sha256 and SHA256.match(row.sha256)
-            if new_bytes and same_purpose(old.get('purpose'), row.get('purpose')):
+            if new_bytes and (not has_purpose(row) or
+                              same_purpose(old.get('purpose'), row.get('purpose'))):
                 findings.append(self.finding(
                     row, 'sha256', 'OG117',
                     'new bytes under an unchanged purpose; explain the new oracle',
@@ -394,11 +428,9 @@ class ProvenanceCheck:
                 ))
             if old.source == 'recorded' and row.source != 'recorded':
                 if ledgers is None:
-                    raw_base = self.read_base(self.ledger_path) if self.read_base else None
-                    ledgers = [ledger_or_none(raw_base, self.ledger_path, strict=False),
-                               ledger_or_none(self.view.read(self.ledger_path), self.ledger_path,
-                                              strict=True)]
-                freezes = freezes_listing(ledgers, row, self.today)
+                    ledgers = self._ledgers()
+                freezes = freezes_listing(ledgers, row, self.today) + (
+                    freezes_listing(ledgers, old, self.today) if old.path != row.path else [])
                 if freezes:
                     ids = ', '.join(f.id or f'(line {f.line})' for f in freezes)
                     trace = old.get('trace_id') if isinstance(old.get('trace_id'), str) else 'TRACE_ID'

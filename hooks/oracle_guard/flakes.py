@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 
+from oracle_guard.runner import utc_today
 from oracle_guard.findings import ConfigError
 from oracle_guard.ledger import NEVER_FREEZABLE
 from oracle_guard.runner import guarded
@@ -291,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error('--runs must be at least 2')
     elif command or len(args.xml) < 2:
         parser.error('give two or more JUnit XML files, or --run -- pytest ...')
-    expires = (args.today or datetime.date.today()) + datetime.timedelta(days=args.days)
+    expires = (args.today or utc_today()) + datetime.timedelta(days=args.days)
 
     def run() -> int:
         if args.run:

@@ -73,7 +73,7 @@ def find_root(start: str) -> str:
 
 def _today(value: str | None) -> datetime.date:
     if not value:
-        return datetime.date.today()
+        return datetime.datetime.now(datetime.timezone.utc).date()  # as the hooks: UTC
     try:
         return datetime.date.fromisoformat(value)
     except ValueError:

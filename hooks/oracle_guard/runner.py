@@ -44,7 +44,7 @@ class RunContext:
     to_ref: str | None = None
     all_files: bool = False
     require_base: bool = False
-    today: datetime.date = field(default_factory=datetime.date.today)
+    today: datetime.date = field(default_factory=lambda: utc_today())
     notes: list[str] = field(default_factory=list)
     staged: tuple[str | None, tuple[Change, ...]] | None = None  # asked of git once
     # The side of the change documents are read from (see judged_view).
@@ -95,6 +95,11 @@ def base_config(cfg: Config, changes: ChangeSet) -> Config:
         return config_from_table(cfg.root, read_table(text), text)
     except (ConfigError, UnicodeDecodeError):
         return cfg
+
+
+def utc_today() -> datetime.date:
+    """Today in UTC: an expiry means the same on every machine, whatever its time zone."""
+    return datetime.datetime.now(datetime.timezone.utc).date()
 
 
 Check = Callable[[RunContext], list[Finding]]
