@@ -357,3 +357,56 @@ def test_add_hashes_the_bytes_git_records_under_autocrlf(repo):
     repo.add()
     assert repo.run(hook).rc == 0  # commit mode hashes the LF blob in the index
     assert repo.run(hook, '--all-files').rc == 0
+
+
+def test_rehash_of_a_folder_keeps_the_purpose_of_rows_whose_bytes_did_not_change(repo):
+    from oracle_guard.cli import main as cli
+    import json
+    repo.write('tests/fixtures/manifest.json', '{"version": 1, "fixtures": {}}\n')
+    repo.write('tests/fixtures/b.bin', b'B')
+    repo.write('tests/fixtures/c.bin', b'C')
+    assert repo.run(cli, 'fixtures', 'add', 'tests/fixtures/b.bin', '--source', 'human',
+                    '--purpose', 'b must reject an empty header').rc == 0
+    assert repo.run(cli, 'fixtures', 'add', 'tests/fixtures/c.bin', '--source', 'human',
+                    '--purpose', 'c is the CRLF oracle').rc == 0
+    repo.commit('rows')
+    repo.write('tests/fixtures/b.bin', b'B2')
+    result = repo.run(cli, 'fixtures', 'rehash', 'tests/fixtures', '--purpose',
+                      'b now rejects an empty header with 400')
+    assert result.rc == 0, result.err
+    rows = json.loads(repo.read('tests/fixtures/manifest.json'))['fixtures']
+    assert rows['b.bin']['purpose'] == 'b now rejects an empty header with 400'
+    assert rows['c.bin']['purpose'] == 'c is the CRLF oracle'
+
+
+@pytest.mark.parametrize('name', ['trail.bin ', 'back\\slash.bin'])
+def test_add_refuses_a_file_name_the_hook_would_reject(repo, name):
+    from oracle_guard.cli import main as cli
+    repo.write('tests/fixtures/manifest.json', '{"version": 1, "fixtures": {}}\n')
+    repo.write(f'tests/fixtures/{name}', b'x')
+    before = repo.read('tests/fixtures/manifest.json')
+    result = repo.run(cli, 'fixtures', 'add', f'tests/fixtures/{name}', '--source', 'human',
+                      '--purpose', 'edge')
+    assert result.rc == 2
+    assert 'cannot be a manifest key' in result.err
+    assert repo.read('tests/fixtures/manifest.json') == before
+
+
+def test_concurrent_adds_keep_every_row(repo):
+    import json
+    import subprocess
+    import sys
+    repo.write('tests/fixtures/manifest.json', '{"version": 1, "fixtures": {}}\n')
+    for i in range(12):
+        repo.write(f'tests/fixtures/p{i}.bin', str(i).encode())
+    code = 'import sys; from oracle_guard.cli import main; sys.exit(main(sys.argv[1:]))'
+    procs = [subprocess.Popen([sys.executable, '-c', code, 'fixtures', 'add',
+                               f'tests/fixtures/p{i}.bin', '--source', 'human', '--purpose', f'p{i}'],
+                              cwd=repo.path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             for i in range(12)]
+    assert all(p.wait() == 0 for p in procs)
+    rows = json.loads(repo.read('tests/fixtures/manifest.json'))['fixtures']
+    assert sorted(rows) == sorted(f'p{i}.bin' for i in range(12))
+    leftovers = [n for n in os.listdir(os.path.join(repo.path, 'tests/fixtures'))
+                 if n.endswith('.oracle-guard-tmp')]
+    assert leftovers == []

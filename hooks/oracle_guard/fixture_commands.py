@@ -11,9 +11,11 @@ something to report), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +41,7 @@ from oracle_guard.gitrepo import TreeView
 from oracle_guard.manifest import FixtureManifest
 from oracle_guard.manifest import FixtureRow
 from oracle_guard.manifest import parse_manifest
+from oracle_guard.manifest import row_key_problem
 from oracle_guard.manifest import SOURCES
 from oracle_guard.runner import guarded
 
@@ -93,6 +96,15 @@ class Workspace:
                 raise ConfigError(path, 0, f'is not a fixture: fixtures live below '
                                   f'{self.cfg.fixtures} (the manifest and trace store excluded)')
             found.append(path)
+        for path in found:
+            why = row_key_problem(self.key_of(path))
+            try:
+                path.encode('utf-8')
+            except UnicodeEncodeError:
+                why = 'not valid UTF-8'
+            if why:
+                raise ConfigError(path, 0, f'this file name cannot be a manifest key ({why})',
+                                  'rename the file')
         return sorted(dict.fromkeys(found))
 
     def files_under(self, prefix: str) -> list[str]:
@@ -116,10 +128,17 @@ class Workspace:
     def write(self) -> None:
         target = os.path.join(self.root, self.cfg.manifest)
         os.makedirs(os.path.dirname(target) or '.', exist_ok=True)
-        temp = f'{target}.oracle-guard-tmp'
-        with open(temp, 'w', encoding='utf-8', newline='\n') as f:
-            f.write(dump_manifest(self.document))
-        os.replace(temp, target)
+        import tempfile
+
+        fd, temp = tempfile.mkstemp(dir=os.path.dirname(target) or '.',
+                                    prefix='.manifest-', suffix='.oracle-guard-tmp')
+        try:
+            with os.fdopen(fd, 'w', encoding='utf-8', newline='\n') as f:
+                f.write(dump_manifest(self.document))
+            os.replace(temp, target)
+        finally:
+            if os.path.exists(temp):
+                os.unlink(temp)
 
     def hash(self, path: str) -> str:
         # The hook compares with the bytes git records: for a file git sees as unmodified
@@ -244,6 +263,7 @@ def cmd_rehash(ws: Workspace, args: argparse.Namespace) -> int:
     paths = ws.fixture_paths(args.paths)
     if not paths:
         raise ConfigError('command line', 0, 'no fixture files found')
+    named = {ws.repo_path(arg) for arg in args.paths}  # files named, not found in a folder
     planned: dict[str, dict[str, Any]] = {}
     messages: list[str] = []
     for path in paths:
@@ -268,6 +288,12 @@ def cmd_rehash(ws: Workspace, args: argparse.Namespace) -> int:
                     f'"recorded" while the frozen test trusts the recording\n'
                     f'    To fix: lift the freeze in {ws.cfg.ledger} in a change of its own first')
         digest = ws.hash(path)
+        if path not in named and digest == old.get('sha256') and \
+                (committed is None or committed.sha256 == digest):
+            # Rehashing a folder must not overwrite the purpose of rows whose bytes did
+            # not change: each purpose explains its own fixture. Name a file to reword it.
+            messages.append(f'unchanged {path} (same bytes)')
+            continue
         if any(digest != r.get('sha256') and same_purpose(r.get('purpose'), args.purpose)
                for r in (old, committed.raw if committed else {}) if r):
             raise Refused(f'{path}: the bytes changed but the purpose did not; say why the new '
@@ -369,13 +395,33 @@ def build_parser() -> argparse.ArgumentParser:
 COMMANDS = {'add': cmd_add, 'rehash': cmd_rehash, 'status': cmd_status}
 
 
+@contextlib.contextmanager
+def manifest_lock(cfg: Config) -> Iterator[None]:
+    """One command at a time per repository: each reads the manifest, then writes it
+    back whole, so two at once would lose each other's rows."""
+    try:
+        import fcntl
+    except ModuleNotFoundError:  # pragma: no cover (Windows: no advisory locks here)
+        yield
+        return
+    git_dir = git('rev-parse', '--git-dir', cwd=cfg.root).decode().strip()
+    path = os.path.join(cfg.root, git_dir, 'oracle-guard-fixtures.lock')
+    with open(path, 'w') as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
 
     def run() -> int:
         cfg = apply_arguments(load_config(repo_root()), args)
         try:
-            return COMMANDS[args.command](Workspace(cfg), args)
+            with manifest_lock(cfg):
+                return COMMANDS[args.command](Workspace(cfg), args)
         except Refused as exc:
             sys.stdout.flush()
             sys.stderr.write(f'oracle-guard fixtures {args.command}: refused: {exc}\n')
