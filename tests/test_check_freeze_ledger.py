@@ -588,3 +588,17 @@ def test_git_commit_of_an_unrelated_file_is_blocked_by_an_expired_row(frozen, tm
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert 'OG501' in proc.stdout
+
+
+def test_decoy_def_in_a_module_pytest_never_collects_does_not_keep_a_freeze_alive(repo):
+    from oracle_guard.check_freeze_ledger import main as hook
+    repo.write('tests/test_a.py', 'import pytest\n\n@pytest.mark.skip(reason="FZ-1")\n'
+               'def test_frozen():\n    assert 0\n')
+    repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n'
+               '    nodeid: tests/test_a.py::test_frozen\n    class: order-dependent\n'
+               '    evidence: x\n    owner: alice\n    expires: 2026-12-20\n')
+    repo.commit('frozen')
+    repo.write('tests/test_a.py', 'def test_frozen_v2():\n    assert 1\n')
+    repo.write('tests/helpers.py', 'def test_frozen():\n    pass\n')
+    repo.add()
+    assert 'OG514' in repo.run(hook, '--today', '2026-11-29').codes

@@ -84,3 +84,16 @@ def test_unparsable_property_file_does_not_count(guarded):
 
 def test_properties_folder_from_hook_args(guarded):
     assert guarded.run(main, '--properties', 'tests/elsewhere/').codes == ['OG401']
+
+
+@pytest.mark.parametrize('body', [
+    '__test__ = False\n\ndef test_p():\n    assert 1 + 1 == 2\n',
+    'def test_p():\n    assert 1 + 1 == 2\n\ntest_p = None\n',
+    'def test_p():\n    assert 1 + 1 == 2\n\ndel test_p\n',
+    'def test_p():\n    assert 1 + 1 == 2\n\ntest_p.__test__ = False\n',
+    'class TestP:\n    __test__ = False\n\n    def test_p(self):\n        assert 1\n',
+], ids=['module off', 'rebound', 'deleted', 'function off', 'class off'])
+def test_properties_pytest_would_not_collect_do_not_count(guarded, body):
+    guarded.write('tests/properties/test_parse.py', body)
+    guarded.add()
+    assert guarded.run(main).codes == ['OG401']

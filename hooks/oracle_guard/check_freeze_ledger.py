@@ -31,6 +31,7 @@ from oracle_guard.ledger import ROW_FIELDS
 from oracle_guard.ledger import ROW_MODES
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
+from oracle_guard.scanner import is_test_module
 from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import scan_silences
 from oracle_guard.scanner import ScanError
@@ -204,7 +205,9 @@ def identities_of(view: TreeView, paths: Iterable[str]) -> tuple[set[str], list[
 def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
                   ) -> tuple[set[str], list[str]]:
     """(test identities, unparsable files) among tracked test files mentioning ``names``."""
-    return identities_of(view, [p for p in view.grep(names, cfg.tests) if cfg.is_test_code(p)])
+    # Only modules pytest collects: a `def test_x` in helpers.py or a conftest is no test.
+    return identities_of(view, [p for p in view.grep(names, cfg.tests)
+                                if cfg.is_test_code(p) and is_test_module(p)])
 
 
 def identities_may_have_changed(ctx: RunContext) -> bool:

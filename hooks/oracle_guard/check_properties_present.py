@@ -1,7 +1,6 @@
 """check-properties-present: the human-owned properties folder still holds a real test."""
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Sequence
 
 from oracle_guard.config import Config
@@ -9,14 +8,10 @@ from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
+from oracle_guard.scanner import is_test_module
 from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_tests
-
-
-def is_test_module(path: str) -> bool:
-    name = posixpath.basename(path)
-    return name.endswith('.py') and (name.startswith('test_') or name.endswith('_test.py'))
 
 
 def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:

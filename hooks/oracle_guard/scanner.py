@@ -557,11 +557,53 @@ def scan_silences(tree: ast.Module, source_text: str) -> list[Silence]:
     return finder.silences
 
 
+def is_test_module(path: str) -> bool:
+    """pytest's default ``python_files``: ``test_*.py`` and ``*_test.py``."""
+    name = path.rsplit('/', 1)[-1]
+    return name.endswith('.py') and (name.startswith('test_') or name.endswith('_test.py'))
+
+
+def _switched_off(tree: ast.Module) -> tuple[bool, set[str]]:
+    """(whole module off, identities off): what ``__test__ = False`` and a test name
+    rebound or deleted later at module level keep pytest from collecting."""
+    def false(value: ast.AST | None) -> bool:
+        return not (isinstance(value, ast.Constant) and value.value)
+
+    module_off, off = False, set()
+    defined: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+            if isinstance(node, ast.ClassDef) and any(
+                    isinstance(s, ast.Assign) and false(s.value) and
+                    any(isinstance(t, ast.Name) and t.id == '__test__' for t in s.targets)
+                    for s in node.body):
+                off.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id == '__test__' and false(node.value):
+                    module_off = True
+                elif isinstance(target, ast.Name) and target.id in defined:
+                    off.add(target.id)  # `test_p = None` after the def
+                elif isinstance(target, ast.Attribute) and target.attr == '__test__' and \
+                        false(node.value) and isinstance(target.value, ast.Name):
+                    off.add(target.value.id)
+        elif isinstance(node, ast.Delete):
+            off.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return module_off, off
+
+
 def scan_tests(tree: ast.Module) -> list[TestFunction]:
+    """The tests pytest would collect from a module, and whether each does something."""
     try:
+        module_off, off = _switched_off(tree)
+        if module_off:
+            return []
         aliases = ImportAliases(tree)
         tests = []
         for identity, node in test_functions(tree):
+            if identity.split('::', 1)[0] in off:
+                continue
             does, given = _does_something(node, aliases)
             tests.append(TestFunction(identity, node.lineno, does, given))  # type: ignore[attr-defined]
     except RecursionError:
