@@ -97,3 +97,37 @@ def test_properties_pytest_would_not_collect_do_not_count(guarded, body):
     guarded.write('tests/properties/test_parse.py', body)
     guarded.add()
     assert guarded.run(main).codes == ['OG401']
+
+
+def test_property_test_removed_together_with_test_edits_fails(guarded):
+    guarded.write('tests/properties/test_more.py', 'def test_q():\n    assert bytes(range(3))\n')
+    guarded.commit('a second property')
+    guarded.rm('tests/properties/test_more.py')
+    guarded.write('tests/test_app.py', 'def test_two():\n    assert 2\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG402']
+    assert 'property test test_q removed in the same change as tests/test_app.py' in result.out
+
+
+def test_property_test_removed_alone_passes(guarded):
+    guarded.write('tests/properties/test_more.py', 'def test_q():\n    assert bytes(range(3))\n')
+    guarded.commit('a second property')
+    guarded.rm('tests/properties/test_more.py')
+    assert guarded.run(main).rc == 0
+
+
+def test_property_test_moved_within_the_folder_passes(guarded):
+    guarded.git('mv', 'tests/properties/test_parse.py', 'tests/properties/test_parsing.py')
+    guarded.write('src/app.py', 'x = 1\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_properties_folder_moved_by_config_with_test_edits_fails(guarded):
+    text = guarded.read('pyproject.toml').decode() + 'properties = "tests/props2/"\n'
+    guarded.write('pyproject.toml', text)
+    guarded.write('tests/props2/test_x.py', 'def test_x():\n    assert True\n')
+    guarded.write('tests/test_app.py', 'def test_two():\n    assert 2\n')
+    guarded.add()
+    assert 'OG402' in guarded.run(main).codes

@@ -14,10 +14,10 @@ from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_tests
 
 
-def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:
-    """(number of real tests, test modules seen) in the properties folder of one tree."""
-    count, modules = 0, []
-    for entry in view.entries([cfg.properties]):
+def property_tests(view: TreeView, folder: str) -> tuple[set[str], list[str]]:
+    """(identities of the real tests, test modules seen) in a properties folder."""
+    real, modules = set(), []
+    for entry in view.entries([folder]):
         if not is_test_module(entry.path) or entry.is_symlink:
             continue
         modules.append(entry.path)
@@ -28,15 +28,50 @@ def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:
             tests = scan_tests(parse_python(source, entry.path))
         except ScanError:
             continue  # an unparsable file holds no test pytest could run
-        count += sum(1 for t in tests if t.does_something)
-    return count, modules
+        real.update(t.identity for t in tests if t.does_something)
+    return real, modules
+
+
+def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:
+    """(number of real tests, test modules seen) in the properties folder of one tree."""
+    real, modules = property_tests(view, cfg.properties)
+    return len(real), modules
+
+
+def removed_with_other_edits(ctx: RunContext, live: set[str]) -> list[Finding]:
+    """SPEC §4: removing a property test is loosening, a change of its own.
+
+    Judged against the base (its properties folder, as the base configuration had it)
+    when the change also touches ``src/`` or test code outside the properties folder.
+    """
+    changes = ctx.changes
+    if not changes.has_base:
+        return []
+    cfg, base_cfg = ctx.cfg, ctx.base_cfg
+    folders = (cfg.properties, base_cfg.properties)
+    touched = changes.touched()
+    if not any(p.startswith(folders) for p in touched) and base_cfg.properties == cfg.properties:
+        return []
+    others = sorted(p for p in touched if not p.startswith(folders) and
+                    (cfg.is_src(p) or cfg.is_test_code(p) or base_cfg.is_src(p)))
+    if not others:
+        return []  # alone, removing a property is the small diff a person reviews
+    gone = sorted(property_tests(changes.base_view, base_cfg.properties)[0] - live)
+    shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
+    return [Finding(base_cfg.properties.rstrip('/') or '.', 1, 1, 'OG402',
+                    f'property test {identity} removed in the same change as {shown}',
+                    'removing a property is a change of its own: restore it '
+                    f'(git checkout HEAD -- {base_cfg.properties}) and remove it in a '
+                    'commit that touches nothing else')
+            for identity in gone]
 
 
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
-    count, modules = real_tests(ctx.changes.new, cfg)
+    live, modules = property_tests(ctx.changes.new, cfg.properties)
+    count = len(live)
     if count:
-        return []
+        return removed_with_other_edits(ctx, live)
     if not modules:
         why = f'{cfg.properties} holds no test module (test_*.py) that git tracks'
     else:
