@@ -419,3 +419,19 @@ def test_skip_naming_a_freeze_of_a_same_named_test_in_another_file_fails(project
         '*tests/sub/test_other.py::test_clock_fails: @pytest.mark.skip names FZ-15, which '
         'belongs to tests/test_headers.py::test_clock_fails*',
     ])
+
+
+def test_expected_failure_named_in_its_comment_is_accepted_at_run_time(project):
+    # expectedFailure takes no reason: its id lives in a comment, as the hook reads it.
+    write(project, 'tests/test_u.py', 'import unittest\n\n\nclass T(unittest.TestCase):\n'
+          '    @unittest.expectedFailure  # FZ-14\n    def test_a(self):\n'
+          '        self.assertEqual(1, 2)\n')
+    write(project, 'tests/freeze_ledger.yaml', ledger(row(nodeid='tests/test_u.py::T::test_a')))
+    result = run(project, 'tests/test_u.py')
+    assert 'without a freeze id' not in result.stdout.str()
+    result.assert_outcomes(skipped=1)  # the live freeze applies; the session runs
+    write(project, 'tests/test_u.py', 'import unittest\n\n\nclass T(unittest.TestCase):\n'
+          '    @unittest.expectedFailure\n    def test_a(self):\n'
+          '        self.assertEqual(1, 2)\n')
+    result = run(project, 'tests/test_u.py')
+    result.stdout.fnmatch_lines(['*@unittest.expectedFailure without a freeze id*'])

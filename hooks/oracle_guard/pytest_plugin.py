@@ -58,6 +58,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          'pyproject.toml at or above pytest\'s rootdir)')
 
 
+def _comment_ids(function: Any) -> list[str]:
+    """FZ ids in the comment on the ``@expectedFailure`` line: it takes no reason, so the
+    id lives there, as check-named-freezes reads it."""
+    import inspect
+
+    try:
+        lines, _ = inspect.getsourcelines(function)
+    except (OSError, TypeError):
+        return []
+    ids: list[str] = []
+    for line in lines:
+        if 'expectedFailure' in line and '#' in line:
+            ids.extend(FREEZE_ID.findall(line[line.index('#'):]))
+        if line.lstrip().startswith(('def ', 'async def ')):
+            break  # decorators end at the def
+    return ids
+
+
 def find_root(start: str) -> str:
     """The nearest folder at or above ``start`` with a pyproject.toml, stopping at a .git."""
     here = os.path.abspath(start)
@@ -171,7 +189,7 @@ class FreezeGuard:
                 spellings.append(('@unittest.skip', FREEZE_ID.findall(why)))
         if getattr(obj, '__unittest_expecting_failure__', False) and \
                 'expectedFailure' not in allowed:
-            spellings.append(('@unittest.expectedFailure', []))
+            spellings.append(('@unittest.expectedFailure', _comment_ids(obj)))
         for spelling, ids in spellings:
             if not ids:
                 self.problems.append(f'{item.nodeid}: {spelling} without a freeze id (FZ-<n>)')
