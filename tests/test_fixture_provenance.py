@@ -510,3 +510,21 @@ def test_new_bytes_with_the_purpose_deleted_fails(guarded):
     guarded.write_json('tests/fixtures/manifest.json', doc)
     guarded.add()
     assert 'OG117' in guarded.run(main).codes
+
+
+def test_editing_a_referenced_schema_rejudges_synthetic_rows(guarded):
+    import hashlib
+    import json as _json
+    guarded.write('schemas/top.json', '{"$ref": "common.json"}')
+    guarded.write('schemas/common.json', '{"type": "object", "properties": {"code": {"type": "integer"}}}')
+    guarded.write('tests/fixtures/s.json', '{"code": 5}')
+    doc = _json.loads(guarded.read('tests/fixtures/manifest.json'))
+    doc['fixtures']['s.json'] = {'sha256': hashlib.sha256(b'{"code": 5}').hexdigest(),
+                                 'source': 'synthetic', 'schema': 'schemas/top.json'}
+    guarded.write_json('tests/fixtures/manifest.json', doc)
+    base = guarded.commit('synthetic row')
+    guarded.write('schemas/common.json', '{"type": "object", "properties": {"code": {"type": "string"}}}')
+    guarded.add()
+    assert 'OG114' in guarded.run(main).codes
+    guarded.commit('schema loosened elsewhere')
+    assert 'OG114' in guarded.run(main, '--from-ref', base, '--to-ref', 'HEAD').codes

@@ -148,14 +148,19 @@ def provenance_rows(cfg: Config, changes: ChangeSet, manifest: FixtureManifest,
                     rows: list[FixtureRow]) -> list[FixtureRow]:
     """The rows whose evidence the change touched, on top of the rows already judged.
 
-    Editing a schema re-judges the synthetic rows that name it; editing the trace
-    store re-judges the recorded rows. Both are lookups in the parsed manifest.
+    Editing a schema (or any JSON/YAML file a schema could $ref) re-judges the synthetic
+    rows; editing the trace store re-judges the recorded rows.
     """
     touched = changes.touched()
     wanted = {row.path: row for row in rows}
+    # A schema may $ref other files: when any JSON/YAML file outside the fixtures changes,
+    # every synthetic row is judged again (its schema's closure may include that file).
+    schema_like = any(p.endswith(SCHEMA_SUFFIXES) and not cfg.is_fixture(p) and
+                      p != cfg.manifest for p in touched)
     for row in manifest.rows.values():
         schema = row.get('schema')
-        if (row.source == 'synthetic' and isinstance(schema, str) and schema in touched) or \
+        if (row.source == 'synthetic' and isinstance(schema, str) and
+                (schema in touched or schema_like)) or \
                 (row.source == 'recorded' and cfg.traces in touched):
             wanted.setdefault(row.path, row)
     return [wanted[p] for p in sorted(wanted)]
