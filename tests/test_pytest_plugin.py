@@ -435,3 +435,25 @@ def test_expected_failure_named_in_its_comment_is_accepted_at_run_time(project):
           '        self.assertEqual(1, 2)\n')
     result = run(project, 'tests/test_u.py')
     result.stdout.fnmatch_lines(['*@unittest.expectedFailure without a freeze id*'])
+
+
+PARAM_TESTS = 'import pytest\n\n@pytest.mark.parametrize("n", [1, 2, 3])\ndef test_p(n):\n    assert n\n'
+PARAM_ROW = row('FZ-15', 'tests/test_param.py::test_p[2]', freeze_class='time-dependent')
+
+
+def test_frozen_parametrized_case_removed_fails_the_session(project):
+    write(project, 'tests/test_param.py', PARAM_TESTS)
+    write(project, 'tests/freeze_ledger.yaml', ledger(PARAM_ROW))
+    run(project, 'tests/test_param.py').assert_outcomes(passed=2, skipped=1)
+    write(project, 'tests/test_param.py', PARAM_TESTS.replace('[1, 2, 3]', '[1, 3]'))
+    result = run(project, 'tests/test_param.py')
+    failed_before_any_test(result)
+    result.stdout.fnmatch_lines(['*FZ-15 names tests/test_param.py::test_p[[]2[]], but no '
+                                 'collected case of test_p has the id test_p[[]2[]]*'])
+
+
+def test_selecting_other_cases_of_a_frozen_function_stays_quiet(project):
+    write(project, 'tests/test_param.py', PARAM_TESTS)
+    write(project, 'tests/freeze_ledger.yaml', ledger(PARAM_ROW))
+    run(project, 'tests/test_param.py::test_p[1]').assert_outcomes(passed=1)
+    run(project, 'tests/test_param.py', '-k', 'not 2').assert_outcomes(passed=2)

@@ -142,6 +142,8 @@ class FreezeGuard:
         self.problems: list[str] = list(problems)
         self.active: list[str] = []  # one summary line per applied freeze
         self.expired: dict[str, str] = {}  # nodeid -> why a failure still fails
+        self.deselected: set[str] = set()  # functions with a case deselected (-k, -m, hooks)
+        self.case_selection = False  # a parametrized case named on the command line
 
     # -- reading -------------------------------------------------------------------------
     def _read_ledger(self) -> FreezeLedger | None:
@@ -235,7 +237,9 @@ class FreezeGuard:
         """Rows whose test is missing from the files collected: a subset run stays quiet."""
         assert self.cfg is not None
         files = {self._relpath(item) for item in items}
-        known = {function_of(item_identity(item)) for item in items}
+        cases = {item_identity(item) for item in items}
+        collected = {function_of(identity) for identity in cases}
+        known = set(collected)
         unparsed = True
         for index, row in enumerate(ledger.rows):
             old_file = row.nodeid.split('::', 1)[0]
@@ -248,6 +252,17 @@ class FreezeGuard:
                 self.problems.append(
                     f'{ledger.path}:{row.line_of("nodeid")}: {row.id or "a row"} names '
                     f'{row.nodeid}, but no collected test has the identity {row.identity}',
+                )
+            elif '[' in row.identity and row.identity not in cases and \
+                    function_of(row.identity) in collected and \
+                    function_of(row.identity) not in self.deselected and \
+                    not self.case_selection:
+                # The function ran with all its cases, and the frozen one is not among
+                # them: the case was removed (or its id changed), so the freeze is stale.
+                self.problems.append(
+                    f'{ledger.path}:{row.line_of("nodeid")}: {row.id or "a row"} names '
+                    f'{row.nodeid}, but no collected case of {function_of(row.identity)} has '
+                    f'the id {row.identity}',
                 )
 
     def _static_identities(self, files: set[str]) -> set[str]:
@@ -311,12 +326,16 @@ class FreezeGuard:
             self.problems.append(str(exc))
 
     # -- pytest hooks --------------------------------------------------------------------
+    def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
+        self.deselected.update(function_of(item_identity(item)) for item in items)
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # After every pytest_collection_modifyitems: markers a conftest adds are seen,
         # and deselected tests are not judged.
         if self.cfg is None:
             return
         items = list(session.items)
+        self.case_selection = any('[' in str(arg) for arg in session.config.args)
         ledger = self._read_ledger()
         if ledger is None:  # unreadable (already a problem) or absent: nothing is frozen
             ledger = empty_ledger(self.cfg.ledger)
