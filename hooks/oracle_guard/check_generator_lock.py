@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-import subprocess
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,8 +30,6 @@ from oracle_guard.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import Entry
-from oracle_guard.gitrepo import GitError
-from oracle_guard.gitrepo import split_z
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.property_reader import BUILTIN_PROFILES
 from oracle_guard.property_reader import CONFIG_DIRS
@@ -468,30 +465,10 @@ def _profile_pathspecs(cfg: Config) -> list[str]:
 
 def _grep(view: TreeView, words: Sequence[str], pathspecs: Sequence[str], *,
           whole_words: bool = False) -> list[str]:
-    """Tracked paths on this side of the change that contain one of ``words``.
-
-    One ``git grep`` instead of a read per file: commit mode stays proportional to the
-    change. The index is read as git reads it (``GIT_INDEX_FILE`` included). Pathspec
-    magic is switched back on for the ``:(glob)`` conftest pattern; every other path is
-    passed as ``:(literal)``.
-    """
-    args = ['git', '--no-literal-pathspecs', 'grep', '-l', '-z', '-F', '--no-color']
-    if whole_words:
-        args.append('-w')
-    for word in words:
-        args += ['-e', word]
-    if view.rev == '':
-        args.append('--cached')
-    elif view.rev is not None:
-        args.append(view.rev)
-    proc = subprocess.run([*args, '--', *pathspecs], cwd=view.root, capture_output=True,
-                          stdin=subprocess.DEVNULL, check=False)
-    if proc.returncode > 1:  # 1 is "nothing matched"
-        raise GitError('git', 0, f'`git grep` failed: {proc.stderr.decode(errors="replace")}')
-    paths = split_z(proc.stdout)
-    if view.rev:
-        paths = [p.split(':', 1)[1] if p.startswith(f'{view.rev}:') else p for p in paths]
-    return paths
+    """Tracked paths on this side of the change that contain one of ``words``: one
+    ``git grep``, so commit mode stays proportional to the change. The pathspecs carry
+    their own magic (``:(glob)**/conftest.py``, ``:(literal)…``)."""
+    return view.grep(words, pathspecs, whole_words=whole_words, magic=True)
 
 
 def _full_scope(ctx: RunContext, cfg: Config) -> bool:

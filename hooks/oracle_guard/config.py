@@ -109,20 +109,25 @@ def _key_line(text: str, key: str) -> int:
 
 
 
-def read_table(text: str, source: str = PYPROJECT) -> dict[str, Any] | None:
-    """The raw ``[tool.oracle-guard]`` table, or None when there is none."""
-    if 'oracle-guard' not in text:
-        return None  # fast path: most pyprojects never mention us
+def parse_toml(text: str, source: str = PYPROJECT) -> dict[str, Any]:
+    """A TOML document; invalid TOML is a ConfigError naming the line."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # pragma: no cover
-            import tomli as tomllib
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError subclasses ValueError
         match = re.search(r'line (\d+)', str(exc))
         line = int(match.group(1)) if match else text.count('\n') + 1
         raise ConfigError(source, line, f'invalid TOML: {exc}') from None
+
+
+def read_table(text: str, source: str = PYPROJECT) -> dict[str, Any] | None:
+    """The raw ``[tool.oracle-guard]`` table, or None when there is none."""
+    if 'oracle-guard' not in text:
+        return None  # fast path: most pyprojects never mention us
+    data = parse_toml(text, source)
     table = data.get('tool', {})
     if not isinstance(table, dict):
         return None

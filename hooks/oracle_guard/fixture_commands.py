@@ -257,8 +257,6 @@ def cmd_add(ws: Workspace, args: argparse.Namespace) -> int:
 
 
 def cmd_rehash(ws: Workspace, args: argparse.Namespace) -> int:
-    import datetime
-
     rows = ws.rows()
     paths = ws.fixture_paths(args.paths)
     if not paths:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from oracle_guard.changeset import ChangeSet
 from oracle_guard.check_fixture_manifest import base_manifest_or_none
 from oracle_guard.config import Config
+from oracle_guard.config import parse_toml
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
@@ -33,12 +34,8 @@ def _pytest_table(raw: bytes | None) -> object:
     if raw is None or b'pytest' not in raw:
         return None
     try:
-        import tomllib
-    except ModuleNotFoundError:  # pragma: no cover (Python < 3.11)
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        tool = tomllib.loads(raw.decode('utf-8-sig')).get('tool')
-    except (ValueError, UnicodeDecodeError):
+        tool = parse_toml(raw.decode('utf-8-sig')).get('tool')
+    except (ConfigError, UnicodeDecodeError):
         return ('unreadable', raw)
     return tool.get('pytest') if isinstance(tool, dict) else None
 

@@ -146,17 +146,19 @@ class TreeView:
     def paths(self, prefixes: Sequence[str] = ()) -> list[str]:
         return [e.path for e in self.entries(prefixes)]
 
-    def grep(self, words: Sequence[str], prefixes: Sequence[str]) -> list[str]:
+    def grep(self, words: Sequence[str], prefixes: Sequence[str], *,
+             whole_words: bool = True, magic: bool = False) -> list[str]:
         """Tracked files below ``prefixes`` on this side that contain one of ``words``.
 
-        One ``git grep`` (whole words, fixed strings, text files only) over the index,
-        a commit or the working tree's tracked files; the index is the one
-        ``GIT_INDEX_FILE`` names and pathspecs are literal. No match is an empty list;
-        any other failure is a GitError.
+        One ``git grep`` (fixed strings, text files only) over the index, a commit or
+        the working tree's tracked files; the index is the one ``GIT_INDEX_FILE`` names.
+        Pathspecs are literal unless ``magic`` (then the caller writes ``:(glob)…`` or
+        ``:(literal)…`` itself). No match is an empty list; any other failure a GitError.
         """
         if not words or not prefixes:
             return []
-        args = ['git', 'grep', '-l', '-z', '-w', '-F', '-I', '--full-name', '--no-color']
+        args = ['git', *(['--no-literal-pathspecs'] if magic else []), 'grep', '-l', '-z',
+                *(['-w'] if whole_words else []), '-F', '-I', '--full-name', '--no-color']
         if self.rev == '':
             args.append('--cached')
         for word in sorted(set(words)):

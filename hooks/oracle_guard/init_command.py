@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -24,6 +23,7 @@ from oracle_guard.cli import HOOKS
 from oracle_guard.config import config_from_table
 from oracle_guard.config import load_config
 from oracle_guard.config import normalize_path
+from oracle_guard.config import parse_toml
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.config import SCHEMA
@@ -68,16 +68,10 @@ def hook_repo_url() -> str:
 
 def check_toml(text: str) -> None:
     """An existing pyproject.toml must parse before init appends to it."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
     try:
-        tomllib.loads(text)
-    except ValueError as exc:  # TOMLDecodeError subclasses ValueError
-        match = re.search(r'line (\d+)', str(exc))
-        raise ConfigError(PYPROJECT, int(match.group(1)) if match else 0,
-                          f'invalid TOML: {exc}; init leaves it alone') from None
+        parse_toml(text)
+    except ConfigError as exc:
+        raise ConfigError(exc.path, exc.line, f'{exc.message}; init leaves it alone') from None
 
 
 def toml_table(values: dict[str, Any]) -> str:
