@@ -55,10 +55,6 @@ class FixtureManifest:
         return f'{folder}/' if folder else ''
 
 
-def empty_manifest(path: str) -> FixtureManifest:
-    return FixtureManifest(path, {}, [])
-
-
 def row_key_problem(key: str) -> str | None:
     """Why a manifest key is not a safe path below the manifest's folder, if it is not."""
     if not key or key.strip() != key:
