@@ -36,7 +36,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'hooks'))
 
-from oracle_guard import check_named_freezes  # noqa: E402
+from oracle_guard.hooks import check_named_freezes  # noqa: E402
 from oracle_guard import scanner  # noqa: E402
 from oracle_guard.config import Config  # noqa: E402
 from oracle_guard.ledger import empty_ledger  # noqa: E402
@@ -88,12 +88,12 @@ def optional_scanners() -> list[tuple[str, object]]:
     """Scanners of hooks other helpers are adding: used when their module exists."""
     extra = []
     try:
-        from oracle_guard import check_freeze_ledger
+        from oracle_guard.hooks import check_freeze_ledger
         extra.append(('check-freeze-ledger', check_freeze_ledger))
     except ImportError:
         pass
     try:
-        from oracle_guard import check_generator_lock
+        from oracle_guard.hooks import check_generator_lock
         extra.append(('check-generator-lock', check_generator_lock))
     except ImportError:
         pass

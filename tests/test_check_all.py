@@ -107,7 +107,7 @@ def test_untracked_pyproject_cannot_reconfigure_a_commit(repo):
 
 
 def test_untracked_ledger_names_no_freeze_in_a_commit(repo):
-    from oracle_guard.check_named_freezes import main as named
+    from oracle_guard.hooks.check_named_freezes import main as named
     repo.write('tests/test_a.py', 'def test_c():\n    assert 1\n')
     repo.commit('baseline')
     repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n'

@@ -6,7 +6,7 @@ import os
 
 from conftest import sha256
 
-from oracle_guard.check_fixture_manifest import main
+from oracle_guard.hooks.check_fixture_manifest import main
 
 MANIFEST = 'tests/fixtures/manifest.json'
 FIXTURE = 'tests/fixtures/headers/ok.bin'

@@ -10,8 +10,8 @@ import pytest
 import yaml
 from conftest import ROOT
 
-from oracle_guard.check_freeze_ledger import ledger_findings
-from oracle_guard.check_freeze_ledger import main
+from oracle_guard.hooks.check_freeze_ledger import ledger_findings
+from oracle_guard.hooks.check_freeze_ledger import main
 from oracle_guard.config import load_config
 from oracle_guard.gitrepo import GitError
 from oracle_guard.gitrepo import TreeView
@@ -570,7 +570,7 @@ def test_git_commit_of_an_unrelated_file_is_blocked_by_an_expired_row(frozen, tm
     entry = _hook_entry()
     hook = {key: entry[key] for key in ('id', 'name', 'pass_filenames', 'always_run',
                                         'require_serial', 'stages')}
-    hook.update(language='system', entry=f'{sys.executable} -m oracle_guard.check_freeze_ledger',
+    hook.update(language='system', entry=f'{sys.executable} -m oracle_guard.hooks.check_freeze_ledger',
                 args=['--today', '2026-08-01'])
     frozen.write('.pre-commit-config.yaml',
                  yaml.safe_dump({'repos': [{'repo': 'local', 'hooks': [hook]}]}))
@@ -591,7 +591,7 @@ def test_git_commit_of_an_unrelated_file_is_blocked_by_an_expired_row(frozen, tm
 
 
 def test_decoy_def_in_a_module_pytest_never_collects_does_not_keep_a_freeze_alive(repo):
-    from oracle_guard.check_freeze_ledger import main as hook
+    from oracle_guard.hooks.check_freeze_ledger import main as hook
     repo.write('tests/test_a.py', 'import pytest\n\n@pytest.mark.skip(reason="FZ-1")\n'
                'def test_frozen():\n    assert 0\n')
     repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n'

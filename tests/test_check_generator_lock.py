@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import PROPERTY_TEST
 
-from oracle_guard.check_generator_lock import main
+from oracle_guard.hooks.check_generator_lock import main
 
 LOCK = 'tests/domain_lock.json'
 
@@ -444,7 +444,7 @@ def test_hook_writes_nothing(guarded):
 
 
 def test_static_hook_never_imports_hypothesis(guarded):
-    code = ('import sys; from oracle_guard.check_generator_lock import main; '
+    code = ('import sys; from oracle_guard.hooks.check_generator_lock import main; '
             'rc = main(["--all-files"]); '
             'print(rc, "hypothesis" in sys.modules)')
     proc = subprocess.run((sys.executable, '-c', code), cwd=guarded.path,
@@ -682,7 +682,7 @@ def test_commit_mode_honours_git_index_file(guarded, monkeypatch):
     'from hypothesis import strategies as st\n\nst.binary = lambda **k: st.just(b"")\n',
 ], ids=['assign', 'setattr', 'sys.modules', 'monkeypatch', 'strategies'])
 def test_test_code_patching_the_hypothesis_library_fails(guarded, conftest):
-    from oracle_guard.check_generator_lock import main as hook
+    from oracle_guard.hooks.check_generator_lock import main as hook
     guarded.write('tests/conftest.py', conftest)
     guarded.add()
     result = guarded.run(hook)
@@ -693,7 +693,7 @@ def test_test_code_patching_the_hypothesis_library_fails(guarded, conftest):
 
 
 def test_test_code_configuring_hypothesis_with_profiles_passes(guarded):
-    from oracle_guard.check_generator_lock import main as hook
+    from oracle_guard.hooks.check_generator_lock import main as hook
     guarded.write('tests/conftest.py', 'from hypothesis import settings\n\n'
                   'settings.register_profile("thorough", max_examples=500)\n'
                   'settings.load_profile("thorough")\n')

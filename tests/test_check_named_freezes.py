@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_guard.check_named_freezes import main
+from oracle_guard.hooks.check_named_freezes import main
 
 TODAY = '2026-11-29'
 LEDGER = '''\

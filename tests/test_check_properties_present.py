@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_guard.check_properties_present import main
+from oracle_guard.hooks.check_properties_present import main
 
 
 def test_properties_with_a_real_test_pass(guarded):

@@ -7,9 +7,9 @@ import json
 import pytest
 from conftest import sha256
 
-from oracle_guard import check_fixture_manifest
+from oracle_guard.hooks import check_fixture_manifest
 from oracle_guard import cli
-from oracle_guard.fixture_commands import main
+from oracle_guard.commands.fixtures import main
 
 MANIFEST = 'tests/fixtures/manifest.json'
 TRACES = 'tests/fixtures/traces.txt'
@@ -341,7 +341,7 @@ def test_a_broken_manifest_is_a_clear_error_not_a_rewrite(guarded):
 
 
 def test_add_hashes_the_bytes_git_records_under_autocrlf(repo):
-    from oracle_guard.check_fixture_manifest import main as hook
+    from oracle_guard.hooks.check_fixture_manifest import main as hook
     from oracle_guard.cli import main as cli
 
     repo.write('tests/fixtures/manifest.json', '{"version": 1, "fixtures": {}}\n')

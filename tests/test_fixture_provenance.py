@@ -7,7 +7,7 @@ import sys
 
 from conftest import sha256
 
-from oracle_guard.check_fixture_manifest import main
+from oracle_guard.hooks.check_fixture_manifest import main
 
 MANIFEST = 'tests/fixtures/manifest.json'
 TRACES = 'tests/fixtures/traces.txt'
@@ -295,7 +295,7 @@ def test_schema_ref_to_a_file_in_the_repository_is_followed(guarded):
 
 
 def test_jsonschema_is_imported_only_when_a_synthetic_row_is_checked(guarded):
-    code = ('import sys; from oracle_guard.check_fixture_manifest import main; '
+    code = ('import sys; from oracle_guard.hooks.check_fixture_manifest import main; '
             'rc = main(["--all-files"]); '
             'print(rc, "jsonschema" in sys.modules)')
     out = subprocess.run((sys.executable, '-c', code), cwd=guarded.path, capture_output=True,

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from oracle_guard import cli
-from oracle_guard.flakes import main
+from oracle_guard.commands.flakes import main
 
 TODAY = '2026-06-01'
 # Fails in the first run and passes afterwards: the counter file remembers the runs.

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import sha256
 
-from oracle_guard.forbid_mixed_oracle_diff import main
+from oracle_guard.hooks.forbid_mixed_oracle_diff import main
 
 MANIFEST = 'tests/fixtures/manifest.json'
 

@@ -14,11 +14,11 @@ import pytest
 from conftest import PROPERTY_TEST
 from conftest import Repo
 from conftest import sha256
-from oracle_guard import check_fixture_manifest
-from oracle_guard import check_named_freezes
-from oracle_guard import check_properties_present
+from oracle_guard.hooks import check_fixture_manifest
+from oracle_guard.hooks import check_named_freezes
+from oracle_guard.hooks import check_properties_present
 from oracle_guard import cli
-from oracle_guard import forbid_mixed_oracle_diff
+from oracle_guard.hooks import forbid_mixed_oracle_diff
 
 SRC = 'src/app.py'
 PROPERTY = 'tests/properties/test_parse.py'

@@ -6,9 +6,9 @@ import os
 import pytest
 from conftest import sha256
 
-from oracle_guard import check_fixture_manifest
-from oracle_guard import check_named_freezes
-from oracle_guard import check_properties_present
+from oracle_guard.hooks import check_fixture_manifest
+from oracle_guard.hooks import check_named_freezes
+from oracle_guard.hooks import check_properties_present
 from oracle_guard.documents import load_json
 from oracle_guard.documents import load_yaml
 from oracle_guard.findings import ConfigError
@@ -165,7 +165,7 @@ def test_internal_errors_are_one_line_unless_debug(guarded, monkeypatch):
 
 @pytest.mark.parametrize('expires', ['2026-02-30', '2026-13-01', '2026-12-31T25:00:00'])
 def test_impossible_dates_in_the_ledger_are_findings_not_tracebacks(repo, expires):
-    from oracle_guard import check_freeze_ledger
+    from oracle_guard.hooks import check_freeze_ledger
     repo.write('tests/test_a.py', 'def test_one():\n    assert 1\n')
     repo.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes:\n  - id: FZ-1\n'
                '    nodeid: tests/test_a.py::test_one\n    class: order-dependent\n'
@@ -178,7 +178,7 @@ def test_impossible_dates_in_the_ledger_are_findings_not_tracebacks(repo, expire
 
 
 def test_symlinked_domain_lock_is_refused(guarded, tmp_path):
-    from oracle_guard import check_generator_lock
+    from oracle_guard.hooks import check_generator_lock
     outside = tmp_path / 'lock.json'
     outside.write_bytes(guarded.read('tests/domain_lock.json'))
     os.remove(os.path.join(guarded.path, 'tests/domain_lock.json'))

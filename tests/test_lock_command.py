@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from oracle_guard import check_generator_lock
-from oracle_guard.lock_command import main
+from oracle_guard.hooks import check_generator_lock
+from oracle_guard.commands.lock import main
 
 LOCK = 'tests/domain_lock.json'
 TWO_ARGS = '''\

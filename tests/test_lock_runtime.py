@@ -11,7 +11,7 @@ CONFTEST = '''\
 import pytest
 
 from oracle_guard.config import load_config
-from oracle_guard.lock_runtime import check_collected
+from oracle_guard.runtime.lock_runtime import check_collected
 
 
 def pytest_collection_modifyitems(session, config, items):

@@ -355,7 +355,7 @@ def test_root_option_points_at_a_guarded_folder(pytester):
 
 @pytest.fixture
 def lock_check(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
-    """A stand-in for oracle_guard.lock_runtime recording what it was given.
+    """A stand-in for oracle_guard.runtime.lock_runtime recording what it was given.
 
     The plugin's contract with that module is one function, check_collected(cfg,
     items) -> problems; this proves the plugin calls it at collection and fails the
@@ -363,16 +363,16 @@ def lock_check(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """
     calls: list[list[str]] = []
     answers: list[str] = []
-    module = types.ModuleType('oracle_guard.lock_runtime')
+    module = types.ModuleType('oracle_guard.runtime.lock_runtime')
 
     def check_collected(cfg, items):  # type: ignore[no-untyped-def]
         calls.append([item.nodeid for item in items])
         return list(answers)
 
     module.check_collected = check_collected  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, 'oracle_guard.lock_runtime', module)
-    import oracle_guard
-    monkeypatch.setattr(oracle_guard, 'lock_runtime', module, raising=False)
+    monkeypatch.setitem(sys.modules, 'oracle_guard.runtime.lock_runtime', module)
+    import oracle_guard.runtime
+    monkeypatch.setattr(oracle_guard.runtime, 'lock_runtime', module, raising=False)
     calls.append(answers)  # calls[0] is where a test puts the problems to report
     return calls
 

@@ -14,19 +14,19 @@ from oracle_guard.runner import guarded
 
 # hook id -> module; the order is the order findings are reported in.
 HOOKS = {
-    'check-fixture-manifest': 'oracle_guard.check_fixture_manifest',
-    'forbid-mixed-oracle-diff': 'oracle_guard.forbid_mixed_oracle_diff',
-    'check-named-freezes': 'oracle_guard.check_named_freezes',
-    'check-properties-present': 'oracle_guard.check_properties_present',
-    'check-freeze-ledger': 'oracle_guard.check_freeze_ledger',
-    'check-generator-lock': 'oracle_guard.check_generator_lock',
+    'check-fixture-manifest': 'oracle_guard.hooks.check_fixture_manifest',
+    'forbid-mixed-oracle-diff': 'oracle_guard.hooks.forbid_mixed_oracle_diff',
+    'check-named-freezes': 'oracle_guard.hooks.check_named_freezes',
+    'check-properties-present': 'oracle_guard.hooks.check_properties_present',
+    'check-freeze-ledger': 'oracle_guard.hooks.check_freeze_ledger',
+    'check-generator-lock': 'oracle_guard.hooks.check_generator_lock',
 }
 # Human-run commands: name -> module with main(argv).
 COMMANDS = {
-    'flakes': 'oracle_guard.flakes',
-    'fixtures': 'oracle_guard.fixture_commands',
-    'lock': 'oracle_guard.lock_command',
-    'init': 'oracle_guard.init_command',
+    'flakes': 'oracle_guard.commands.flakes',
+    'fixtures': 'oracle_guard.commands.fixtures',
+    'lock': 'oracle_guard.commands.lock',
+    'init': 'oracle_guard.commands.init',
 }
 
 

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from oracle_guard.check_generator_lock import is_conftest
-from oracle_guard.check_generator_lock import ProfileCandidates
+from oracle_guard.hooks.check_generator_lock import is_conftest
+from oracle_guard.hooks.check_generator_lock import ProfileCandidates
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config

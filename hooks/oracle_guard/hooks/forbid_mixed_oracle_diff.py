@@ -5,7 +5,7 @@ import posixpath
 from collections.abc import Sequence
 
 from oracle_guard.changeset import ChangeSet
-from oracle_guard.check_fixture_manifest import base_manifest_or_none
+from oracle_guard.hooks.check_fixture_manifest import base_manifest_or_none
 from oracle_guard.config import Config
 from oracle_guard.config import parse_toml
 from oracle_guard.config import PYPROJECT

@@ -46,7 +46,7 @@ from oracle_guard.scanner import FREEZE_ID
 PLUGIN_NAME = 'oracle-guard'
 # Marker name -> the silence kind ``allow-silences`` calls it.
 SILENCE_MARKERS = {'skip': 'skip', 'skipif': 'skipif', 'xfail': 'xfail'}
-LOCK_RUNTIME = 'oracle_guard.lock_runtime'
+LOCK_RUNTIME = 'oracle_guard.runtime.lock_runtime'
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -268,7 +268,7 @@ class FreezeGuard:
     def _static_identities(self, files: set[str]) -> set[str]:
         """The test identities the files on disk define, as check-freeze-ledger parses them."""
         assert self.cfg is not None
-        from oracle_guard.check_freeze_ledger import identities_of  # only when needed
+        from oracle_guard.hooks.check_freeze_ledger import identities_of  # only when needed
         view = TreeView(self.cfg.root, None)
         found: set[str] = set()
         for path in sorted(files):
@@ -315,7 +315,7 @@ class FreezeGuard:
     def _lock_problems(self, items: list[pytest.Item]) -> None:
         assert self.cfg is not None
         try:
-            from oracle_guard import lock_runtime
+            from oracle_guard.runtime import lock_runtime
         except ModuleNotFoundError as exc:
             if exc.name != LOCK_RUNTIME:
                 raise

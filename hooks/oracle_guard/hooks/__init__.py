@@ -1,0 +1,1 @@
+"""The hooks, one module per hook id, each with main(argv) -> int."""

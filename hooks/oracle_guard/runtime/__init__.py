@@ -1,0 +1,1 @@
+"""What runs inside pytest: the plugin and the checks it makes at run time."""
