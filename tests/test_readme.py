@@ -32,9 +32,10 @@ def test_every_rule_code_in_the_code_is_documented():
     readme = read('README.md')
     package = os.path.join(ROOT, 'hooks', 'oracle_guard')
     codes = set()
-    for name in os.listdir(package):
-        if name.endswith('.py'):
-            codes.update(re.findall(r"'(OG\d{3})'", read(os.path.join('hooks', 'oracle_guard', name))))
+    for folder, _, names in os.walk(package):  # hooks/, commands/, runtime/ too
+        for name in names:
+            if name.endswith('.py'):
+                codes.update(re.findall(r"'(OG\d{3})'", read(os.path.join(folder, name))))
     assert codes
     missing = sorted(c for c in codes if c not in readme)
     assert not missing, f'codes missing from README.md: {missing}'
