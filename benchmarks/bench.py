@@ -1,11 +1,21 @@
-"""One command, machine-independent ratios for every speed promise of SPEC section 6.
+"""One command, machine-independent ratios for every speed promise of the hooks.
 
-    python benchmarks/bench.py [--suites-venv DIR] [--fixtures-mb 256 | --big] [--runs 5]
+    python benchmarks/bench.py [--venv DIR] [--suites-venv DIR] [--fixtures-mb 256 | --big]
+                               [--runs 5] [--only commit scan hash imports profile]
+
+Everything runs with the interpreter of a *clean* virtual environment, the kind pre-commit
+builds for a hook repository: ``python -m venv``, ``pip install .`` (not editable: only
+oracle-guard and its dependencies), bytecode compiled. ``--venv DIR`` reuses such an
+environment (it is built there when DIR does not exist); without it one is built in the
+temporary folder. Hooks are run through the console scripts pip wrote, as pre-commit runs
+them, and the start-up baseline is ``python -c pass`` of the same interpreter: an
+interpreter with a heavy ``site-packages`` starts slower and would hide the hooks' own cost.
 
 Prints, in one run:
 
-1. every hook on a one-file commit in synthetic repositories of 2 000 and 50 000 tracked
-   files, as a ratio to ``python -c pass``, and the ratio between the two sizes;
+1. the interpreter, its start-up time, then every hook on a one-file commit in synthetic
+   repositories of 2 000 and 50 000 tracked files, as a ratio to ``python -c pass``, the
+   ratio between the two sizes, and how many git processes each hook starts;
 2. check-named-freezes over every test file of the real suites (the venv made by
    benchmarks/real_suites.py, or a synthetic corpus without it) as a ratio to
    ``ruff check --select PT --no-cache`` on the same files: one process, and split over
@@ -13,7 +23,9 @@ Prints, in one run:
 3. check-fixture-manifest --all-files over N MB of fixtures as a ratio to ``sha256sum``,
    and the peak RSS of the hook on one 1 GB fixture next to that of ``python -c pass``;
 4. which of yaml, jsonschema, identify and hypothesis each hook module imports, at import
-   and during the one-file commit.
+   and during the one-file commit;
+5. (``--only profile``) per hook, the self time ``python -X importtime`` charges to each
+   module imported during the one-file commit, summed, with the costliest ones named.
 
 Commands are interleaved (A B A B ...) and the median of ``--runs`` runs is used, so other
 load on the machine hits both sides of a ratio alike. Everything is written in a
@@ -37,7 +49,7 @@ HOOKS = (
     'check-fixture-manifest', 'forbid-mixed-oracle-diff', 'check-named-freezes',
     'check-properties-present', 'check-freeze-ledger', 'check-generator-lock',
 )
-HOOKS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'hooks')
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAZY = ('yaml', 'jsonschema', 'identify', 'hypothesis')
 PYPROJECT = '[tool.oracle-guard]\nsrc = ["src/"]\ntests = ["tests/"]\n'
 GIT_ENV = {
@@ -47,59 +59,122 @@ GIT_ENV = {
 
 
 def module_of(hook: str) -> str:
-    return 'oracle_guard.' + hook.replace('-', '_')
+    return 'oracle_guard.hooks.' + hook.replace('-', '_')
 
 
-def available_hooks() -> list[str]:
-    return [h for h in HOOKS
-            if os.path.exists(os.path.join(HOOKS_DIR, *module_of(h).split('.')) + '.py')]
+# -- the clean interpreter -------------------------------------------------------------------
+class CleanVenv:
+    """A virtual environment holding only oracle-guard and its dependencies."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        self.bin = os.path.join(self.path, 'bin')
+        self.python = os.path.join(self.bin, 'python')
+        # Nothing of the calling shell may reach the child interpreters: PYTHONPATH would
+        # add imports, PYTHONPYCACHEPREFIX or PYTHONDONTWRITEBYTECODE would bypass the
+        # compiled bytecode an installed copy runs from.
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith('PYTHON') and k != 'VIRTUAL_ENV'}
+        self.env.update(GIT_ENV)
+        self.env['PATH'] = self.bin + os.pathsep + os.environ.get('PATH', '')
+
+    @classmethod
+    def ensure(cls, path: str) -> CleanVenv:
+        venv = cls(path)
+        if not os.path.exists(venv.python):
+            print(f'building a clean virtual environment in {venv.path} ...', flush=True)
+            subprocess.run([sys.executable, '-m', 'venv', venv.path], check=True)
+            # What pre-commit does for a hook repository: a plain (non-editable) install.
+            subprocess.run([venv.python, '-m', 'pip', 'install', '-q', REPO], check=True,
+                           env=venv.env)
+        # pip compiles what it installs; compile again so a venv built by hand is too.
+        subprocess.run([venv.python, '-m', 'compileall', '-q', venv.path], check=True,
+                       stdout=subprocess.DEVNULL, env=venv.env)
+        return venv
+
+    def script(self, hook: str) -> list[str]:
+        return [os.path.join(self.bin, f'oracle-guard-{hook}')]
+
+    def packages(self) -> str:
+        out = subprocess.run([self.python, '-m', 'pip', 'list', '--format', 'freeze'],
+                             capture_output=True, text=True, env=self.env).stdout
+        return ', '.join(line for line in out.split() if line)
 
 
-def hook_command(hook: str) -> list[str]:
-    script = shutil.which(f'oracle-guard-{hook}')
-    if script:
-        return [script]
-    return [sys.executable, '-c', f'import sys; from {module_of(hook)} import main; '
-                                  'sys.exit(main())']
+def find_ruff(tmp: str) -> str | None:
+    """ruff from PATH, or installed in a scratch venv of its own (never in the clean one)."""
+    found = shutil.which('ruff')
+    if found:
+        return found
+    peers = os.path.join(tmp, 'peers')
+    try:
+        subprocess.run([sys.executable, '-m', 'venv', peers], check=True)
+        subprocess.run([os.path.join(peers, 'bin', 'python'), '-m', 'pip', 'install', '-q',
+                        'ruff'], check=True)
+    except subprocess.CalledProcessError:
+        return None
+    return os.path.join(peers, 'bin', 'ruff')
 
 
 # -- timing ----------------------------------------------------------------------------------
-def run_once(argv: list[str], cwd: str, stdin: int | None = None) -> tuple[float, int, int]:
+def run_once(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[float, int, int]:
     """Wall seconds, exit code and peak RSS (KiB) of one child process."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-                            env={**os.environ, **GIT_ENV})
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     proc.returncode = os.waitstatus_to_exitcode(status)
     return elapsed, proc.returncode, usage.ru_maxrss
 
 
-def run_parallel(argvs: list[list[str]], cwd: str) -> tuple[float, int, int]:
+def run_parallel(argvs: list[list[str]], cwd: str, env: dict[str, str]
+                 ) -> tuple[float, int, int]:
     started = time.perf_counter()
     procs = [subprocess.Popen(a, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              stdin=subprocess.DEVNULL) for a in argvs]
+                              stdin=subprocess.DEVNULL, env=env) for a in argvs]
     codes = [p.wait() for p in procs]
     return time.perf_counter() - started, max(codes), 0
 
 
-def interleaved(commands: dict[str, object], cwd: str, runs: int) -> dict[str, dict]:
+def interleaved(commands: dict[str, object], cwd: str, runs: int, env: dict[str, str]
+                ) -> dict[str, dict]:
     """Run each command ``runs`` times, round-robin; median seconds, exit code, max RSS."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     result: dict[str, dict] = {}
     for _ in range(runs):
         for name, argv in commands.items():
             if isinstance(argv, tuple):  # a group of processes run side by side
-                elapsed, code, rss = run_parallel(list(argv), cwd)
+                elapsed, code, rss = run_parallel(list(argv), cwd, env)
             else:
-                elapsed, code, rss = run_once(argv, cwd)  # type: ignore[arg-type]
+                elapsed, code, rss = run_once(argv, cwd, env)  # type: ignore[arg-type]
             times[name].append(elapsed)
             entry = result.setdefault(name, {'rc': code, 'rss_kib': 0})
             entry['rss_kib'] = max(entry['rss_kib'], rss)
     for name, values in times.items():
         result[name]['median'] = statistics.median(values)
     return result
+
+
+def git_processes(argv: list[str], cwd: str, venv: CleanVenv, tmp: str) -> int:
+    """How many git processes one run of ``argv`` starts (a counting ``git`` on PATH)."""
+    shim = os.path.join(tmp, 'git-shim')
+    log = os.path.join(tmp, 'git-calls.log')
+    real = shutil.which('git')
+    if not os.path.exists(shim):
+        os.makedirs(shim)
+        with open(os.path.join(shim, 'git'), 'w') as f:
+            f.write(f'#!/bin/sh\necho x >> "$OG_BENCH_GIT_LOG"\nexec {real} "$@"\n')
+        os.chmod(os.path.join(shim, 'git'), 0o755)
+    if os.path.exists(log):
+        os.remove(log)
+    env = {**venv.env, 'OG_BENCH_GIT_LOG': log, 'PATH': shim + os.pathsep + venv.env['PATH']}
+    subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
+    if not os.path.exists(log):
+        return 0
+    with open(log) as f:
+        return len(f.read().split())
 
 
 # -- synthetic repositories ------------------------------------------------------------------
@@ -153,32 +228,39 @@ def build_repo(root: str, tracked: int) -> str:
     return changed
 
 
-def one_file_commit(tmp: str, runs: int) -> list[str]:
-    hooks = available_hooks()
+def hook_args(hook: str, changed: str) -> list[str]:
+    # pre-commit passes the staged Python files to the one hook that takes file names.
+    return [changed] if hook == 'check-named-freezes' else []
+
+
+def one_file_commit(tmp: str, runs: int, venv: CleanVenv) -> list[str]:
     lines = ['## one-file commit (staged test file), median of %d interleaved runs' % runs, '']
-    results = {}
+    results, git_counts = {}, {}
     for size in (2000, 50000):
         root = os.path.join(tmp, f'repo{size}')
         t0 = time.perf_counter()
         changed = build_repo(root, size)
         built = time.perf_counter() - t0
-        commands: dict[str, object] = {'python -c pass': [sys.executable, '-c', 'pass']}
-        for hook in hooks:
-            args = [changed] if hook == 'check-named-freezes' else []
-            commands[hook] = [*hook_command(hook), *args]
-        results[size] = interleaved(commands, root, runs)
+        commands: dict[str, object] = {'python -c pass': [venv.python, '-c', 'pass']}
+        for hook in HOOKS:
+            commands[hook] = [*venv.script(hook), *hook_args(hook, changed)]
+        results[size] = interleaved(commands, root, runs, venv.env)
+        if size == 2000:
+            git_counts = {hook: git_processes(commands[hook], root, venv, tmp)  # type: ignore
+                          for hook in HOOKS}
         lines.append(f'(repo of {size} tracked files built in {built:.1f}s)')
     base2, base50 = results[2000]['python -c pass']['median'], results[50000]['python -c pass']['median']
-    lines += ['', '| hook | exit | 2 000 files: × start-up | 50 000 files: × start-up | '
-              '50k / 2k |', '|---|---|---|---|---|',
-              f'| `python -c pass` | 0 | 1.00 ({base2 * 1000:.0f} ms) | 1.00 '
-              f'({base50 * 1000:.0f} ms) | 1.00 |']
-    for hook in hooks:
+    lines += ['', '| hook | exit | git processes | 2 000 files: × start-up | '
+              '50 000 files: × start-up | 50k / 2k |', '|---|---|---|---|---|---|',
+              f'| `python -c pass` | 0 | 0 | 1.00 ({base2 * 1000:.1f} ms) | 1.00 '
+              f'({base50 * 1000:.1f} ms) | 1.00 |']
+    for hook in HOOKS:
         a, b = results[2000][hook], results[50000][hook]
         # Sizes are compared through their start-up ratios: each size is measured in its
         # own interleaved round, so load that changes between the rounds cancels out.
-        lines.append(f'| {hook} | {a["rc"]}/{b["rc"]} | {a["median"] / base2:.2f} | '
-                     f'{b["median"] / base50:.2f} | '
+        lines.append(f'| {hook} | {a["rc"]}/{b["rc"]} | {git_counts[hook]} | '
+                     f'{a["median"] / base2:.2f} ({a["median"] * 1000:.0f} ms) | '
+                     f'{b["median"] / base50:.2f} ({b["median"] * 1000:.0f} ms) | '
                      f'{(b["median"] / base50) / (a["median"] / base2):.2f} |')
     return lines
 
@@ -216,12 +298,12 @@ def synthetic_corpus(root: str, count: int = 1500) -> list[str]:
     return paths
 
 
-def scanning(tmp: str, venv: str | None, runs: int) -> list[str]:
+def scanning(tmp: str, suites: str | None, runs: int, venv: CleanVenv) -> list[str]:
     root = os.path.join(tmp, 'scan')
     os.makedirs(root)
     git('init', '-q', cwd=root)
     write(root, 'pyproject.toml', PYPROJECT.encode())
-    label, site, sources = suite_files(venv)
+    label, site, sources = suite_files(suites)
     if sources:
         paths = []
         for src in sources:
@@ -233,14 +315,18 @@ def scanning(tmp: str, venv: str | None, runs: int) -> list[str]:
         paths = synthetic_corpus(root)
     size = sum(os.path.getsize(os.path.join(root, p)) for p in paths)
     cpus = os.cpu_count() or 1
-    hook = hook_command('check-named-freezes')
+    hook = venv.script('check-named-freezes')
     chunks = [paths[i::cpus] for i in range(cpus)]
+    ruff_exe = find_ruff(tmp)
+    if ruff_exe is None:
+        return ['## check-named-freezes vs ruff: ruff could not be found or installed']
     commands: dict[str, object] = {
-        'ruff': ['ruff', 'check', '--select', 'PT', '--no-cache', '--exit-zero', '-q', *paths],
+        'ruff': [ruff_exe, 'check', '--select', 'PT', '--no-cache', '--exit-zero', '-q',
+                 *paths],
         'hook, 1 process': [*hook, *paths],
         f'hook, {cpus} processes': tuple([*hook, *c] for c in chunks),
     }
-    result = interleaved(commands, root, runs)
+    result = interleaved(commands, root, runs, venv.env)
     ruff = result['ruff']['median']
     lines = [f'## check-named-freezes vs `ruff check --select PT --no-cache`: {label}',
              f'{len(paths)} files, {size / 1e6:.1f} MB, median of {runs} interleaved runs', '',
@@ -277,17 +363,17 @@ def fixture_repo(root: str, total_mb: int, file_mb: int) -> list[str]:
     return paths
 
 
-def hashing(tmp: str, total_mb: int, runs: int) -> list[str]:
+def hashing(tmp: str, total_mb: int, runs: int, venv: CleanVenv) -> list[str]:
     root = os.path.join(tmp, 'fixtures')
     paths = fixture_repo(root, total_mb, min(64, total_mb))
-    hook = hook_command('check-fixture-manifest')
+    hook = venv.script('check-fixture-manifest')
     floor = ('import hashlib, sys\nfor p in sys.argv[1:]:\n    h = hashlib.sha256()\n'
              '    with open(p, "rb") as f:\n        while b := f.read(1 << 20):\n'
              '            h.update(b)\n')
     result = interleaved({'sha256sum': ['sha256sum', *paths],
-                          'python hashlib loop (the floor)': [sys.executable, '-c', floor, *paths],
+                          'python hashlib loop (the floor)': [venv.python, '-c', floor, *paths],
                           'check-fixture-manifest --all-files': [*hook, '--all-files']},
-                         root, runs)
+                         root, runs, venv.env)
     base = result['sha256sum']['median']
     lines = [f'## check-fixture-manifest --all-files vs sha256sum: {len(paths)} fixtures, '
              f'{total_mb} MB, median of {runs} interleaved runs', '',
@@ -298,8 +384,9 @@ def hashing(tmp: str, total_mb: int, runs: int) -> list[str]:
     shutil.rmtree(root)
     big = os.path.join(tmp, 'one-gb')
     fixture_repo(big, 1024, 1024)
-    rss = interleaved({'python -c pass': [sys.executable, '-c', 'pass'],
-                       'check-fixture-manifest --all-files': [*hook, '--all-files']}, big, 1)
+    rss = interleaved({'python -c pass': [venv.python, '-c', 'pass'],
+                       'check-fixture-manifest --all-files': [*hook, '--all-files']}, big, 1,
+                      venv.env)
     lines += ['', 'peak RSS on one 1 GB fixture: '
               f'hook {rss["check-fixture-manifest --all-files"]["rss_kib"] / 1024:.0f} MiB '
               f'(exit {rss["check-fixture-manifest --all-files"]["rc"]}), '
@@ -309,64 +396,101 @@ def hashing(tmp: str, total_mb: int, runs: int) -> list[str]:
 
 
 # -- imports ---------------------------------------------------------------------------------
-def imported(argv: list[str], cwd: str) -> set[str]:
-    proc = subprocess.run([sys.executable, '-X', 'importtime', *argv], cwd=cwd,
+def importtime(argv: list[str], cwd: str, venv: CleanVenv) -> list[tuple[str, int, int]]:
+    """(module, self µs, cumulative µs) for every import of one run, in import order."""
+    proc = subprocess.run([venv.python, '-X', 'importtime', *argv], cwd=cwd, env=venv.env,
                           capture_output=True, text=True, check=False)
-    found = set()
+    rows = []
     for line in proc.stderr.splitlines():
-        if line.startswith('import time:') and '|' in line:
-            name = line.rsplit('|', 1)[1].strip().split('.')[0]
-            if name in LAZY:
-                found.add(name)
-    return found
+        if line.startswith('import time:') and '|' in line and 'self [us]' not in line:
+            own, cumulative, name = line[len('import time:'):].split('|')
+            rows.append((name.strip(), int(own), int(cumulative)))
+    return rows
 
 
-def imports(tmp: str) -> list[str]:
+def commit_run(hook: str, changed: str) -> list[str]:
+    """What the console script does, as a ``-c`` program, so ``-X importtime`` sees it all."""
+    args = f', {hook_args(hook, changed)!r}' if hook_args(hook, changed) else ''
+    return ['-c', f'import sys; from {module_of(hook)} import main; '
+                  f'sys.exit(main([*sys.argv[1:]{args}]))']
+
+
+def imports(tmp: str, venv: CleanVenv) -> list[str]:
     root = os.path.join(tmp, 'repo2000')
+    changed = 'tests/unit0/test_mod_0.py'
     lines = ['## heavy imports (`python -X importtime`)', '',
              '| hook module | at import | during the one-file commit |', '|---|---|---|']
-    for hook in available_hooks():
+    for hook in HOOKS:
         module = module_of(hook)
-        at_import = imported(['-c', f'import {module}'], root)
-        args = ', ["tests/unit0/test_mod_0.py"]' if hook == 'check-named-freezes' else ''
-        during = imported(['-c', f'import sys; from {module} import main; '
-                                 f'sys.exit(main([*sys.argv[1:]{args}]))'], root)
+        at_import = {n.split('.')[0] for n, _, _ in
+                     importtime(['-c', f'import {module}'], root, venv)} & set(LAZY)
+        during = {n.split('.')[0] for n, _, _ in
+                  importtime(commit_run(hook, changed), root, venv)} & set(LAZY)
         lines.append(f'| {module} | {", ".join(sorted(at_import)) or "none"} | '
                      f'{", ".join(sorted(during)) or "none"} |')
     return lines
 
 
+def profile(tmp: str, venv: CleanVenv, runs: int) -> list[str]:
+    """Import cost of each hook's one-file commit, beyond what ``python -c pass`` imports."""
+    root = os.path.join(tmp, 'repo2000')
+    changed = 'tests/unit0/test_mod_0.py'
+    startup = {n for n, _, _ in importtime(['-c', 'pass'], root, venv)}
+    lines = ['## import profile of the one-file commit (`python -X importtime`, '
+             f'self time, median of {runs} runs)', '',
+             '| hook | modules imported | import ms | costliest (self ms) |', '|---|---|---|---|']
+    for hook in HOOKS:
+        per_module: dict[str, list[int]] = {}
+        for _ in range(runs):
+            for name, own, _cumulative in importtime(commit_run(hook, changed), root, venv):
+                if name not in startup:
+                    per_module.setdefault(name, []).append(own)
+        own_ms = {n: statistics.median(v) / 1000 for n, v in per_module.items()}
+        top = sorted(own_ms.items(), key=lambda item: -item[1])[:6]
+        lines.append(f'| {hook} | {len(own_ms)} | {sum(own_ms.values()):.1f} | '
+                     + ', '.join(f'{n} {ms:.1f}' for n, ms in top) + ' |')
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--venv', help='a clean virtual environment holding oracle-guard '
+                                       '(built there if missing; default: a temporary one)')
     parser.add_argument('--suites-venv', help='venv made by benchmarks/real_suites.py --venv')
     parser.add_argument('--fixtures-mb', type=int, default=256)
     parser.add_argument('--big', action='store_true', help='2 GB of fixtures')
     parser.add_argument('--runs', type=int, default=5)
-    parser.add_argument('--only', nargs='+', choices=('commit', 'scan', 'hash', 'imports'))
+    parser.add_argument('--only', nargs='+',
+                        choices=('commit', 'scan', 'hash', 'imports', 'profile'))
     args = parser.parse_args(argv)
-    only = set(args.only or ('commit', 'scan', 'hash', 'imports'))
+    only = set(args.only or ('commit', 'scan', 'hash', 'imports', 'profile'))
     tmp = tempfile.mkdtemp(prefix='og-bench-')
-    # An installed hook runs from compiled bytecode (pip and pre-commit compile at install
-    # time). Where PYTHONDONTWRITEBYTECODE is set, every run would compile our modules
-    # again; keep bytecode in a scratch folder instead, as an installed copy would.
-    os.environ.pop('PYTHONDONTWRITEBYTECODE', None)
-    os.environ['PYTHONPYCACHEPREFIX'] = os.path.join(tmp, 'pycache')
     try:
-        print(f'python {sys.version.split()[0]}, {os.cpu_count()} CPUs, git '
-              f'{git("--version", cwd=tmp).decode().split()[-1]}\n')
+        venv = CleanVenv.ensure(args.venv or os.path.join(tmp, 'clean-venv'))
+        version = subprocess.run([venv.python, '-c', 'import sys; print(sys.version.split()[0])'],
+                                 capture_output=True, text=True, env=venv.env).stdout.strip()
+        startup = interleaved({'python -c pass': [venv.python, '-c', 'pass']}, tmp,
+                              max(args.runs, 11), venv.env)['python -c pass']['median']
+        print(f'interpreter: {venv.python} (python {version}), start-up `python -c pass` '
+              f'{startup * 1000:.1f} ms\n'
+              f'installed: {venv.packages()}\n'
+              f'{os.cpu_count()} CPUs, git {git("--version", cwd=tmp).decode().split()[-1]}\n')
+
         def show(section: list[str]) -> None:
             print('\n'.join(section) + '\n', flush=True)
 
-        if 'commit' in only or 'imports' in only:
-            section = one_file_commit(tmp, args.runs)
+        if only & {'commit', 'imports', 'profile'}:
+            section = one_file_commit(tmp, args.runs, venv)
             if 'commit' in only:
                 show(section)
         if 'imports' in only:
-            show(imports(tmp))
+            show(imports(tmp, venv))
+        if 'profile' in only:
+            show(profile(tmp, venv, args.runs))
         if 'scan' in only:
-            show(scanning(tmp, args.suites_venv, args.runs))
+            show(scanning(tmp, args.suites_venv, args.runs, venv))
         if 'hash' in only:
-            show(hashing(tmp, 2048 if args.big else args.fixtures_mb, args.runs))
+            show(hashing(tmp, 2048 if args.big else args.fixtures_mb, args.runs, venv))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
