@@ -179,3 +179,23 @@ def guarded(repo: Repo) -> Repo:
     repo.write('.pre-commit-config.yaml', 'repos: []\n')
     repo.commit('guarded baseline')
     return repo
+
+
+@pytest.fixture(scope='session')
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> 'HookRepo':
+    """This project as a hook repository, with its environment built once per session."""
+    from pre_commit_env import HookRepo
+    from pre_commit_env import pre_commit
+    from pre_commit_env import snapshot_hook_repo
+
+    path = str(tmp_path_factory.mktemp('hook-repo'))
+    rev = snapshot_hook_repo(path)
+    hooks = HookRepo(path, rev, str(tmp_path_factory.mktemp('pre-commit-home')))
+    scratch = str(tmp_path_factory.mktemp('warm-up'))
+    env = hooks.env(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1')
+    subprocess.run(('git', 'init', '-q', scratch), check=True, env=env)
+    with open(os.path.join(scratch, '.pre-commit-config.yaml'), 'w') as f:
+        f.write(hooks.config())
+    warm = pre_commit('install-hooks', cwd=scratch, env=env)
+    assert warm.rc == 0, warm.out
+    return hooks

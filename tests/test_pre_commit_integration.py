@@ -8,7 +8,6 @@ per session (one PRE_COMMIT_HOME); it pip-installs pyyaml and identify from PyPI
 """
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
@@ -19,7 +18,6 @@ from pre_commit_env import HOOK_IDS
 from pre_commit_env import HookRepo
 from pre_commit_env import pre_commit
 from pre_commit_env import run
-from pre_commit_env import snapshot_hook_repo
 
 SRC = 'src/app.py'
 PROPERTY = 'tests/properties/test_parse.py'
@@ -28,22 +26,6 @@ TEST = 'tests/test_app.py'
 FIXED_SRC = 'def parse(b):\n    return bytes(b)\n'
 # Still a locked @given test (so only the mixing rules judge it), asserting nothing.
 WEAKER_PROPERTY = PROPERTY_TEST.replace('assert isinstance(buf, bytes)', 'assert True')
-
-
-@pytest.fixture(scope='session')
-def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
-    """This project as a hook repository, with its environment built once."""
-    path = str(tmp_path_factory.mktemp('hook-repo'))
-    rev = snapshot_hook_repo(path)
-    hooks = HookRepo(path, rev, str(tmp_path_factory.mktemp('pre-commit-home')))
-    scratch = str(tmp_path_factory.mktemp('warm-up'))
-    env = hooks.env(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1')
-    subprocess.run(('git', 'init', '-q', scratch), check=True, env=env)
-    with open(os.path.join(scratch, '.pre-commit-config.yaml'), 'w') as f:
-        f.write(hooks.config())
-    warm = pre_commit('install-hooks', cwd=scratch, env=env)
-    assert warm.rc == 0, warm.out
-    return hooks
 
 
 @pytest.fixture
