@@ -71,28 +71,30 @@ def test_git_index_file_is_honoured(repo, monkeypatch):
     assert cs.touched() == {'a.txt'}
 
 
-def test_nothing_staged_judges_head_against_its_parent(repo):
+def test_nothing_staged_judges_the_working_tree_and_the_history(repo):
     repo.write('a.txt', 'a')
-    first = repo.commit('one')
+    repo.commit('one')
     repo.write('b.txt', 'b')
-    repo.commit('two')
+    second = repo.commit('two')
     cs = detect(repo)
     assert cs.mode == ALL_FILES
-    assert cs.base == first
-    assert cs.touched() == {'b.txt'}
+    # The working tree against HEAD; HEAD and the commits before it are history mode's.
+    assert cs.base == second
+    assert cs.history
+    assert cs.touched() == set()
 
 
 def test_all_files_flag_ignores_what_is_staged(repo):
     repo.write('a.txt', 'a')
-    first = repo.commit('one')
+    repo.commit('one')
     repo.write('b.txt', 'b')
-    repo.commit('two')
+    second = repo.commit('two')
     repo.write('c.txt', 'c')
     repo.add()
     cs = detect(repo, all_files=True)
     assert cs.mode == ALL_FILES
-    assert cs.base == first
-    assert cs.touched() == {'b.txt', 'c.txt'}
+    assert cs.base == second
+    assert cs.touched() == {'c.txt'}
 
 
 def test_root_commit_has_no_base(repo):

@@ -134,13 +134,16 @@ def test_range_from_environment_like_pre_push(guarded, monkeypatch):
     assert guarded.run(main).codes == ['OG201']
 
 
-def test_all_files_judges_the_head_commit(guarded):
+def test_all_files_judges_the_head_commit_and_the_history_before_it(guarded):
     touch_src(guarded)
     guarded.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes: []\n')
     guarded.commit('mixed, pushed with --no-verify')
-    assert guarded.run(main).codes == ['OG201']  # nothing staged: HEAD^..HEAD
+    assert guarded.run(main).codes == ['OG201']  # nothing staged: history mode
     guarded.commit('an innocent commit on top')
-    assert guarded.run(main).rc == 0
+    # An innocent commit on top does not hide the mixed one (history mode).
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert '"mixed, pushed with --no-verify": oracle file changed' in result.out
 
 
 def test_all_files_with_base_ref_judges_the_whole_branch(guarded):

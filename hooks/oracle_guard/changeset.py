@@ -5,8 +5,14 @@
 | PRE_COMMIT_FROM_REF/TO_REF (or --from-ref)| ``git diff A...B``          | merge-base     |
 | something is staged (``git commit``)      | ``git diff --cached HEAD``  | HEAD/empty tree|
 | nothing staged, ``base-ref`` configured   | base-ref...working tree     | merge-base     |
-| nothing staged (``--all-files``)          | HEAD^..working tree         | HEAD^          |
+| nothing staged (``--all-files``)          | HEAD..working tree, and     | HEAD           |
+|                                           | history mode: each commit   | its first      |
+|                                           | since adoption              | parent         |
 | none of those (root commit, shallow clone)| nothing                     | none           |
+
+History mode (``oracle_guard.history``) is what pre-commit.ci needs: it runs
+``pre-commit run --all-files`` on a detached checkout with no base branch, so judging
+only the last commit would let every two-commit pull request through.
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ COMMIT = 'commit'
 RANGE = 'range'
 ALL_FILES = 'all-files'
 NO_BASE = 'none'
+HISTORY = 'history'  # one commit of history mode, judged against its first parent
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,8 @@ class ChangeSet:
     changes: tuple[Change, ...]
     new: TreeView
     description: str
+    # --all-files with no base: the commits since adoption are judged too (history mode).
+    history: bool = False
     _base_view: TreeView | None = field(default=None, repr=False)
 
     @property
@@ -178,14 +187,19 @@ def detect_change_set(
                 f'{cfg.base_ref}...working tree',
             )
     if rev_exists('HEAD^', root):
-        base = resolve('HEAD^', root)
+        # The working tree against HEAD here; HEAD and the commits before it are judged
+        # one by one against their parents by history mode.
+        head = resolve('HEAD', root)
         return ChangeSet(
-            root, ALL_FILES, base, _diff(root, base), TreeView(root, None),
-            'HEAD^..working tree',
+            root, ALL_FILES, head, _diff(root, head), TreeView(root, None),
+            'HEAD..working tree', history=True,
         )
     if not rev_exists('HEAD', root):
         return _no_base(root, 'the repository has no commits yet')
-    return _no_base(root, 'HEAD has no parent in this clone (root commit or shallow clone)')
+    if git('rev-parse', '--is-shallow-repository', cwd=root).strip() == b'true':
+        return _no_base(root, 'this is a shallow clone: HEAD has no parent here and the '
+                              'history since adoption is missing')
+    return _no_base(root, 'HEAD has no parent: it is the root commit')
 
 
 def _no_base(root: str, why: str) -> ChangeSet:

@@ -11,6 +11,7 @@ from oracle_guard.runner import add_run_arguments
 from oracle_guard.runner import context_from_args
 from oracle_guard.runner import emit
 from oracle_guard.runner import guarded
+from oracle_guard.runner import history_findings
 
 # hook id -> module; the order is the order findings are reported in.
 HOOKS = {
@@ -54,10 +55,15 @@ def run_check(argv: Sequence[str]) -> int:
     def run() -> int:
         ctx = context_from_args(args)
         findings = []
+        history = []
         for hook_id, module in available_hooks().items():
             if args.hook and hook_id not in args.hook:
                 continue
             findings.extend(module.check(ctx))  # type: ignore[attr-defined]
+            # A hook's rules about one change, for history mode (all-files, no base).
+            if hasattr(module, 'history_check'):
+                history.append(module.history_check)
+        findings += history_findings(ctx, history)
         return emit(findings, ctx.notes, args.format)
 
     return guarded(run, args.format, args.debug)

@@ -31,6 +31,9 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'base-ref': (None, 'str'),
     'allow-silences': ([], 'strs'),
     'max-freeze-days': (90, 'int'),
+    'adopted': (None, 'str'),
+    'history-limit': (300, 'int'),
+    'acknowledged': ('tests/oracle_acknowledged.yaml', 'file'),
 }
 # A freeze that may last longer than this is not a freeze.
 MAX_FREEZE_DAYS = 3650
@@ -54,12 +57,18 @@ class Config:
     base_ref: str | None = None
     allow_silences: tuple[str, ...] = ()
     max_freeze_days: int = 90
+    # History mode (--all-files with no base): where it starts, how far it walks, and
+    # the human-owned list of commits it accepts although they broke a change rule.
+    adopted: str | None = None
+    history_limit: int = 300
+    acknowledged: str = 'tests/oracle_acknowledged.yaml'
     # Whether the table exists at all: the pytest plugin stays inert without it.
     has_table: bool = field(default=False, compare=False)
 
     def oracle_files(self) -> tuple[str, ...]:
         """Single files whose every change is an oracle change."""
-        return (self.ledger, self.domain_lock, self.traces, '.pre-commit-config.yaml')
+        return (self.ledger, self.domain_lock, self.traces, self.acknowledged,
+                '.pre-commit-config.yaml')
 
     def is_test_code(self, path: str) -> bool:
         return path.endswith('.py') and under_any(path, self.tests)
@@ -192,6 +201,8 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
     if key == 'max-freeze-days' and value > MAX_FREEZE_DAYS:
         raise ConfigError(source, line, f'{key!r} = {value} is more than {MAX_FREEZE_DAYS} '
                           'days; a freeze is temporary')
+    if key == 'history-limit' and value < 1:
+        raise ConfigError(source, line, f'{key!r} must be at least 1 (1 judges HEAD only)')
     return value
 
 

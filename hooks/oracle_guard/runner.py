@@ -49,6 +49,8 @@ class RunContext:
     staged: tuple[str | None, tuple[Change, ...]] | None = None  # asked of git once
     # The side of the change documents are read from (see judged_view).
     judged: TreeView | None = None
+    # The parsed command line: history mode applies hook args to each commit's config.
+    arguments: argparse.Namespace | None = None
     _changes: ChangeSet | None = None
     _base_cfg: Config | None = None
 
@@ -157,7 +159,7 @@ def context_from_args(args: argparse.Namespace) -> RunContext:
     ctx = RunContext(
         cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
         to_ref=args.to_ref, all_files=args.all_files, require_base=args.require_base,
-        staged=staged, judged=view,
+        staged=staged, judged=view, arguments=args,
     )
     if args.today:
         ctx.today = args.today
@@ -184,6 +186,16 @@ def guarded(run: Callable[[], int], fmt: str, debug: bool) -> int:
         return 3
 
 
+def history_findings(ctx: RunContext, checks: Sequence[Check]) -> list[Finding]:
+    """In history mode, ``checks`` (each hook's rules about one change) applied to every
+    commit since adoption. Other modes pay nothing: the walk is imported only here."""
+    if not checks or not ctx.changes.history:
+        return []
+    from oracle_guard.history import judge_history
+
+    return judge_history(ctx, checks)
+
+
 def emit(findings: Sequence[Finding], notes: Sequence[str], fmt: str) -> int:
     write_findings(findings, fmt, sys.stdout)
     for note in notes:
@@ -192,13 +204,17 @@ def emit(findings: Sequence[Finding], notes: Sequence[str], fmt: str) -> int:
 
 
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
-             filenames: bool = False) -> int:
+             filenames: bool = False, history: Check | None = None) -> int:
+    """``history``: the hook's rules about one change, which history mode applies to
+    each commit since adoption (see ``oracle_guard.history``)."""
     parser = argparse.ArgumentParser(description=description)
     add_run_arguments(parser, filenames=filenames)
     args = parser.parse_args(argv)
 
     def run() -> int:
         ctx = context_from_args(args)
-        return emit(check(ctx), ctx.notes, args.format)
+        findings = list(check(ctx))
+        findings += history_findings(ctx, [history] if history else [])
+        return emit(findings, ctx.notes, args.format)
 
     return guarded(run, args.format, args.debug)

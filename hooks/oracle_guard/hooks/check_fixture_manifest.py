@@ -234,8 +234,31 @@ def check(ctx: RunContext) -> list[Finding]:
     return findings
 
 
+def history_check(ctx: RunContext) -> list[Finding]:
+    """The provenance rules about a change (rows 5, 7, 8, 9) for one commit of history
+    mode: the manifest rows it added or edited, against its first parent. Hashes and
+    unmanifested files are judged only as the tree is now."""
+    cfg, changes = ctx.cfg, ctx.changes
+    if cfg.manifest not in changes.touched():
+        return []
+    view = changes.new
+    manifest = load_manifest(view, cfg.manifest)
+    if manifest is None:
+        return []  # deleting the manifest with src/ is OG201; with fixtures left, OG108 now
+    base = base_manifest_or_none(changes, cfg.manifest)
+    changed = changed_rows(base, manifest)
+    provenance = ProvenanceCheck(cfg.manifest, cfg.traces, cfg.ledger, view, ctx.today,
+                                 read_base=changes.read_base)
+    findings = [f for row in changed if row.source == 'recorded'
+                for f in provenance.recorded(row, changed=True) if f.code == 'OG111']
+    renames = {c.path: c.old_path for c in changes.changes
+               if c.status == 'R' and c.old_path and cfg.is_fixture(c.path)}
+    return findings + provenance.edits(changed, base, renames, manifest.rows)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_hook(check, argv, 'Every fixture file has a manifest row whose sha256 matches.')
+    return run_hook(check, argv, 'Every fixture file has a manifest row whose sha256 matches.',
+                    history=history_check)
 
 
 if __name__ == '__main__':

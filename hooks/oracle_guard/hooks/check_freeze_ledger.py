@@ -369,9 +369,20 @@ def check(ctx: RunContext) -> list[Finding]:
     return findings
 
 
+def history_check(ctx: RunContext) -> list[Finding]:
+    """Row 27 for one commit of history mode: the ledger that commit left, against its
+    first parent. The whole-ledger rules judge only the ledger as it is now."""
+    cfg, touched = ctx.cfg, ctx.changes.touched()
+    if cfg.ledger not in touched and ctx.base_cfg.ledger not in touched:
+        return []
+    ledger = load_ledger(ctx.changes.new, cfg)
+    return change_findings(ctx, ledger or empty_ledger(cfg.ledger))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     return run_hook(check, argv, 'The freeze ledger is valid: budget, classes, owners, '
-                                 'expiry, and identities that still exist.')
+                                 'expiry, and identities that still exist.',
+                    history=history_check)
 
 
 if __name__ == '__main__':

@@ -621,8 +621,29 @@ def _read_module(view: TreeView, path: str, sources: ProfileSources,
     return []
 
 
+def history_check(ctx: RunContext) -> list[Finding]:
+    """Row 27 (OG606) for one commit of history mode: the lock that commit left, against
+    its first parent. Only the test files the commit touched are read: a property can
+    be retired only together with its own file, and an unlocked one lives in a file the
+    commit added or edited."""
+    cfg, changes = ctx.cfg, ctx.changes
+    touched = changes.touched()
+    if cfg.domain_lock not in touched and ctx.base_cfg.domain_lock not in touched:
+        return []
+    if not any(cfg.is_test_code(p) or cfg.is_src(p) for p in touched):
+        return []  # alone, the lock edit is the small diff a person reviews
+    view = changes.new
+    lock = read_lock(view, cfg)
+    props: list[PropertyTest] = []
+    for path in sorted(p for p in touched if cfg.is_test_code(p)):
+        _read_module(view, path, ProfileSources(), props, profiles=False)
+    live = {p.identity for p in props}
+    return check_loosening(ctx, lock, live, any(i not in lock.entries for i in live))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_hook(check, argv, 'No Hypothesis property tests less than its domain lock.')
+    return run_hook(check, argv, 'No Hypothesis property tests less than its domain lock.',
+                    history=history_check)
 
 
 if __name__ == '__main__':

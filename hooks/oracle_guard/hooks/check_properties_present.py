@@ -82,8 +82,20 @@ def check(ctx: RunContext) -> list[Finding]:
                     f'{cfg.properties}); they are human-owned')]
 
 
+def history_check(ctx: RunContext) -> list[Finding]:
+    """OG402 for one commit of history mode: property tests that commit removed together
+    with other edits. An empty folder is judged only as it is now (OG401)."""
+    cfg, base_cfg = ctx.cfg, ctx.base_cfg
+    folders = (cfg.properties, base_cfg.properties)
+    if folders[0] == folders[1] and not any(p.startswith(folders) for p in ctx.changes.touched()):
+        return []
+    live, _ = property_tests(ctx.changes.new, cfg.properties)
+    return removed_with_other_edits(ctx, live)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return run_hook(check, argv, 'The properties folder still holds at least one real test.')
+    return run_hook(check, argv, 'The properties folder still holds at least one real test.',
+                    history=history_check)
 
 
 if __name__ == '__main__':
