@@ -411,7 +411,10 @@ def test_lock_change_in_commit_context_rechecks_every_property(guarded):
     ('{"version": 1, "properties": {"a": {}, "a": {}}}', 1, "duplicate key 'a'"),
     ('{"version": 1,\n "properties": {"t": {\n  "max_exampels": 5}}}', 3, "unknown field"),
     ('{"version": 1,\n "properties": {"t": {"max_size": -1}}}', 2, 'max_size must be'),
-    ('{"version": 2, "properties": {}}', 1, 'unsupported domain lock version'),
+    ('{"version": 3, "properties": {}}', 1, 'unsupported domain lock version'),
+    ('{"version": 1,\n "properties": {"t": {\n  "strategies": {}}}}', 3, 'needs "version": 2'),
+    ('{"version": 2,\n "properties": {"t": {"strategies": {\n  "x": 5}}}}', 3,
+     'strategies.x: must be an object'),
     ('not json', 1, 'invalid JSON'),
 ])
 def test_malformed_lock_is_a_clear_error_with_exit_2(guarded, text, line, message):

@@ -1,4 +1,4 @@
-"""The domain lock (SPEC §3.3): the smallest domain each Hypothesis property may test.
+"""The domain lock: the smallest domain each Hypothesis property may test.
 
 ```json
 {"version": 1,
@@ -11,6 +11,10 @@
 Every field present is enforced; this module knows which direction of each field is
 *looser* (``loosened``), so the static hook, the runtime check and the ``lock``
 command all judge a value the same way.
+
+Version 2 adds, per entry, ``"strategies"``: each ``@given`` argument's whole strategy in
+the canonical form of ``strategy_form`` (compared with ``strategy_form.compare``). Every
+version-1 field stays valid in a version-2 entry and is enforced as before.
 """
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ SETTINGS_FIELDS = ('max_examples', 'deadline_ms', 'derandomize', 'seed', 'databa
 # Fields read from the strategy of one @given argument.
 STRATEGY_FIELDS = ('min_size', 'max_size', 'alphabet', 'min_value', 'max_value')
 ENTRY_FIELDS = (*SETTINGS_FIELDS, *STRATEGY_FIELDS, 'filters', 'args')
+ENTRY_FIELDS_V2 = (*ENTRY_FIELDS, 'strategies')
+VERSIONS = (1, 2)
 TOP_FIELDS = ('version', 'properties')
 PHASES = ('explicit', 'reuse', 'generate', 'target', 'shrink', 'explain')
 
@@ -71,6 +77,8 @@ class LockEntry:
     fields: dict[str, Any]  # settings fields, top-level strategy fields, filters
     args: dict[str, dict[str, Any]] = field(default_factory=dict)
     key_lines: dict[str, int] = field(default_factory=dict)
+    # version 2: argument name -> canonical strategy form (absent in version 1)
+    strategies: dict[str, Any] = field(default_factory=dict)
 
     def line_of(self, key: str) -> int:
         return self.key_lines.get(key, self.line)
@@ -79,6 +87,8 @@ class LockEntry:
         data: dict[str, Any] = dict(self.fields)
         if self.args:
             data['args'] = {name: dict(values) for name, values in self.args.items()}
+        if self.strategies:
+            data['strategies'] = dict(self.strategies)
         return data
 
 
@@ -87,9 +97,10 @@ class DomainLock:
     path: str
     entries: dict[str, LockEntry]
     present: bool = True  # False when the file does not exist
+    version: int = 1
 
     def as_json(self) -> dict[str, Any]:
-        return {'version': 1,
+        return {'version': self.version,
                 'properties': {k: e.as_json() for k, e in sorted(self.entries.items())}}
 
 
@@ -149,17 +160,18 @@ def parse_lock(raw: bytes, path: str) -> DomainLock:
         if name not in TOP_FIELDS:
             raise ConfigError(path, data.line_of(name), f'unknown top-level key {name!r}',
                               'a domain lock holds only "version" and "properties"')
-    if data.get('version') != 1:
+    version = data.get('version')
+    if isinstance(version, bool) or version not in VERSIONS:
         raise ConfigError(path, data.line_of('version'),
-                          f'unsupported domain lock version {data.get("version")!r}; expected 1')
+                          f'unsupported domain lock version {version!r}; expected 1 or 2')
     properties = data.get('properties', {})
     if not isinstance(properties, dict):
         raise ConfigError(path, data.line_of('properties'), '"properties" must be an object')
     entries = {}
     for identity, raw_entry in properties.items():
         line = properties.line_of(identity)
-        entries[identity] = _parse_entry(path, identity, raw_entry, line)
-    return DomainLock(path, entries)
+        entries[identity] = _parse_entry(path, identity, raw_entry, line, version)
+    return DomainLock(path, entries, version=version)
 
 
 def _check_fields(path: str, where: str, values: LinedDict, allowed: tuple[str, ...]) -> None:
@@ -173,14 +185,19 @@ def _check_fields(path: str, where: str, values: LinedDict, allowed: tuple[str, 
             raise ConfigError(path, line, f'{where}: {name} {problem} (got {value!r})')
 
 
-def _parse_entry(path: str, identity: str, raw: Any, line: int) -> LockEntry:
+def _parse_entry(path: str, identity: str, raw: Any, line: int, version: int = 1
+                 ) -> LockEntry:
     if not identity or identity.strip() != identity or '/' in identity.split('::')[0]:
         raise ConfigError(path, line, f'{identity!r} is not a test identity',
                           'key entries by function name or Class::function, without the file')
     if not isinstance(raw, dict):
         raise ConfigError(path, line, f'{identity}: an entry must be an object')
-    flat = LinedDict({k: v for k, v in raw.items() if k != 'args'})
+    flat = LinedDict({k: v for k, v in raw.items() if k not in ('args', 'strategies')})
     flat.line, flat.key_lines = raw.line, {k: raw.line_of(k) for k in flat}
+    if 'strategies' in raw and version < 2:
+        raise ConfigError(path, raw.line_of('strategies'),
+                          f'{identity}: "strategies" needs "version": 2',
+                          'run `oracle-guard lock --upgrade`')
     _check_fields(path, identity, flat, ENTRY_FIELDS)
     args: dict[str, dict[str, Any]] = {}
     key_lines = {k: raw.line_of(k) for k in raw}
@@ -198,7 +215,50 @@ def _parse_entry(path: str, identity: str, raw: Any, line: int) -> LockEntry:
             key_lines[f'args.{name}'] = raw_args.line_of(name)
             for key in values:
                 key_lines[f'args.{name}.{key}'] = values.line_of(key)
-    return LockEntry(identity, line, dict(flat), args, key_lines)
+    strategies: dict[str, Any] = {}
+    if 'strategies' in raw:
+        raw_forms = raw['strategies']
+        if not isinstance(raw_forms, dict):
+            raise ConfigError(path, raw.line_of('strategies'), f'{identity}: "strategies" must '
+                              'be an object of argument name -> strategy form')
+        for name, form in raw_forms.items():
+            problem = form_problem(form)
+            if problem:
+                raise ConfigError(path, raw_forms.line_of(name),
+                                  f'{identity}: strategies.{name}: {problem}',
+                                  'write it with `oracle-guard lock`; see docs/domain-lock.md')
+            strategies[name] = _plain(form)
+            key_lines[f'strategies.{name}'] = raw_forms.line_of(name)
+    return LockEntry(identity, line, dict(flat), args, key_lines, strategies)
+
+
+def _plain(value: Any) -> Any:
+    """A parsed JSON value without the line bookkeeping of ``LinedDict``."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+_FORM_KEYS = ('strategy', 'unresolved', 'expr', 'code')
+
+
+def form_problem(form: Any, depth: int = 0) -> str | None:
+    """Why a locked strategy form is malformed, or None (strategy_form writes the shape)."""
+    if depth > 64:
+        return 'nested too deeply'
+    if not isinstance(form, dict) or not any(k in form for k in _FORM_KEYS):
+        return ('must be an object with "strategy" (or "unresolved", "expr", "code"); '
+                f'got {render(form)[:60]}')
+    if 'strategy' in form and not (isinstance(form['strategy'], str) and form['strategy']):
+        return '"strategy" must be a strategy name'
+    for key, value in form.items():
+        if isinstance(value, dict) and any(k in value for k in _FORM_KEYS):
+            problem = form_problem(value, depth + 1)
+            if problem:
+                return f'{key}: {problem}'
+    return None
 
 
 def read_lock_bytes(raw: bytes | None, path: str) -> DomainLock:
@@ -340,6 +400,27 @@ def loosened_entries(base: DomainLock, new: DomainLock) -> list[tuple[str, str, 
             if flat_new.get('filters'):
                 found.append((identity, f'filters 0 -> {flat_new["filters"]}',
                               entry.line_of('filters')))
+        found.extend(_loosened_forms(identity, old, entry))
+    return found
+
+
+def _loosened_forms(identity: str, old: LockEntry, new: LockEntry
+                    ) -> list[tuple[str, str, int]]:
+    """Version 2: a locked strategy the new lock narrows (or drops) is loosened too."""
+    from oracle_guard.strategy_form import compare
+    from oracle_guard.strategy_form import is_unresolved
+
+    found = []
+    for arg, locked in sorted(old.strategies.items()):
+        label = f'strategies.{arg}'
+        if arg not in new.strategies:
+            found.append((identity, f'{label} removed', new.line))
+            continue
+        for difference in compare(locked, new.strategies[arg]):
+            # Replacing a locked value by an unreadable one loosens it as well.
+            if not is_unresolved(difference.locked):
+                found.append((identity, f'{label}: {difference.describe()}',
+                              new.line_of(label)))
     return found
 
 

@@ -89,6 +89,8 @@ class PropertyTest:
     strategy_lines: dict[str, int] = field(default_factory=dict)
     filters: int = 0
     filter_line: int = 0
+    # Lock version 2: the whole strategy of each argument (strategy_form), and where.
+    forms: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -524,18 +526,37 @@ def _binds_given(reader: ModuleReader, name: str) -> bool:
     return any(_is_given(reader, v) for v in reader.bindings.get(name, ()))
 
 
-def _assume_calls(reader: ModuleReader, func: ast.AST) -> list[ast.Call]:
-    return [
-        node for stmt in func.body  # type: ignore[attr-defined]
-        for node in ast.walk(stmt)
-        if isinstance(node, ast.Call) and
-        _canonical_hypothesis(reader.callee(node)) in ('hypothesis.assume', 'hypothesis.reject')
-    ]
+_DISCARDS = ('hypothesis.assume', 'hypothesis.reject')
+# Raising it by hand discards the example exactly as assume(False) does.
+_UNSATISFIED = ('hypothesis.errors.UnsatisfiedAssumption',)
 
 
-def read_properties(path: str, tree: ast.Module) -> list[PropertyTest]:
-    """Every @given test of one module, with what it draws and how it is configured."""
+def _assume_calls(reader: ModuleReader, func: ast.AST) -> list[ast.AST]:
+    """Every place the test body discards an example: assume(), reject(), and a raw
+    ``raise UnsatisfiedAssumption`` (rows 23 and 27: a filter by another name)."""
+    found: list[ast.AST] = []
+    for stmt in func.body:  # type: ignore[attr-defined]
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and \
+                    _canonical_hypothesis(reader.callee(node)) in _DISCARDS:
+                found.append(node)
+            elif isinstance(node, ast.Raise) and node.exc is not None:
+                raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if reader.resolve(raised) in _UNSATISFIED:
+                    found.append(node)
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+
+
+def read_properties(path: str, tree: ast.Module, modules: Any = None) -> list[PropertyTest]:
+    """Every @given test of one module, with what it draws and how it is configured.
+
+    ``modules`` finds helper modules the strategies import (``strategy_reader.ModuleSource``).
+    """
+    from oracle_guard.strategy_reader import data_draws
+    from oracle_guard.strategy_reader import StrategyReader
+
     reader = ModuleReader(tree)
+    forms = StrategyReader(path, tree, modules)
     found = []
     for identity, func in test_functions(tree):
         given: ast.Call | None = None
@@ -579,6 +600,13 @@ def read_properties(path: str, tree: ast.Module) -> list[PropertyTest]:
                 written = ()
             prop.strategies[arg] = fields
             prop.written[arg] = written
+            form = forms.form(node)
+            if ambiguous:
+                form = {'unresolved': _unparse(node) if node is not None else '...',
+                        'why': ambiguous}
+            elif isinstance(form, dict) and form.get('strategy') == 'data':
+                form = {**form, 'draws': data_draws(forms, func, arg)}
+            prop.forms[arg] = form
             prop.strategy_lines[arg] = getattr(node, 'lineno', given.lineno)
         assumes = _assume_calls(reader, func)
         prop.filters = filters + len(assumes)

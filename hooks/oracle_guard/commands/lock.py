@@ -2,9 +2,11 @@
 
 Reads every ``@given`` test under the test roots statically and locks what it can
 verify: the settings the test sets (or the weakest profile that may govern it), its
-seed, and the strategy bounds spelled out in the source. It never lowers an existing
-entry unless given ``--allow-loosen``, never removes an entry, and prints the diff it
-wrote. Hooks never run it; a person reviews the diff and commits the lock on its own.
+seed, and the strategy bounds spelled out in the source. A version-2 lock (every new
+lock, or a version-1 lock after ``--upgrade``) also records each argument's whole
+strategy (``strategy_form``). It never lowers an existing entry unless given
+``--allow-loosen``, never removes an entry, and prints the diff it wrote. Hooks never run
+it; a person reviews the diff and commits the lock on its own.
 """
 from __future__ import annotations
 
@@ -41,6 +43,9 @@ from oracle_guard.property_reader import read_properties
 from oracle_guard.runner import guarded
 from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
+from oracle_guard.strategy_form import compare
+from oracle_guard.strategy_form import is_unresolved
+from oracle_guard.strategy_form import unresolved_parts
 
 # Settings fields locked from the profile when the test does not set them itself.
 _AMBIENT = ('max_examples', 'deadline_ms')
@@ -63,9 +68,33 @@ def _read(cfg: Config, path: str) -> bytes | None:
         return None
 
 
+def module_source(cfg: Config) -> Any:
+    """Helper modules under the tests roots, read from disk (see strategy_reader)."""
+    from oracle_guard.strategy_reader import module_candidates
+
+    parsed: dict[str, Any] = {}
+
+    def find(importer: str, module: str, level: int) -> Any:
+        for path in module_candidates(importer, module, level, list(cfg.tests)):
+            if not cfg.is_test_code(path):
+                continue
+            if path not in parsed:
+                raw = _read(cfg, path)
+                try:
+                    parsed[path] = None if raw is None else parse_python(raw, path)
+                except ScanError:
+                    parsed[path] = None
+            if parsed[path] is not None:
+                return path, parsed[path]
+        return None
+
+    return find
+
+
 def collect(cfg: Config) -> tuple[list[PropertyTest], ProfileSources]:
     props: list[PropertyTest] = []
     sources = ProfileSources()
+    modules = module_source(cfg)
     for path in _files(cfg):
         python = cfg.is_test_code(path) or is_conftest(path)
         if not python and not is_config_file(path):
@@ -84,7 +113,7 @@ def collect(cfg: Config) -> tuple[list[PropertyTest], ProfileSources]:
             raise ConfigError(path, exc.line, f'cannot read properties: {exc.message}') from None
         read_profiles(path, tree, sources)
         if cfg.is_test_code(path):
-            props.extend(read_properties(path, tree))
+            props.extend(read_properties(path, tree, modules))
     return props, sources
 
 
@@ -99,7 +128,7 @@ def _weakest(name: str, values: list[Any]) -> Any:
 
 
 def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
-                   notes: list[str]) -> dict[str, Any]:
+                   notes: list[str], version: int = 1) -> dict[str, Any]:
     """The lock entry that matches what the test runs today (only verifiable values)."""
     entry: dict[str, Any] = {}
 
@@ -149,7 +178,37 @@ def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
         entry['args'] = per_arg
     if prop.filters:
         entry['filters'] = prop.filters
+    if version >= 2:
+        entry['strategies'] = dict(prop.forms)
+        for arg, form in sorted(prop.forms.items()):
+            for where, part in unresolved_parts(form):
+                notes.append(f'{prop.path}:{prop.strategy_lines.get(arg, prop.line)}: '
+                             f'{prop.identity}: args.{arg}: {where}: checked at run time '
+                             f'({part["unresolved"]}: {part.get("why", "not readable")})')
     return entry
+
+
+def merge_forms(identity: str, old: dict[str, Any], new: dict[str, Any], allow_loosen: bool,
+                notes: list[str]) -> dict[str, Any]:
+    """Per argument: an equal or provably wider form replaces the locked one; a narrower
+    (or less readable) one needs --allow-loosen. Arguments are never dropped."""
+    merged = dict(old)
+    for arg, form in new.items():
+        if arg not in old:
+            merged[arg] = form
+            continue
+        differences = [d for d in compare(old[arg], form) if not is_unresolved(d.locked)]
+        if not differences:
+            merged[arg] = form
+        elif allow_loosen:
+            merged[arg] = form
+            notes.append(f'{identity}: strategies.{arg} loosened: '
+                         f'{differences[0].describe()} (--allow-loosen)')
+        else:
+            notes.append(f'{identity}: strategies.{arg} kept: '
+                         f'{"; ".join(d.describe() for d in differences)} '
+                         '(pass --allow-loosen to lower the lock)')
+    return merged
 
 
 def merge_entry(identity: str, old: dict[str, Any], new: dict[str, Any], allow_loosen: bool,
@@ -157,6 +216,9 @@ def merge_entry(identity: str, old: dict[str, Any], new: dict[str, Any], allow_l
     """Tighten freely; keep a looser proposal out unless allowed. Never drop a field."""
     merged = dict(old)
     for name, value in new.items():
+        if name == 'strategies':
+            merged[name] = merge_forms(identity, old.get(name, {}), value, allow_loosen, notes)
+            continue
         if name == 'args':
             args = {k: dict(v) for k, v in old.get('args', {}).items()}
             for arg, fields in value.items():
@@ -180,14 +242,20 @@ def merge_entry(identity: str, old: dict[str, Any], new: dict[str, Any], allow_l
 
 
 def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources,
-                only: Sequence[str], allow_loosen: bool, notes: list[str]) -> dict[str, Any]:
+                only: Sequence[str], allow_loosen: bool, notes: list[str],
+                upgrade: bool = False) -> dict[str, Any]:
+    """The new lock. A new lock is version 2; a version-1 lock stays version 1 (written
+    exactly as before) unless ``upgrade``, which adds the whole strategies to every entry
+    and keeps every version-1 field, so nothing is loosened."""
     candidates = ProfileCandidates(sources)
     data = lock.as_json()
+    version = 2 if upgrade or not lock.present else lock.version
+    data['version'] = version
     properties = data['properties']
     for prop in props:
-        if only and prop.identity not in only:
+        if only and prop.identity not in only and not (upgrade and lock.version < 2):
             continue
-        proposal = proposed_entry(prop, candidates, notes)
+        proposal = proposed_entry(prop, candidates, notes, version)
         old = properties.get(prop.identity)
         properties[prop.identity] = proposal if old is None else \
             merge_entry(prop.identity, old, proposal, allow_loosen, notes)
@@ -210,6 +278,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help='let the lock go down to what the tests run today')
     parser.add_argument('--dry-run', action='store_true',
                         help='print the diff without writing the lock')
+    parser.add_argument('--upgrade', action='store_true',
+                        help='rewrite a version-1 lock as version 2 (whole strategies), '
+                             'keeping every locked field')
     parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
     add_config_arguments(parser)
     args = parser.parse_args(argv)
@@ -224,7 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock = read_lock_bytes(before, cfg.domain_lock)
         props, sources = collect(cfg)
         notes: list[str] = []
-        data = update_lock(lock, props, sources, args.identities, args.allow_loosen, notes)
+        data = update_lock(lock, props, sources, args.identities, args.allow_loosen, notes,
+                           upgrade=args.upgrade)
         after = dump_lock(data)
         old_text = before.decode('utf-8-sig') if before is not None else ''
         diff = list(difflib.unified_diff(

@@ -1,8 +1,9 @@
 """check-generator-lock: no Hypothesis property tests less than its domain lock entry.
 
 Rows 23-25, 27 and 28 of the decision table. Values are read statically (see
-``property_reader``); the pytest plugin repeats the comparison at collection with the
-values Hypothesis really uses (``lock_runtime``).
+``property_reader``, and ``strategy_reader`` for the whole strategies of lock version 2);
+the pytest plugin repeats the comparison at collection and at call time with the values
+Hypothesis really uses (``lock_runtime``).
 """
 from __future__ import annotations
 
@@ -230,9 +231,46 @@ def _no_generation_note(phases: Any) -> str:
     return f' (phases {render(phases)} leave out "generate": no example is generated)'
 
 
-def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates
-                   ) -> list[Finding]:
+def judge_forms(prop: PropertyTest, entry: LockEntry, notes: list[str]) -> list[Finding]:
+    """Lock version 2 (rows 23 and 24 for whole strategies): every locked strategy form
+    against the one the source spells now. Narrower is OG610; what the static reader
+    cannot resolve is a note, checked by the pytest plugin at call time."""
+    from oracle_guard.strategy_form import compare
+
     findings = []
+    for arg, locked in sorted(entry.strategies.items()):
+        line = prop.strategy_lines.get(arg, prop.line)
+        if arg not in prop.forms:
+            findings.append(Finding(
+                prop.path, prop.line, prop.col, 'OG610',
+                f'{prop.identity} tests less than its lock: args.{arg}: locked '
+                f'{_short(locked)}, but the test no longer draws this argument',
+                'restore the argument; a person who means to shrink the domain edits the '
+                'lock in a change of its own'))
+            continue
+        for difference in compare(locked, prop.forms[arg]):
+            if difference.runtime:
+                notes.append(f'{prop.path}:{line}:1: note: {prop.identity}: args.{arg}: '
+                             f'{difference.describe()}; the pytest plugin checks it')
+                continue
+            findings.append(Finding(
+                prop.path, line, 1, 'OG610',
+                f'{prop.identity} tests less than its lock: args.{arg}: '
+                f'{difference.describe()}',
+                'restore the locked strategy (a wider one passes); a person who means to '
+                'narrow it re-locks with `oracle-guard lock --allow-loosen` in a change of '
+                'its own'))
+    return findings
+
+
+def _short(form: Any) -> str:
+    from oracle_guard.strategy_form import short
+    return short(form)
+
+
+def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates,
+                   notes: list[str] | None = None) -> list[Finding]:
+    findings = judge_forms(prop, entry, notes if notes is not None else [])
     settings: dict = {}
     where: dict[str, tuple[int, int]] = {}
     ambient = []
@@ -328,8 +366,8 @@ def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCand
     return findings
 
 
-def judge(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources
-          ) -> list[Finding]:
+def judge(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources,
+          notes: list[str] | None = None) -> list[Finding]:
     candidates = ProfileCandidates(sources)
     findings = []
     for prop in props:
@@ -339,7 +377,7 @@ def judge(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSourc
                 prop.path, prop.line, prop.col, 'OG601',
                 f'unlocked property: {prop.identity} has no entry in {lock.path}', LOCK_HINT))
             continue
-        findings.extend(judge_property(prop, entry, candidates))
+        findings.extend(judge_property(prop, entry, candidates, notes))
     return findings
 
 
@@ -527,10 +565,11 @@ def _check_everything(ctx: RunContext) -> list[Finding]:
             if raw is not None:
                 read_config_text(path, raw.decode('utf-8', 'replace'), sources)
     props: list[PropertyTest] = []
+    modules = module_source(view, cfg)
     for path in sorted(test_paths):
         if _readable(modes.get(path)):
-            findings += _read_module(view, path, sources, props)
-    judged = judge(lock, props, sources)
+            findings += _read_module(view, path, sources, props, modules=modules)
+    judged = judge(lock, props, sources, ctx.notes)
     live = {p.identity for p in props}
     findings += judged
     findings += [_orphan(lock, identity) for identity in sorted(lock.entries)
@@ -549,6 +588,12 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     test_paths = [p for p in added if cfg.is_test_code(p)]
     narrowing = any(_can_narrow(view, p) for p in test_paths)
     lock = read_lock(view, cfg)
+    if lock.version >= 2:
+        # A helper module the properties import (tests/strategies.py) holds no @given
+        # test itself; narrowing it narrows every property that uses it.
+        users = _importers(view, cfg, [p for p in test_paths if not _can_narrow(view, p)])
+        test_paths += [p for p in users if p not in test_paths]
+        narrowing = narrowing or bool(users)
     touched_tests = [p for p in changes.touched() if cfg.is_test_code(p)]
     # @given tests the changed files held at the base: if one is gone, its entry orphans.
     at_base = _base_identities(changes, touched_tests) if lock.entries else {}
@@ -559,6 +604,7 @@ def _check_change(ctx: RunContext) -> list[Finding]:
 
     modes = {e.path: e for e in view.entries(test_paths)} if test_paths else {}
     sources = ProfileSources()
+    modules = module_source(view, cfg)
     profile_read = set()
     for path in _grep(view, PROFILE_WORDS, _profile_pathspecs(cfg)):
         if path in test_paths:
@@ -573,7 +619,7 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     props: list[PropertyTest] = []
     for path in sorted(test_paths):
         if _readable(modes.get(path)):
-            findings += _read_module(view, path, sources, props)
+            findings += _read_module(view, path, sources, props, modules=modules)
     known = set(touched_tests)
     if any(_mentions_profiles(view, p) for p in test_paths):
         # a test module registering a profile may govern every locked test
@@ -582,10 +628,10 @@ def _check_change(ctx: RunContext) -> list[Finding]:
             if cfg.is_test_code(path) and path not in known and not is_conftest(path) and \
                     _readable(entry):
                 findings += _read_module(view, path, sources, props,
-                                         profiles=path not in profile_read)
+                                         profiles=path not in profile_read, modules=modules)
                 known.add(path)
 
-    findings += judge(lock, props, sources)
+    findings += judge(lock, props, sources, ctx.notes)
     live = {p.identity for p in props}
     gone = {i: p for i, p in at_base.items() if i in lock.entries and i not in live}
     if gone:
@@ -594,13 +640,62 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     return findings
 
 
+def module_source(view: TreeView, cfg: Config) -> Any:
+    """The helper modules a property's strategies may import: Python files under the tests
+    roots on this side of the change (``strategy_reader.ModuleSource``)."""
+    from oracle_guard.strategy_reader import module_candidates
+
+    parsed: dict[str, ast.Module | None] = {}
+    roots = list(cfg.tests)
+
+    def find(importer: str, module: str, level: int) -> tuple[str, ast.Module] | None:
+        for path in module_candidates(importer, module, level, roots):
+            if not cfg.is_test_code(path):
+                continue
+            if path not in parsed:
+                raw = view.read(path)
+                try:
+                    parsed[path] = None if raw is None else parse_python(raw, path)
+                except ScanError:
+                    parsed[path] = None  # reported when the file itself is read
+            tree = parsed[path]
+            if tree is not None:
+                return path, tree
+        return None
+
+    return find
+
+
+def _module_names(path: str) -> list[str]:
+    """Names an import of this file may use: ``strategies`` for tests/strategies.py."""
+    parts = path[:-3].split('/') if path.endswith('.py') else path.split('/')
+    if parts[-1] == '__init__':
+        parts = parts[:-1]
+    return [parts[-1]] if parts else []
+
+
+def _importers(view: TreeView, cfg: Config, helpers: Sequence[str], depth: int = 0
+               ) -> list[str]:
+    """Test files that may import these helper modules, followed through helpers of
+    helpers: one ``git grep`` for the module names per level."""
+    names = sorted({n for p in helpers if p.endswith('.py') for n in _module_names(p)})
+    if not names or depth > 3:
+        return []
+    found = [p for p in _grep(view, names, _roots(cfg), whole_words=True)
+             if cfg.is_test_code(p) and p.endswith('.py') and p not in helpers]
+    users = [p for p in found if _can_narrow(view, p)]
+    more = _importers(view, cfg, [p for p in found if p not in users], depth + 1)
+    return sorted(set(users) | set(more))
+
+
 def _mentions_profiles(view: TreeView, path: str) -> bool:
     raw = view.read(path)
     return raw is not None and _PROFILE_WORDS.search(raw) is not None
 
 
 def _read_module(view: TreeView, path: str, sources: ProfileSources,
-                 props: list[PropertyTest] | None, profiles: bool = True) -> list[Finding]:
+                 props: list[PropertyTest] | None, profiles: bool = True,
+                 modules: Any = None) -> list[Finding]:
     raw = view.read(path)
     if raw is None:
         return []
@@ -617,7 +712,7 @@ def _read_module(view: TreeView, path: str, sources: ProfileSources,
     if wants_profiles:
         read_profiles(path, tree, sources)
     if wants_props:
-        props.extend(read_properties(path, tree))  # type: ignore[union-attr]
+        props.extend(read_properties(path, tree, modules))  # type: ignore[union-attr]
     return []
 
 
