@@ -239,3 +239,184 @@ def test_src_change_with_new_conftest_fixture_passes(guarded):
                   '@pytest.fixture\ndef parser():\n    return None\n')
     guarded.add()
     assert guarded.run(main).rc == 0
+
+
+# -- rule 33: fixtures, markers, logging and output are not oracle ------------------------
+
+FIXTURE_CONFTEST = '''\
+import pytest
+
+
+@pytest.fixture
+def payload():
+    return b"GET / HTTP/1.1\\r\\n\\r\\n"
+'''
+
+
+def test_fixture_only_conftest_added_in_a_new_test_folder_next_to_a_src_fix_passes(guarded):
+    """Rule 33: an absent conftest controls nothing, so adding one with fixtures only is
+    no oracle change (it used to be compared with an empty list and fail OG201)."""
+    touch_src(guarded)
+    guarded.write('tests/http/conftest.py', FIXTURE_CONFTEST)
+    guarded.write('tests/http/test_http.py', 'def test_payload(payload):\n    assert payload\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_fixture_only_conftest_removed_next_to_a_src_fix_passes(guarded):
+    guarded.write('tests/http/conftest.py', FIXTURE_CONFTEST)
+    guarded.commit('fixtures')
+    touch_src(guarded)
+    guarded.rm('tests/http/conftest.py')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+PYPROJECT_WITH_PYTEST = '''\
+[project]
+name = "app"
+
+[tool.oracle-guard]
+src = ["src/"]
+
+[tool.pytest.ini_options]
+addopts = "-ra"
+markers = ["slow: takes a while"]
+'''
+
+
+@pytest.mark.parametrize('edit', [
+    ('markers = ["slow: takes a while"]',
+     'markers = ["slow: takes a while", "network: talks to a socket"]'),
+    ('addopts = "-ra"', 'addopts = "-ra"\nlog_cli = true\nlog_level = "DEBUG"'),
+    ('addopts = "-ra"', 'addopts = "-ra"\nconsole_output_style = "count"\njunit_family = "xunit2"'),
+])
+def test_marker_or_log_setting_registered_next_to_a_src_fix_passes(guarded, edit):
+    """Rule 33: only pytest settings that change what runs or how outcomes count are oracle."""
+    guarded.write('pyproject.toml', PYPROJECT_WITH_PYTEST)
+    guarded.commit('pytest settings')
+    touch_src(guarded)
+    guarded.write('pyproject.toml', PYPROJECT_WITH_PYTEST.replace(*edit))
+    guarded.add()
+    result = guarded.run(main)
+    assert (result.rc, result.out) == (0, '')
+
+
+@pytest.mark.parametrize('path, before, after', [
+    ('pytest.ini', '[pytest]\nxfail_strict = true\n',
+     '[pytest]\nxfail_strict = true\nmarkers =\n    slow: takes a while\n'),
+    ('tox.ini', '[tox]\nenvlist = py311\n\n[pytest]\naddopts = -ra\n',
+     '[tox]\nenvlist = py311\n\n[pytest]\naddopts = -ra\nlog_cli = true\n'),
+    ('setup.cfg', '[tool:pytest]\naddopts = -ra\n',
+     '[tool:pytest]\naddopts = -ra\nmarkers = slow\n'),
+    ('pytest.toml', '[pytest]\naddopts = ["-ra"]\n',
+     '[pytest]\naddopts = ["-ra"]\nmarkers = ["slow"]\n'),
+])
+def test_marker_registered_in_any_pytest_config_file_next_to_a_src_fix_passes(
+        guarded, path, before, after):
+    guarded.write(path, before)
+    guarded.commit('pytest settings')
+    touch_src(guarded)
+    guarded.write(path, after)
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_new_pytest_table_with_only_markers_next_to_a_src_fix_passes(guarded):
+    touch_src(guarded)
+    guarded.write('pyproject.toml', guarded.read('pyproject.toml').decode() +
+                  '\n[tool.pytest.ini_options]\nmarkers = ["slow"]\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+@pytest.mark.parametrize('edit', [
+    ('addopts = "-ra"', 'addopts = "-ra --deselect tests/test_app.py::test_parse"'),
+    ('addopts = "-ra"', 'addopts = "-ra"\nxfail_strict = false'),
+    ('addopts = "-ra"', 'addopts = "-ra"\npython_functions = ["check_*"]'),
+    ('addopts = "-ra"', 'addopts = "-ra"\nfilterwarnings = ["ignore"]'),
+    ('addopts = "-ra"', 'addopts = "-ra"\nenv = ["HYPOTHESIS_PROFILE=quick"]'),  # a plugin's key
+])
+def test_setting_that_changes_what_runs_edited_next_to_a_src_fix_fails(guarded, edit):
+    guarded.write('pyproject.toml', PYPROJECT_WITH_PYTEST)
+    guarded.commit('pytest settings')
+    touch_src(guarded)
+    guarded.write('pyproject.toml', PYPROJECT_WITH_PYTEST.replace(*edit))
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert '[tool.pytest.ini_options] (what pytest runs)' in result.out
+
+
+def test_markers_only_pytest_ini_that_takes_over_from_the_pyproject_table_fails(guarded):
+    """pytest reads the first configuration file it finds: a new pytest.ini with nothing
+    but markers silently drops the addopts of [tool.pytest.ini_options]."""
+    guarded.write('pyproject.toml', PYPROJECT_WITH_PYTEST.replace(
+        'addopts = "-ra"', 'addopts = "-ra -W error"'))
+    guarded.commit('pytest settings')
+    touch_src(guarded)
+    guarded.write('pytest.ini', '[pytest]\nmarkers =\n    slow: takes a while\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert result.out.startswith('pytest.ini:1:1: OG201 pytest configuration file')
+
+
+# -- rule 32: conftest.py / tests __init__.py test-run control, however written ----------
+
+CONTROL = 'tests/conftest.py'
+INIT = 'tests/__init__.py'
+
+
+@pytest.mark.parametrize('path, text', [
+    pytest.param(CONTROL, 'if True:\n    def pytest_collection_modifyitems(items):\n'
+                 '        items.clear()\n', id='hook-nested-under-if'),
+    pytest.param(CONTROL, 'def _drop(items):\n    items.clear()\n\n\n'
+                 'globals()["pytest_collection_" + "modifyitems"] = _drop\n',
+                 id='hook-bound-through-globals'),
+    pytest.param(CONTROL, 'from tests.helpers import *\n', id='star-import'),
+    pytest.param(CONTROL, 'from tests.helpers import drop as pytest_collection_modifyitems\n',
+                 id='hook-imported-from-helper'),
+    pytest.param(CONTROL, 'globals().setdefault("collect_" + "ignore", []).append("properties")\n',
+                 id='collect-ignore-via-setdefault'),
+    pytest.param(CONTROL, 'import _pytest.python\n\n'
+                 '_pytest.python.Function.runtest = lambda self: None\n',
+                 id='pytest-internal-patched'),
+    pytest.param(CONTROL, 'import pytest\n\n\n@pytest.fixture(autouse=True, scope="session")\n'
+                 'def done():\n    yield\n    pytest.exit("ok", returncode=0)\n',
+                 id='pytest-exit-in-session-fixture'),
+    pytest.param(CONTROL, 'import os as o\n\nleave = o._exit\n', id='os-exit-aliased'),
+    pytest.param(INIT, 'import atexit\nimport os\n\natexit.register(os._exit, 0)\n',
+                 id='init-exits-at-interpreter-exit'),
+    pytest.param(INIT, 'import hypothesis\n\nhypothesis.settings.default = None\n',
+                 id='init-patches-a-module'),
+])
+def test_test_run_control_added_next_to_a_src_fix_fails(guarded, path, text):
+    """Rule 32: judged by what the module can do, not by its top-level names."""
+    guarded.write('tests/helpers.py', 'def drop(items):\n    items.clear()\n')
+    guarded.commit('helpers')
+    touch_src(guarded)
+    guarded.write(path, text)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert 'test-run control changed' in result.out
+    assert result.out.startswith(f'{path}:1:1: OG201')
+
+
+def test_test_run_control_added_alone_passes(guarded):
+    guarded.write('tests/conftest.py', 'import os\n\n\ndef pytest_unconfigure(config):\n'
+                  '    os._exit(0)\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_fixture_edited_in_a_conftest_with_hooks_next_to_a_src_fix_passes(guarded):
+    hook = 'def pytest_configure(config):\n    config.addinivalue_line("markers", "slow")\n'
+    guarded.write('tests/conftest.py', FIXTURE_CONFTEST + '\n\n' + hook)
+    guarded.commit('conftest')
+    touch_src(guarded)
+    guarded.write('tests/conftest.py', FIXTURE_CONFTEST.replace('GET', 'POST') + '\n\n' + hook)
+    guarded.add()
+    assert guarded.run(main).rc == 0

@@ -7,12 +7,15 @@ from collections.abc import Sequence
 from oracle_guard.changeset import ChangeSet
 from oracle_guard.hooks.check_fixture_manifest import base_manifest_or_none
 from oracle_guard.config import Config
-from oracle_guard.config import parse_toml
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.manifest import parse_manifest
+from oracle_guard.run_control import CONFIG_NAMES
+from oracle_guard.run_control import config_change
+from oracle_guard.run_control import is_run_control_file
+from oracle_guard.run_control import run_control_change
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
 
@@ -29,88 +32,25 @@ def _table(raw: bytes | None) -> object:
         return ('unreadable', raw)
 
 
-def _pytest_table(raw: bytes | None) -> object:
-    """``[tool.pytest.ini_options]``: what pytest collects and how is oracle too."""
-    if raw is None or b'pytest' not in raw:
-        return None
-    try:
-        tool = parse_toml(raw.decode('utf-8-sig')).get('tool')
-    except (ConfigError, UnicodeDecodeError):
-        return ('unreadable', raw)
-    return tool.get('pytest') if isinstance(tool, dict) else None
-
-
-def _ini_section(raw: bytes | None, section: str) -> object:
-    if raw is None or section.encode() not in raw:
-        return None
-    import configparser
-
-    parser = configparser.RawConfigParser(strict=False, interpolation=None)
-    try:
-        parser.read_string(raw.decode('utf-8-sig'))
-    except (configparser.Error, UnicodeDecodeError):
-        return ('unreadable', raw)
-    return dict(parser[section]) if parser.has_section(section) else None
-
-
-def _collection_control(raw: bytes | None) -> object:
-    """The parts of a conftest.py that decide which tests run and what their result is.
-
-    Fixtures and helpers in a conftest change with the code all the time. A ``pytest_*``
-    hook (collection, ``pytest_pyfunc_call``, ``pytest_runtest_*``, report wrappers), a
-    ``pytest_*`` or ``collect_ignore*`` assignment and ``pytest_plugins`` can ignore,
-    deselect or pass tests outright, so they are compared, as syntax.
-    """
-    if raw is None:
-        return None
-    import ast
-
-    try:
-        tree = ast.parse(raw)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ('unparsable', raw)
-
-    def controls(name: str) -> bool:
-        return name.startswith(('pytest_', 'collect_ignore'))
-
-    parts = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                controls(node.name):
-            parts.append(ast.dump(node))
-        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and controls(t.id) for t in targets):
-                parts.append(ast.dump(node))
-        elif isinstance(node, (ast.Import, ast.ImportFrom)) and \
-                any(controls((a.asname or a.name).split('.')[-1]) for a in node.names):
-            parts.append(ast.dump(node))  # `from plugin import pytest_pyfunc_call`
-    return parts
-
-
-# pytest configuration files, found by name in any folder (pytest reads the one nearest
-# the arguments it is given): the whole file, or the section pytest reads there.
-# --ignore, --deselect, -p no:oracle_guard or a narrower testpaths silence tests as
-# surely as a skip marker does.
-PYTEST_FILES = ('pytest.ini', '.pytest.ini', 'pytest.toml', '.pytest.toml')
-PYTEST_SECTIONS = {'tox.ini': 'pytest', 'setup.cfg': 'tool:pytest'}
-
-
-def pytest_config_change(path: str, changes: ChangeSet) -> str | None:
-    """What pytest configuration a touched file changes, if any."""
+def pytest_config_change(path: str, changes: ChangeSet,
+                         tests: tuple[str, ...] = ('tests/',)) -> str | None:
+    """What test-run control a touched file changes, if any (rules 32 and 33)."""
     name = posixpath.basename(path)
-    if name in PYTEST_FILES:
-        return 'pytest configuration file (what pytest runs)'
-    section = PYTEST_SECTIONS.get(name)
-    if section and _ini_section(changes.read_base(path), section) != \
-            _ini_section(changes.read_new(path), section):
-        return f'[{section}] section (what pytest runs)'
-    if name == 'pyproject.toml' and path != PYPROJECT and \
-            _pytest_table(changes.read_base(path)) != _pytest_table(changes.read_new(path)):
-        return '[tool.pytest.ini_options] (what pytest runs)'
-    if name == 'conftest.py' and _collection_control(changes.read_base(path)) != \
-            _collection_control(changes.read_new(path)):
-        return 'conftest hooks (pytest_*, collect_ignore, pytest_plugins)'
+    if name in CONFIG_NAMES:
+        def tracked(paths: list[str]) -> list[str]:
+            return [e.path for e in changes.new.entries(paths)]
+
+        if config_change(path, changes.read_base(path), changes.read_new(path),
+                         changes.read_new, tracked):
+            where = {'pyproject.toml': '[tool.pytest.ini_options]', 'tox.ini': '[pytest] section',
+                     'setup.cfg': '[tool:pytest] section'}.get(name, 'pytest configuration file')
+            return f'{where} (what pytest runs)'
+        return None
+    if is_run_control_file(path, tests):
+        why = run_control_change(changes.read_base(path), changes.read_new(path))
+        if why:
+            kind = 'conftest hooks' if name == 'conftest.py' else 'tests __init__.py'
+            return f'{kind}: test-run control changed ({"; ".join(why[:3])})'
     return None
 
 
@@ -145,10 +85,9 @@ def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
         base, new = changes.read_base(PYPROJECT), changes.read_new(PYPROJECT)
         if _table(base) != _table(new):
             found.append((PYPROJECT, '[tool.oracle-guard] table'))
-        if _pytest_table(base) != _pytest_table(new):
-            found.append((PYPROJECT, '[tool.pytest.ini_options] (what pytest runs)'))
+    tests = tuple(root for c in cfgs for root in c.tests)
     for path in sorted(touched):
-        what = pytest_config_change(path, changes)
+        what = pytest_config_change(path, changes, tests)
         if what:
             found.append((path, what))
     for manifest in sorted({c.manifest for c in cfgs} & touched):
