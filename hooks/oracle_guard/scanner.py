@@ -94,7 +94,7 @@ class Silence:
 class TestFunction:
     identity: str  # Class::function, without the file path
     line: int
-    does_something: bool  # an assert, a call, a raise or @given: not just `pass`
+    does_something: bool  # an assert, a call or a raise before any return (rule 31)
     uses_given: bool
 
 
@@ -297,17 +297,28 @@ def test_functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
     return found
 
 
+def _acts(node: ast.AST) -> bool:
+    """An assert, a call, a raise or an await somewhere below ``node``."""
+    return any(isinstance(sub, (ast.Assert, ast.Call, ast.Raise, ast.Await))
+               for sub in ast.walk(node))
+
+
 def _does_something(func: ast.AST, aliases: ImportAliases) -> tuple[bool, bool]:
+    """(the body asserts, calls or raises something; the test uses @given).
+
+    A body of ``pass``, ``...`` or a docstring does nothing, and neither does whatever
+    follows a ``return`` at the top of the body (rule 31): ``@given`` alone is not a test.
+    """
     uses_given = any(
         (aliases.resolve(d.func if isinstance(d, ast.Call) else d) or '') == 'hypothesis.given'
         for d in func.decorator_list  # type: ignore[attr-defined]
     )
-    body = func.body  # type: ignore[attr-defined]
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if isinstance(node, (ast.Assert, ast.Call, ast.Raise, ast.Await)):
-                return True, uses_given
-    return uses_given, uses_given
+    for stmt in func.body:  # type: ignore[attr-defined]
+        if isinstance(stmt, ast.Return):
+            return stmt.value is not None and _acts(stmt.value), uses_given
+        if _acts(stmt):
+            return True, uses_given
+    return False, uses_given
 
 
 def _reason_ids(call: ast.Call | None, node: ast.AST, lines: list[str], kind: str) -> tuple[str, ...]:
@@ -626,3 +637,29 @@ def _dotted(node: ast.AST) -> str | None:
         base = _dotted(node.value)
         return f'{base}.{node.attr}' if base else None
     return None
+
+
+def silences_naming(view, roots: tuple[str, ...], freeze_ids, is_test_code
+                    ) -> list[tuple[str, Silence, str]]:  # type: ignore[no-untyped-def]
+    """(path, silence, id) for every silence in tracked test code that names one of
+    ``freeze_ids``: one ``git grep`` for the ids over the test roots, then a parse of the
+    files it names only (rule 29: a ledger-only change leaves those files untouched)."""
+    wanted = set(freeze_ids)
+    if not wanted:
+        return []
+    found = []
+    for path in view.grep(sorted(wanted), roots):
+        if not is_test_code(path):
+            continue
+        source = view.read(path)
+        if source is None:
+            continue
+        try:
+            silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'))
+        except ScanError:
+            continue  # check-named-freezes reports the file itself (OG307)
+        for silence in silences:
+            for freeze_id in silence.freeze_ids:
+                if freeze_id in wanted:
+                    found.append((path, silence, freeze_id))
+    return found

@@ -14,8 +14,12 @@ from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_tests
 
 
-def property_tests(view: TreeView, folder: str) -> tuple[set[str], list[str]]:
-    """(identities of the real tests, test modules seen) in a properties folder."""
+def property_tests(view: TreeView, folder: str,
+                   hollow: list[Finding] | None = None) -> tuple[set[str], list[str]]:
+    """(identities of the real tests, test modules seen) in a properties folder.
+
+    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31).
+    """
     real, modules = set(), []
     for entry in view.entries([folder]):
         if not is_test_module(entry.path) or entry.is_symlink:
@@ -29,6 +33,14 @@ def property_tests(view: TreeView, folder: str) -> tuple[set[str], list[str]]:
         except ScanError:
             continue  # an unparsable file holds no test pytest could run
         real.update(t.identity for t in tests if t.does_something)
+        if hollow is not None:
+            hollow.extend(
+                Finding(entry.path, t.line, 1, 'OG403',
+                        f'property test {t.identity} asserts nothing (its body is pass, ..., '
+                        'a docstring, or returns at once)',
+                        'a property must check something: restore its body '
+                        f'(git checkout HEAD -- {entry.path}); properties are human-owned')
+                for t in tests if not t.does_something)
     return real, modules
 
 
@@ -68,18 +80,19 @@ def removed_with_other_edits(ctx: RunContext, live: set[str]) -> list[Finding]:
 
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
-    live, modules = property_tests(ctx.changes.new, cfg.properties)
+    hollow: list[Finding] = []
+    live, modules = property_tests(ctx.changes.new, cfg.properties, hollow)
     count = len(live)
     if count:
-        return removed_with_other_edits(ctx, live)
+        return hollow + removed_with_other_edits(ctx, live)
     if not modules:
         why = f'{cfg.properties} holds no test module (test_*.py) that git tracks'
     else:
         why = (f'{cfg.properties} has {len(modules)} test module(s) but no test that asserts, '
-               'calls or uses @given')
-    return [Finding(cfg.properties.rstrip('/') or '.', 1, 1, 'OG401', why,
-                    'restore the property tests (git checkout HEAD -- '
-                    f'{cfg.properties}); they are human-owned')]
+               'calls or raises anything')
+    return hollow + [Finding(cfg.properties.rstrip('/') or '.', 1, 1, 'OG401', why,
+                             'restore the property tests (git checkout HEAD -- '
+                             f'{cfg.properties}); they are human-owned')]
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
