@@ -182,3 +182,9 @@ def read_ledger(view: TreeView, path: str) -> FreezeLedger | None:
         raise ConfigError(path, where, f'the ledger {what}; it must be a whole number >= 0',
                           'write "budget: 0" and raise it only in a change of its own')
     return ledger
+
+
+def removed_ids(base: FreezeLedger, new: FreezeLedger) -> list[str]:
+    """Ids the base ledger had and the new one has not (rows deleted or renumbered)."""
+    now = {row.id for row in new.rows if row.id}
+    return sorted({row.id for row in base.rows if row.id and row.id not in now})

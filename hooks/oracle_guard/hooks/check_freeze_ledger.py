@@ -1,4 +1,4 @@
-"""check-freeze-ledger: the ledger itself is valid (decision rows 18-21 and 27).
+"""check-freeze-ledger: the ledger itself is valid (decision rows 18-21, 27, 29 and 42).
 
 Whole-ledger rules run on every commit and every CI run, because a row expires
 while nothing changes but the date. The identity rule asks ``git grep`` which
@@ -27,6 +27,7 @@ from oracle_guard.ledger import function_of
 from oracle_guard.ledger import NEVER_FREEZABLE
 from oracle_guard.ledger import parse_ledger
 from oracle_guard.ledger import read_ledger
+from oracle_guard.ledger import removed_ids
 from oracle_guard.ledger import ROW_FIELDS
 from oracle_guard.ledger import ROW_MODES
 from oracle_guard.runner import RunContext
@@ -35,6 +36,7 @@ from oracle_guard.scanner import is_test_module
 from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import scan_silences
 from oracle_guard.scanner import ScanError
+from oracle_guard.scanner import silences_naming
 from oracle_guard.scanner import test_functions
 
 HOOK = 'check-freeze-ledger'
@@ -292,8 +294,25 @@ def _moved_to(base_row: FreezeRow, new: FreezeLedger) -> FreezeRow | None:
     return None
 
 
+def still_named_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView,
+                         cfg: Config) -> tuple[list[Finding], frozenset[str]]:
+    """Rule 29: a row deleted or renumbered while test code still names its id.
+
+    Judged even when the change touches only the ledger: the test file that carries the
+    id is then untouched, so one ``git grep`` for the vanished ids finds it.
+    """
+    sites = silences_naming(view, cfg.tests, removed_ids(base, new), cfg.is_test_code)
+    return [Finding(new.path, 1, 1, 'OG516',
+                    f'{freeze_id} removed from the ledger (deleted or renumbered) while '
+                    f'{path}:{silence.line} still names it',
+                    f'fix the test and remove its {silence.code} in the same change, or keep '
+                    f'the row {freeze_id}')
+            for path, silence, freeze_id in sites], frozenset(i for _p, _s, i in sites)
+
+
 def loosening_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView, cfg: Config,
-                       others: Sequence[str]) -> list[Finding]:
+                       others: Sequence[str], named: frozenset[str] = frozenset(),
+                       ) -> list[Finding]:
     shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
     path = new.path
     findings = []
@@ -319,6 +338,8 @@ def loosening_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView, cf
                              f'{name} moved from {base_row.identity} to {moved.identity} '
                              f'while {where} still silences {base_row.identity}')
                 continue
+            if base_row.id in named:
+                continue  # rule 29 (OG516) already names the test code that uses the id
             where = _still_silenced(view, cfg, base_row)
             if where:
                 loosened(1, f'{name} deleted from the ledger while {where} still silences '
@@ -344,15 +365,18 @@ def change_findings(ctx: RunContext, new: FreezeLedger) -> list[Finding]:
     base_path = ctx.base_cfg.ledger
     if cfg.ledger not in touched and base_path not in touched:
         return []
-    others = sorted(p for p in touched if cfg.is_test_code(p) or cfg.is_src(p))
     raw = changes.read_base(base_path)
-    if not others or raw is None:
-        return []  # alone, the ledger edit is the small diff a person reviews
+    if raw is None:
+        return []
     try:
         base = parse_ledger(raw, cfg.ledger)
     except ConfigError:
         return []  # a base nobody could read set no limit to loosen
-    return loosening_findings(base, new, changes.new, cfg, others)
+    findings, named = still_named_findings(base, new, changes.new, cfg)
+    others = sorted(p for p in touched if cfg.is_test_code(p) or cfg.is_src(p))
+    if others:  # alone, the ledger edit is the small diff a person reviews
+        findings.extend(loosening_findings(base, new, changes.new, cfg, others, named))
+    return findings
 
 
 def check(ctx: RunContext) -> list[Finding]:

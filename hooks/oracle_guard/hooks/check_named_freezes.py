@@ -11,13 +11,16 @@ from oracle_guard.changeset import NO_BASE
 from oracle_guard.changeset import RANGE
 from oracle_guard.changeset import range_env
 from oracle_guard.config import Config
+from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import TreeView
 from oracle_guard.ledger import empty_ledger
 from oracle_guard.ledger import FreezeLedger
 from oracle_guard.ledger import function_of
 from oracle_guard.ledger import NEVER_FREEZABLE
+from oracle_guard.ledger import parse_ledger
 from oracle_guard.ledger import read_ledger
+from oracle_guard.ledger import removed_ids
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
 from oracle_guard.scanner import might_silence
@@ -25,6 +28,7 @@ from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_silences
 from oracle_guard.scanner import Silence
+from oracle_guard.scanner import silences_naming
 from oracle_guard.scanner import test_functions
 
 
@@ -179,7 +183,8 @@ def check(ctx: RunContext) -> list[Finding]:
                 'it points at is not reviewed as test code here', 'commit the file itself')
         for path in symlinked_tests(ctx)
     ]
-    for path in test_files(ctx):
+    files = test_files(ctx)
+    for path in files:
         source = _read(cfg.root, path) if view is None else view.read(path)
         if source is None:
             if os.path.islink(os.path.join(cfg.root, path)):
@@ -187,7 +192,37 @@ def check(ctx: RunContext) -> list[Finding]:
                                         'the repository', 'commit the file itself'))
             continue
         findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines))
+    findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
     return findings
+
+
+def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
+                                   defines: Callable[[str, str], bool]) -> list[Finding]:  # type: ignore[no-untyped-def]
+    """Rule 29: a change that deletes or renumbers a ledger row leaves the test file that
+    still names the old id untouched, so pre-commit never passes it. One ``git grep`` for
+    the vanished ids over the test roots finds it; each use is judged where it is."""
+    changes, cfg = ctx.changes, ctx.cfg
+    if not changes.has_base:
+        return []
+    base_cfg = ctx.base_cfg
+    touched = changes.touched()
+    if cfg.ledger not in touched and base_cfg.ledger not in touched:
+        return []
+    raw = changes.read_base(base_cfg.ledger)
+    if raw is None:
+        return []
+    try:
+        base = parse_ledger(raw, base_cfg.ledger)
+    except ConfigError:
+        return []
+    gone = removed_ids(base, ledger())
+    findings = []
+    for path, silence, _id in silences_naming(changes.new, cfg.tests, gone, cfg.is_test_code):
+        if path in judged or silence.kind in cfg.allow_silences:
+            continue  # a file of the change is judged whole above
+        findings.extend(f for f in judge_silence(path, silence, ledger(), ctx.today, defines)
+                        if f.code == 'OG302')
+    return sorted(set(findings), key=Finding.sort_key)
 
 
 def symlinked_tests(ctx: RunContext) -> list[str]:
