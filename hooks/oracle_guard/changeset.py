@@ -17,11 +17,7 @@ only the last commit would let every two-commit pull request through.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
-from dataclasses import dataclass
-from dataclasses import field
 
-from oracle_guard.config import Config
 from oracle_guard.gitrepo import EMPTY_TREE
 from oracle_guard.gitrepo import git
 from oracle_guard.gitrepo import GitError
@@ -29,6 +25,14 @@ from oracle_guard.gitrepo import resolve
 from oracle_guard.gitrepo import resolve_or_none
 from oracle_guard.gitrepo import rev_exists
 from oracle_guard.gitrepo import TreeView
+from oracle_guard.records import FrozenRecord
+from oracle_guard.records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+
+    from oracle_guard.config import Config
 
 COMMIT = 'commit'
 RANGE = 'range'
@@ -37,15 +41,20 @@ NO_BASE = 'none'
 HISTORY = 'history'  # one commit of history mode, judged against its first parent
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(FrozenRecord):
+    __slots__ = ('status', 'path', 'old_path')
     status: str  # one of A, M, D, R, C, T
     path: str
-    old_path: str | None = None
+    old_path: str | None
+
+    def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
+        self._set(status=status, path=path, old_path=old_path)
 
 
-@dataclass
-class ChangeSet:
+class ChangeSet(Record):
+    __slots__ = ('root', 'mode', 'base', 'changes', 'new', 'description', 'history',
+                 '_base_view')
+    _uncompared = ('_base_view',)  # a cache
     root: str
     mode: str
     base: str | None
@@ -53,8 +62,20 @@ class ChangeSet:
     new: TreeView
     description: str
     # --all-files with no base: the commits since adoption are judged too (history mode).
-    history: bool = False
-    _base_view: TreeView | None = field(default=None, repr=False)
+    history: bool
+    _base_view: TreeView | None
+
+    def __init__(self, root: str, mode: str, base: str | None, changes: tuple[Change, ...],
+                 new: TreeView, description: str, history: bool = False,
+                 _base_view: TreeView | None = None) -> None:
+        self.root = root
+        self.mode = mode
+        self.base = base
+        self.changes = changes
+        self.new = new
+        self.description = description
+        self.history = history
+        self._base_view = _base_view
 
     @property
     def has_base(self) -> bool:
@@ -175,8 +196,10 @@ def detect_change_set(
     if not all_files:
         head, staged = staged if staged is not None else staged_change(root)
         if staged:
+            index = TreeView(root, '').unstaged_from(
+                head, {p for c in staged for p in (c.path, c.old_path) if p})
             return ChangeSet(
-                root, COMMIT, head or EMPTY_TREE, staged, TreeView(root, ''),
+                root, COMMIT, head or EMPTY_TREE, staged, index,
                 'staged change against ' + ('HEAD' if head else 'the empty tree'),
             )
     if cfg.base_ref and rev_exists(cfg.base_ref, root) and rev_exists('HEAD', root):

@@ -1,18 +1,20 @@
 """``[tool.oracle-guard]`` in the user's pyproject.toml, with hook ``args:`` on top."""
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
-from collections.abc import Mapping
-from dataclasses import dataclass
-from dataclasses import field
-from dataclasses import replace
-from typing import Any
 
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.records import FrozenRecord
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import argparse
+    from collections.abc import Mapping
+    from typing import Any
+
+    from oracle_guard.gitrepo import TreeView
 
 PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'
@@ -43,27 +45,47 @@ SILENCE_KINDS = (
 )
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(FrozenRecord):
+    __slots__ = ('root', 'src', 'tests', 'properties', 'fixtures', 'manifest', 'traces',
+                 'ledger', 'domain_lock', 'base_ref', 'allow_silences', 'max_freeze_days',
+                 'adopted', 'history_limit', 'acknowledged', 'has_table')
+    # Whether the table exists at all: the pytest plugin stays inert without it.
+    _uncompared = ('has_table',)
     root: str
-    src: tuple[str, ...] = ('src/',)
-    tests: tuple[str, ...] = ('tests/',)
-    properties: str = 'tests/properties/'
-    fixtures: str = 'tests/fixtures/'
-    manifest: str = 'tests/fixtures/manifest.json'
-    traces: str = 'tests/fixtures/traces.txt'
-    ledger: str = 'tests/freeze_ledger.yaml'
-    domain_lock: str = 'tests/domain_lock.json'
-    base_ref: str | None = None
-    allow_silences: tuple[str, ...] = ()
-    max_freeze_days: int = 90
+    src: tuple[str, ...]
+    tests: tuple[str, ...]
+    properties: str
+    fixtures: str
+    manifest: str
+    traces: str
+    ledger: str
+    domain_lock: str
+    base_ref: str | None
+    allow_silences: tuple[str, ...]
+    max_freeze_days: int
     # History mode (--all-files with no base): where it starts, how far it walks, and
     # the human-owned list of commits it accepts although they broke a change rule.
-    adopted: str | None = None
-    history_limit: int = 300
-    acknowledged: str = 'tests/oracle_acknowledged.yaml'
-    # Whether the table exists at all: the pytest plugin stays inert without it.
-    has_table: bool = field(default=False, compare=False)
+    adopted: str | None
+    history_limit: int
+    acknowledged: str
+    has_table: bool
+
+    def __init__(self, root: str, src: tuple[str, ...] = ('src/',),
+                 tests: tuple[str, ...] = ('tests/',), properties: str = 'tests/properties/',
+                 fixtures: str = 'tests/fixtures/',
+                 manifest: str = 'tests/fixtures/manifest.json',
+                 traces: str = 'tests/fixtures/traces.txt',
+                 ledger: str = 'tests/freeze_ledger.yaml',
+                 domain_lock: str = 'tests/domain_lock.json', base_ref: str | None = None,
+                 allow_silences: tuple[str, ...] = (), max_freeze_days: int = 90,
+                 adopted: str | None = None, history_limit: int = 300,
+                 acknowledged: str = 'tests/oracle_acknowledged.yaml',
+                 has_table: bool = False) -> None:
+        self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
+                  manifest=manifest, traces=traces, ledger=ledger, domain_lock=domain_lock,
+                  base_ref=base_ref, allow_silences=allow_silences,
+                  max_freeze_days=max_freeze_days, adopted=adopted,
+                  history_limit=history_limit, acknowledged=acknowledged, has_table=has_table)
 
     def oracle_files(self) -> tuple[str, ...]:
         """Single files whose every change is an oracle change."""
@@ -162,7 +184,7 @@ def config_from_table(root: str, table: Mapping[str, Any] | None, text: str = ''
                 source, line, f'unknown key {key!r} in [{TABLE}]', f'use one of: {known}',
             )
         values[_attr(key)] = _coerce(key, value, source=source, line=line)
-    return replace(cfg, **values)
+    return cfg.replace(**values)
 
 
 def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
@@ -254,4 +276,4 @@ def apply_arguments(cfg: Config, args: argparse.Namespace) -> Config:
         value = getattr(args, _attr(key), None)
         if value is not None:
             values[_attr(key)] = _coerce(key, value, source='hook args', line=0)
-    return replace(cfg, **values) if values else cfg
+    return cfg.replace(**values) if values else cfg

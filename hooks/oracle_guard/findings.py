@@ -1,19 +1,23 @@
 """What a check returns: findings (rule broken, exit 1) and errors (bad input, exit 2)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from oracle_guard.records import FrozenRecord
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(FrozenRecord):
     """One broken rule at one place. Checks return these; they never print."""
 
+    __slots__ = ('path', 'line', 'col', 'code', 'message', 'hint')
     path: str
     line: int
     col: int
     code: str
     message: str
-    hint: str = ''
+    hint: str
+
+    def __init__(self, path: str, line: int, col: int, code: str, message: str,
+                 hint: str = '') -> None:
+        self._set(path=path, line=line, col=col, code=code, message=message, hint=hint)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.col, self.code)

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from oracle_guard.documents import LinedDict
 from oracle_guard.documents import load_yaml
 from oracle_guard.findings import ConfigError
 from oracle_guard.gitrepo import TreeView
+from oracle_guard.records import FrozenRecord
+from oracle_guard.records import Record
 
 FREEZABLE = ('order-dependent', 'time-dependent')
 # Known classes that are never frozen, with what to do instead.
@@ -47,10 +48,13 @@ def function_of(identity: str) -> str:
     return identity.split('[', 1)[0]
 
 
-@dataclass(frozen=True)
-class FreezeRow:
+class FreezeRow(FrozenRecord):
+    __slots__ = ('raw', 'line')
     raw: dict[str, Any]
     line: int
+
+    def __init__(self, raw: dict[str, Any], line: int) -> None:
+        self._set(raw=raw, line=line)
 
     def _str(self, key: str) -> str:
         value = self.raw.get(key)
@@ -126,12 +130,19 @@ class FreezeRow:
         return expires is not None and expires >= today and self.is_freezable()
 
 
-@dataclass
-class FreezeLedger:
+class FreezeLedger(Record):
+    __slots__ = ('path', 'budget', 'rows', 'budget_line')
     path: str
     budget: Any
     rows: list[FreezeRow]
-    budget_line: int = 0
+    budget_line: int
+
+    def __init__(self, path: str, budget: Any, rows: list[FreezeRow],
+                 budget_line: int = 0) -> None:
+        self.path = path
+        self.budget = budget
+        self.rows = rows
+        self.budget_line = budget_line
 
     def by_id(self) -> dict[str, FreezeRow]:
         result: dict[str, FreezeRow] = {}

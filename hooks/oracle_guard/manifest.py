@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from oracle_guard.documents import LinedDict
 from oracle_guard.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+from oracle_guard.records import FrozenRecord
+from oracle_guard.records import Record
 
 SOURCES = ('human', 'recorded', 'synthetic', 'untrusted')
 ROLES = ('input', 'oracle')
@@ -18,12 +19,15 @@ TOP_FIELDS = ('version', 'fixtures')
 SHA256 = re.compile(r'^[0-9a-f]{64}$')
 
 
-@dataclass(frozen=True)
-class FixtureRow:
+class FixtureRow(FrozenRecord):
+    __slots__ = ('key', 'path', 'line', 'raw')
     key: str  # as written: relative to the manifest's folder
     path: str  # relative to the repository root
     line: int
     raw: dict[str, Any]
+
+    def __init__(self, key: str, path: str, line: int, raw: dict[str, Any]) -> None:
+        self._set(key=key, path=path, line=line, raw=raw)
 
     @property
     def sha256(self) -> str:
@@ -43,11 +47,17 @@ class FixtureRow:
         return raw.line_of(key) if isinstance(raw, LinedDict) else self.line
 
 
-@dataclass
-class FixtureManifest:
+class FixtureManifest(Record):
+    __slots__ = ('path', 'rows', 'problems')
     path: str
     rows: dict[str, FixtureRow]  # by repository path
     problems: list[Finding]  # rows that are present but malformed
+
+    def __init__(self, path: str, rows: dict[str, FixtureRow], problems: list[Finding]
+                 ) -> None:
+        self.path = path
+        self.rows = rows
+        self.problems = problems
 
     @property
     def folder(self) -> str:

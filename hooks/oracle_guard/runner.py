@@ -5,15 +5,9 @@ error (a bug in oracle-guard; ``--debug`` shows the traceback).
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import sys
-from collections.abc import Callable
-from collections.abc import Sequence
-from dataclasses import dataclass
-from dataclasses import field
 
-from oracle_guard.changeset import ChangeSet
 from oracle_guard.changeset import detect_change_set
 from oracle_guard.changeset import NO_BASE
 from oracle_guard.changeset import Change
@@ -35,24 +29,43 @@ from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import argparse
+    from collections.abc import Callable
+    from collections.abc import Sequence
 
-@dataclass
+    from oracle_guard.changeset import ChangeSet
+
 class RunContext:
-    cfg: Config
-    filenames: list[str] | None = None  # as passed by pre-commit, when the hook takes files
-    from_ref: str | None = None
-    to_ref: str | None = None
-    all_files: bool = False
-    require_base: bool = False
-    today: datetime.date = field(default_factory=lambda: utc_today())
-    notes: list[str] = field(default_factory=list)
-    staged: tuple[str | None, tuple[Change, ...]] | None = None  # asked of git once
-    # The side of the change documents are read from (see judged_view).
-    judged: TreeView | None = None
-    # The parsed command line: history mode applies hook args to each commit's config.
-    arguments: argparse.Namespace | None = None
-    _changes: ChangeSet | None = None
-    _base_cfg: Config | None = None
+    __slots__ = ('cfg', 'filenames', 'from_ref', 'to_ref', 'all_files', 'require_base',
+                 'today', 'notes', 'staged', 'judged', 'arguments', '_changes', '_base_cfg')
+
+    def __init__(
+            self, cfg: Config,
+            filenames: list[str] | None = None,  # as passed by pre-commit, when it passes files
+            from_ref: str | None = None, to_ref: str | None = None, all_files: bool = False,
+            require_base: bool = False, today: datetime.date | None = None,
+            notes: list[str] | None = None,
+            staged: tuple[str | None, tuple[Change, ...]] | None = None,  # asked of git once
+            judged: TreeView | None = None,  # the side documents are read from (judged_view)
+            # The parsed command line: history mode applies hook args to each commit's config.
+            arguments: argparse.Namespace | None = None,
+            _changes: ChangeSet | None = None, _base_cfg: Config | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.filenames = filenames
+        self.from_ref = from_ref
+        self.to_ref = to_ref
+        self.all_files = all_files
+        self.require_base = require_base
+        self.today = utc_today() if today is None else today
+        self.notes = [] if notes is None else notes
+        self.staged = staged
+        self.judged = judged
+        self.arguments = arguments
+        self._changes = _changes
+        self._base_cfg = _base_cfg
 
     @property
     def changes(self) -> ChangeSet:
@@ -104,10 +117,15 @@ def utc_today() -> datetime.date:
     return datetime.datetime.now(datetime.timezone.utc).date()
 
 
-Check = Callable[[RunContext], list[Finding]]
+if TYPE_CHECKING:  # pragma: no cover
+    Check = Callable[[RunContext], list[Finding]]
+else:  # the same name for modules that import it; collections.abc is not worth importing
+    Check = 'Callable[[RunContext], list[Finding]]'
 
 
 def _date(value: str) -> datetime.date:
+    import argparse
+
     try:
         return datetime.date.fromisoformat(value)
     except ValueError:
@@ -147,7 +165,13 @@ def judged_view(root: str, to_ref: str | None, all_files: bool
     if all_files:
         return TreeView(root, None), None
     staged = staged_change(root)
-    return TreeView(root, '' if staged[1] else None), staged
+    if not staged[1]:
+        return TreeView(root, None), staged
+    return TreeView(root, '').unstaged_from(staged[0], _paths(staged[1])), staged
+
+
+def _paths(changes: tuple[Change, ...]) -> set[str]:
+    return {p for c in changes for p in (c.path, c.old_path) if p}
 
 
 def context_from_args(args: argparse.Namespace) -> RunContext:
@@ -203,13 +227,37 @@ def emit(findings: Sequence[Finding], notes: Sequence[str], fmt: str) -> int:
     return 1 if findings else 0
 
 
+class _DefaultArguments:
+    """What argparse returns for a command line of file names only (or nothing)."""
+
+    def __init__(self, filenames: list[str] | None) -> None:
+        if filenames is not None:
+            self.filenames = filenames
+        self.format = 'text'
+        self.from_ref = self.to_ref = self.today = None
+        self.all_files = self.require_base = self.debug = False
+        # Every configuration flag left unset: apply_arguments reads them with getattr.
+
+
+def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
+                        filenames: bool) -> argparse.Namespace | _DefaultArguments:
+    """The hook's arguments. During a commit pre-commit passes nothing, or only file
+    names: that needs no parser, and argparse costs milliseconds to import and build."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not any(arg.startswith('-') for arg in args) and (filenames or not args):
+        return _DefaultArguments(args if filenames else None)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=description)
+    add_run_arguments(parser, filenames=filenames)
+    return parser.parse_args(args)
+
+
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
              filenames: bool = False, history: Check | None = None) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
     each commit since adoption (see ``oracle_guard.history``)."""
-    parser = argparse.ArgumentParser(description=description)
-    add_run_arguments(parser, filenames=filenames)
-    args = parser.parse_args(argv)
+    args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:
         ctx = context_from_args(args)

@@ -18,8 +18,9 @@ import gc
 import re
 import unicodedata
 import warnings
-from dataclasses import dataclass
-from dataclasses import field
+
+from oracle_guard.records import FrozenRecord
+from oracle_guard.records import Record
 
 # Every silence spelling contains one of these words, whatever it is imported as:
 # an alias still has to import the original name once.
@@ -79,8 +80,8 @@ class ScanError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
-class Silence:
+class Silence(FrozenRecord):
+    __slots__ = ('line', 'col', 'kind', 'freeze_ids', 'targets', 'scope', 'code')
     line: int
     col: int
     kind: str
@@ -89,19 +90,34 @@ class Silence:
     scope: str  # 'test', 'class' or 'module'
     code: str  # the spelling, for messages
 
+    def __init__(self, line: int, col: int, kind: str, freeze_ids: tuple[str, ...],
+                 targets: tuple[str, ...], scope: str, code: str) -> None:
+        self._set(line=line, col=col, kind=kind, freeze_ids=freeze_ids, targets=targets,
+                  scope=scope, code=code)
 
-@dataclass(frozen=True)
-class TestFunction:
+
+class TestFunction(FrozenRecord):
+    __slots__ = ('identity', 'line', 'does_something', 'uses_given')
     identity: str  # Class::function, without the file path
     line: int
     does_something: bool  # an assert, a call or a raise before any return (rule 31)
     uses_given: bool
 
+    def __init__(self, identity: str, line: int, does_something: bool, uses_given: bool
+                 ) -> None:
+        self._set(identity=identity, line=line, does_something=does_something,
+                  uses_given=uses_given)
 
-@dataclass
-class ScannedFile:
-    silences: list[Silence] = field(default_factory=list)
-    tests: list[TestFunction] = field(default_factory=list)
+
+class ScannedFile(Record):
+    __slots__ = ('silences', 'tests')
+    silences: list[Silence]
+    tests: list[TestFunction]
+
+    def __init__(self, silences: list[Silence] | None = None,
+                 tests: list[TestFunction] | None = None) -> None:
+        self.silences = [] if silences is None else silences
+        self.tests = [] if tests is None else tests
 
 
 def might_silence(source: bytes) -> bool:

@@ -6,30 +6,36 @@ ids, schemas, agent-writable rows, purposes, frozen recordings) live in
 """
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Sequence
 
 from oracle_guard.changeset import ALL_FILES
-from oracle_guard.changeset import ChangeSet
 from oracle_guard.changeset import NO_BASE
-from oracle_guard.config import Config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.fixture_provenance import ProvenanceCheck
-from oracle_guard.gitrepo import Entry
 from oracle_guard.gitrepo import git_ok
 from oracle_guard.gitrepo import TreeView
-from oracle_guard.manifest import FixtureManifest
-from oracle_guard.manifest import FixtureRow
-from oracle_guard.manifest import parse_manifest
-from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
+
+# Commits that touch no fixture, manifest, trace store, ledger or schema return before
+# anything below is needed: the manifest reader, hashlib and the provenance rules are
+# imported where they are used.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
+    from oracle_guard.changeset import ChangeSet
+    from oracle_guard.config import Config
+    from oracle_guard.gitrepo import Entry
+    from oracle_guard.manifest import FixtureManifest
+    from oracle_guard.manifest import FixtureRow
+    from oracle_guard.runner import RunContext
 
 HOOK = 'check-fixture-manifest'
 
 
 def sha256_of(view: TreeView, path: str) -> str | None:
+    import hashlib
+
     digest = hashlib.sha256()
     try:
         for block in view.chunks(path):
@@ -56,6 +62,8 @@ def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
     if view is None:
         return None
     raw = view.read_document(path)
+    from oracle_guard.manifest import parse_manifest
+
     return None if raw is None else parse_manifest(raw, path)
 
 
@@ -64,6 +72,8 @@ def base_manifest_or_none(changes: ChangeSet, path: str) -> FixtureManifest | No
     raw = changes.read_base(path)
     if raw is None:
         return None
+    from oracle_guard.manifest import parse_manifest
+
     try:
         return parse_manifest(raw, path)
     except ConfigError:
@@ -218,6 +228,8 @@ def check(ctx: RunContext) -> list[Finding]:
         new_files = [p for p in changes.added_or_modified() if p in entries]
     findings.extend(check_rows(cfg, view, rows, entries))
     findings.extend(unmanifested(cfg, [p for p in new_files if p not in manifest.rows]))
+
+    from oracle_guard.fixture_provenance import ProvenanceCheck
 
     provenance = ProvenanceCheck(
         cfg.manifest, cfg.traces, cfg.ledger, view, ctx.today,

@@ -1,35 +1,29 @@
 """check-named-freezes: every skip/xfail names a live ledger row for that very test."""
 from __future__ import annotations
 
-import datetime
 import os
-from collections.abc import Callable
-from collections.abc import Sequence
 
 from oracle_guard.changeset import ALL_FILES
 from oracle_guard.changeset import NO_BASE
 from oracle_guard.changeset import RANGE
 from oracle_guard.changeset import range_env
-from oracle_guard.config import Config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import empty_ledger
-from oracle_guard.ledger import FreezeLedger
-from oracle_guard.ledger import function_of
-from oracle_guard.ledger import NEVER_FREEZABLE
-from oracle_guard.ledger import parse_ledger
-from oracle_guard.ledger import read_ledger
-from oracle_guard.ledger import removed_ids
-from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
-from oracle_guard.scanner import might_silence
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
-from oracle_guard.scanner import scan_silences
-from oracle_guard.scanner import Silence
-from oracle_guard.scanner import silences_naming
-from oracle_guard.scanner import test_functions
+
+# Most commits stage test files without a silence: the scanner (and ast) is imported
+# only for a file to scan, the ledger (and its YAML reader) only for a silence to judge.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import datetime
+    from collections.abc import Callable
+    from collections.abc import Sequence
+
+    from oracle_guard.config import Config
+    from oracle_guard.ledger import FreezeLedger
+    from oracle_guard.runner import RunContext
+    from oracle_guard.scanner import Silence
 
 
 def same_test_file(path: str, nodeid: str, defines: Callable[[str, str], bool]) -> bool:
@@ -46,6 +40,9 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
                   today: datetime.date,
                   defines: Callable[[str, str], bool] = lambda _f, _i: False,
                   ) -> list[Finding]:
+    from oracle_guard.ledger import function_of
+    from oracle_guard.ledger import NEVER_FREEZABLE
+
     def finding(code: str, message: str, hint: str) -> Finding:
         return Finding(path, silence.line, silence.col, code, message, hint)
 
@@ -106,6 +103,11 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
 def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date,
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
+    from oracle_guard.scanner import might_silence
+    from oracle_guard.scanner import parse_python
+    from oracle_guard.scanner import scan_silences
+    from oracle_guard.scanner import ScanError
+
     if not might_silence(source):
         return []
     try:
@@ -161,6 +163,9 @@ def check(ctx: RunContext) -> list[Finding]:
         if not cache:
             # The ledger on the judged side (the index during a commit, the to-ref of a
             # range), the one check-freeze-ledger judges: an untracked ledger names nothing.
+            from oracle_guard.ledger import empty_ledger
+            from oracle_guard.ledger import read_ledger
+
             ledger_view = ctx.judged or TreeView(cfg.root, None)
             cache.append(read_ledger(ledger_view, cfg.ledger) or empty_ledger(cfg.ledger))
         return cache[0]
@@ -169,6 +174,11 @@ def check(ctx: RunContext) -> list[Finding]:
 
     def defines(path: str, identity: str) -> bool:
         """Whether the test file a ledger row names still defines that test."""
+        from oracle_guard.ledger import function_of
+        from oracle_guard.scanner import parse_python
+        from oracle_guard.scanner import ScanError
+        from oracle_guard.scanner import test_functions
+
         if path not in defined:
             raw = (view or ctx.judged or TreeView(cfg.root, None)).read(path)
             try:
@@ -211,6 +221,10 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
     raw = changes.read_base(base_cfg.ledger)
     if raw is None:
         return []
+    from oracle_guard.ledger import parse_ledger
+    from oracle_guard.ledger import removed_ids
+    from oracle_guard.scanner import silences_naming
+
     try:
         base = parse_ledger(raw, base_cfg.ledger)
     except ConfigError:

@@ -1,17 +1,20 @@
 """check-properties-present: the human-owned properties folder still holds a real test."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from oracle_guard.config import Config
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
 from oracle_guard.scanner import is_test_module
 from oracle_guard.scanner import parse_python
 from oracle_guard.scanner import ScanError
 from oracle_guard.scanner import scan_tests
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
+    from oracle_guard.config import Config
+    from oracle_guard.gitrepo import TreeView
+    from oracle_guard.runner import RunContext
 
 
 def property_tests(view: TreeView, folder: str,

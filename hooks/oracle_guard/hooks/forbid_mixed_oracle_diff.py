@@ -2,22 +2,22 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Sequence
 
-from oracle_guard.changeset import ChangeSet
-from oracle_guard.hooks.check_fixture_manifest import base_manifest_or_none
-from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.manifest import parse_manifest
-from oracle_guard.run_control import CONFIG_NAMES
-from oracle_guard.run_control import config_change
-from oracle_guard.run_control import is_run_control_file
-from oracle_guard.run_control import run_control_change
-from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
+
+# A change without src/ returns before the manifest reader or the pytest-configuration
+# reader (and ast) is needed: they are imported where they are used.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Sequence
+
+    from oracle_guard.changeset import ChangeSet
+    from oracle_guard.config import Config
+    from oracle_guard.runner import RunContext
 
 HOOK = 'forbid-mixed-oracle-diff'
 SHOWN = 5
@@ -35,6 +35,11 @@ def _table(raw: bytes | None) -> object:
 def pytest_config_change(path: str, changes: ChangeSet,
                          tests: tuple[str, ...] = ('tests/',)) -> str | None:
     """What test-run control a touched file changes, if any (rules 32 and 33)."""
+    from oracle_guard.run_control import CONFIG_NAMES
+    from oracle_guard.run_control import config_change
+    from oracle_guard.run_control import is_run_control_file
+    from oracle_guard.run_control import run_control_change
+
     name = posixpath.basename(path)
     if name in CONFIG_NAMES:
         def tracked(paths: list[str]) -> list[str]:
@@ -56,6 +61,9 @@ def pytest_config_change(path: str, changes: ChangeSet,
 
 def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
     """Rows that existed at the base and were edited or removed; new rows are fine."""
+    from oracle_guard.hooks.check_fixture_manifest import base_manifest_or_none
+    from oracle_guard.manifest import parse_manifest
+
     base = base_manifest_or_none(changes, path)
     if base is None:
         return [] if changes.read_base(path) is None else ['(the whole manifest)']
