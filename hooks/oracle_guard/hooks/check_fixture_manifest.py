@@ -259,6 +259,8 @@ def history_check(ctx: RunContext) -> list[Finding]:
         return []  # deleting the manifest with src/ is OG201; with fixtures left, OG108 now
     base = base_manifest_or_none(changes, cfg.manifest)
     changed = changed_rows(base, manifest)
+    from oracle_guard.fixture_provenance import ProvenanceCheck
+
     provenance = ProvenanceCheck(cfg.manifest, cfg.traces, cfg.ledger, view, ctx.today,
                                  read_base=changes.read_base)
     findings = [f for row in changed if row.source == 'recorded'
