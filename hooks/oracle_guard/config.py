@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from oracle_guard.findings import ConfigError
+from oracle_guard.plain_toml import read_plain_toml
 from oracle_guard.records import FrozenRecord
 
 TYPE_CHECKING = False
@@ -119,7 +119,8 @@ def normalize_path(value: str, *, folder: bool, source: str, line: int, key: str
         raise ConfigError(source, line, f'{key!r} must be a non-empty path')
     path = value.strip()
     parts = path.split('/')
-    if path.startswith('/') or re.match(r'^[A-Za-z]:', path) or '\\' in path or '..' in parts:
+    drive = len(path) > 1 and path[1] == ':' and path[0].isascii() and path[0].isalpha()
+    if path.startswith('/') or drive or '\\' in path or '..' in parts:
         raise ConfigError(
             source, line,
             f'{key!r} = {value!r} leaves the repository; use a path relative to its root',
@@ -131,6 +132,9 @@ def normalize_path(value: str, *, folder: bool, source: str, line: int, key: str
 
 
 def _key_line(text: str, key: str) -> int:
+    """The line of ``key`` in the table, for a message (a valid table never asks)."""
+    import re
+
     header = re.search(r'^\s*\[\s*tool\s*\.\s*"?oracle-guard"?\s*\]', text, re.M)
     start = header.end() if header else 0
     match = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=', re.M).search(text, start)
@@ -141,7 +145,14 @@ def _key_line(text: str, key: str) -> int:
 
 
 def parse_toml(text: str, source: str = PYPROJECT) -> dict[str, Any]:
-    """A TOML document; invalid TOML is a ConfigError naming the line."""
+    """A TOML document; invalid TOML is a ConfigError naming the line.
+
+    Plain documents (most pyproject.toml files) are read without tomllib, whose import
+    costs a hook more than its own work; tomllib reads the rest and reports every error.
+    """
+    plain = read_plain_toml(text)
+    if plain is not None:
+        return plain
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
@@ -149,6 +160,8 @@ def parse_toml(text: str, source: str = PYPROJECT) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError subclasses ValueError
+        import re
+
         match = re.search(r'line (\d+)', str(exc))
         line = int(match.group(1)) if match else text.count('\n') + 1
         raise ConfigError(source, line, f'invalid TOML: {exc}') from None
@@ -177,13 +190,16 @@ def config_from_table(root: str, table: Mapping[str, Any] | None, text: str = ''
         return cfg
     values: dict[str, Any] = {}
     for key, value in table.items():
-        line = _key_line(text, key)
         if key not in SCHEMA:
             known = ', '.join(sorted(SCHEMA))
             raise ConfigError(
-                source, line, f'unknown key {key!r} in [{TABLE}]', f'use one of: {known}',
+                source, _key_line(text, key), f'unknown key {key!r} in [{TABLE}]',
+                f'use one of: {known}',
             )
-        values[_attr(key)] = _coerce(key, value, source=source, line=line)
+        try:
+            values[_attr(key)] = _coerce(key, value, source=source, line=0)
+        except ConfigError as exc:  # the line is looked up only for a message
+            raise ConfigError(exc.path, _key_line(text, key), exc.message, exc.hint) from None
     return cfg.replace(**values)
 
 

@@ -1,4 +1,4 @@
-"""Talking to git: one subprocess per question, NUL-separated output everywhere.
+"""Talking to git: one process per question, NUL-separated output everywhere.
 
 Everything oracle-guard knows about "what is in the repository" comes from git
 (``git ls-files``), never from a directory listing: during a commit pre-commit
@@ -7,7 +7,6 @@ stashes unstaged changes but leaves untracked files on disk.
 from __future__ import annotations
 
 import os
-import subprocess
 
 from oracle_guard.findings import ConfigError
 from oracle_guard.records import FrozenRecord
@@ -31,27 +30,86 @@ def _env() -> dict[str, str]:
     return {**os.environ, 'GIT_LITERAL_PATHSPECS': '1'}
 
 
+def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
+            stderr: bool = True) -> tuple[int, bytes, bytes]:
+    """Run ``git *args``: (exit code, stdout, stderr); unwanted streams go to /dev/null.
+
+    ``os.posix_spawnp`` and two pipes where the platform has them: the subprocess module
+    (with locale, signal, threading and selectors) costs a hook more to import than the
+    git process it starts. ``git -C`` stands for the working folder, which posix_spawn
+    cannot set. Elsewhere, subprocess. A git that cannot be started raises OSError.
+    """
+    env = _env()
+    if not hasattr(os, 'posix_spawnp'):  # pragma: no cover -- Windows
+        import subprocess
+
+        proc = subprocess.run(
+            ('git', *args), cwd=cwd, stdin=subprocess.DEVNULL, env=env,
+            stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
+            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
+        )
+        return proc.returncode, proc.stdout or b'', proc.stderr or b''
+    import select
+
+    import _signal  # signal's C half, loaded at start-up; signal.py itself builds enums
+
+    argv = ['git', *(['-C', cwd] if cwd is not None else []), *args]
+    actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    pipes: dict[int, int] = {}  # child's fd -> our read end
+    write_ends = []
+    try:
+        for fd, wanted in ((1, stdout), (2, stderr)):
+            if wanted:  # os.pipe() ends are not inherited: only the dup2'd copy reaches git
+                read_end, write_end = os.pipe()
+                pipes[fd] = read_end
+                write_ends.append(write_end)
+                actions.append((os.POSIX_SPAWN_DUP2, write_end, fd))
+            else:
+                actions.append((os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_WRONLY, 0))
+        # Python ignores SIGPIPE (and SIGXFSZ); git gets the defaults, as from subprocess.
+        defaults = [getattr(_signal, name) for name in ('SIGPIPE', 'SIGXFSZ')
+                    if hasattr(_signal, name)]
+        pid = os.posix_spawnp('git', argv, env, file_actions=actions, setsigdef=defaults)
+    except BaseException:
+        for fd in (*pipes.values(), *write_ends):
+            os.close(fd)
+        raise
+    for fd in write_ends:
+        os.close(fd)
+    received: dict[int, list[bytes]] = {fd: [] for fd in pipes.values()}
+    try:
+        open_ends = list(received)
+        while open_ends:  # drain both pipes together: git blocks when either is full
+            ready, _, _ = select.select(open_ends, [], [])
+            for fd in ready:
+                block = os.read(fd, 1 << 16)
+                if block:
+                    received[fd].append(block)
+                else:
+                    open_ends.remove(fd)
+    finally:
+        for fd in received:
+            os.close(fd)
+        _, status = os.waitpid(pid, 0)
+    out = b''.join(received[pipes[1]]) if stdout else b''
+    err = b''.join(received[pipes[2]]) if stderr else b''
+    return os.waitstatus_to_exitcode(status), out, err
+
+
 def git(*args: str, cwd: str | None = None, check: bool = True) -> bytes:
     """Run git and return its stdout; a failure is a ConfigError, not a traceback."""
     try:
-        proc = subprocess.run(
-            ('git', *args), cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            stdin=subprocess.DEVNULL, env=_env(),
-        )
+        code, out, err = run_git(args, cwd)
     except OSError as exc:  # git itself is missing
         raise GitError('git', 0, f'cannot run git: {exc}') from None
-    if check and proc.returncode != 0:
-        err = proc.stderr.decode('utf-8', 'replace').strip()
-        raise GitError('git', 0, f'`git {" ".join(args)}` failed: {err}')
-    return proc.stdout
+    if check and code != 0:
+        message = err.decode('utf-8', 'replace').strip()
+        raise GitError('git', 0, f'`git {" ".join(args)}` failed: {message}')
+    return out
 
 
 def git_ok(*args: str, cwd: str | None = None) -> bool:
-    proc = subprocess.run(
-        ('git', *args), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL, env=_env(),
-    )
-    return proc.returncode == 0
+    return run_git(args, cwd, stdout=False, stderr=False)[0] == 0
 
 
 def repo_root(cwd: str | None = None) -> str:
@@ -189,7 +247,7 @@ class TreeView:
         """
         if not words or not prefixes:
             return []
-        args = ['git', *(['--no-literal-pathspecs'] if magic else []), 'grep', '-l', '-z',
+        args = [*(['--no-literal-pathspecs'] if magic else []), 'grep', '-l', '-z',
                 *(['-w'] if whole_words else []), '-F', '-I', '--full-name', '--no-color']
         if self.rev == '':
             args.append('--cached')
@@ -199,15 +257,14 @@ class TreeView:
             args.append(self.rev)
         args += ['--', *prefixes]
         try:
-            proc = subprocess.run(args, cwd=self.root, stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=_env())
+            code, out, err = run_git(args, self.root)
         except OSError as exc:  # git itself is missing
             raise GitError('git', 0, f'cannot run git: {exc}') from None
-        if proc.returncode not in (0, 1):  # 1 is "no match"
-            err = proc.stderr.decode('utf-8', 'replace').strip()
-            raise GitError('git', 0, f'`git grep` failed: {err}')
+        if code not in (0, 1):  # 1 is "no match"
+            message = err.decode('utf-8', 'replace').strip()
+            raise GitError('git', 0, f'`git grep` failed: {message}')
         prefix = f'{self.rev}:' if self.rev else ''
-        return [path[len(prefix):] for path in split_z(proc.stdout)]
+        return [path[len(prefix):] for path in split_z(out)]
 
     def _object(self, path: str) -> str:
         if self.rev == '':
@@ -245,12 +302,9 @@ class TreeView:
                     return f.read()
             except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 return None
-        proc = subprocess.run(
-            ('git', 'cat-file', 'blob', self._object(path)), cwd=self.root,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            env=_env(),
-        )
-        return proc.stdout if proc.returncode == 0 else None
+        code, out, _ = run_git(('cat-file', 'blob', self._object(path)), self.root,
+                               stderr=False)
+        return out if code == 0 else None
 
     def chunks(self, path: str) -> Iterator[bytes]:
         """Stream a file's bytes in chunks: memory stays flat on a huge fixture."""
@@ -261,6 +315,8 @@ class TreeView:
                     if not block:
                         return
                     yield block
+        import subprocess  # a stream: only hashing a fixture from git needs it
+
         proc = subprocess.Popen(
             ('git', 'cat-file', 'blob', self._object(path)), cwd=self.root,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,

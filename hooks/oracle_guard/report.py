@@ -1,11 +1,14 @@
 """Turning findings and errors into text: one function per output format."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TextIO
-
-from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+    from typing import TextIO
+
+    from oracle_guard.findings import ConfigError
 
 FORMATS = ('text', 'github')
 

@@ -1,0 +1,256 @@
+"""A reader for the plain subset of TOML that pyproject.toml files are written in.
+
+``tomllib`` costs a hook more to import (``re``, ``typing``, ``string``, its own regular
+expressions) than the whole one-file commit is allowed to take. Most ``pyproject.toml``
+files use only tables, bare or quoted keys, strings without escapes, integers, booleans,
+arrays and inline tables; :func:`read_plain_toml` reads exactly that and returns ``None``
+for anything else (escapes, multi-line strings, floats, dates, dotted keys, arrays of
+tables, a duplicate key, a table defined twice), and the caller asks ``tomllib``, which
+also reports every error. What this reader accepts, ``tomllib`` reads the same.
+"""
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
+_BARE = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-')
+_DIGITS = frozenset('0123456789')
+_SPACE = ' \t'
+# After a value: what may follow it on its line or in its array / inline table.
+_VALUE_END = frozenset(' \t\r\n#,]}')
+
+
+class _NotPlain(Exception):
+    """Outside the subset (or not TOML at all): tomllib decides."""
+
+
+def read_plain_toml(text: str) -> dict[str, Any] | None:
+    """The document as ``tomllib.loads`` returns it, or None when it is not plain."""
+    try:
+        return _Reader(text).document()
+    except (_NotPlain, IndexError):
+        return None
+
+
+class _Reader:
+    __slots__ = ('text', 'pos', 'inline')
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.inline: set[int] = set()  # ids of inline tables: no header may extend them
+
+    # -- characters --------------------------------------------------------------------
+    def _peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ''
+
+    def _skip_space(self) -> None:
+        text, pos = self.text, self.pos
+        while pos < len(text) and text[pos] in _SPACE:
+            pos += 1
+        self.pos = pos
+
+    def _comment(self) -> None:
+        """A ``#`` comment up to the end of the line (not the newline)."""
+        end = self.text.find('\n', self.pos)
+        end = len(self.text) if end < 0 else end
+        body = self.text[self.pos + 1:end]
+        if body.endswith('\r'):
+            body = body[:-1]
+        if not _printable(body):
+            raise _NotPlain
+        self.pos = end
+
+    def _end_of_line(self) -> None:
+        """Spaces, an optional comment, then a newline or the end of the text."""
+        self._skip_space()
+        if self._peek() == '#':
+            self._comment()
+        self._newline_or_end()
+
+    def _newline_or_end(self) -> None:
+        ch = self._peek()
+        if ch == '':
+            return
+        if ch == '\n':
+            self.pos += 1
+        elif ch == '\r' and self.text.startswith('\r\n', self.pos):
+            self.pos += 2
+        else:
+            raise _NotPlain
+
+    def _skip_blank(self) -> None:
+        """Spaces, newlines and comments (inside an array)."""
+        while True:
+            self._skip_space()
+            ch = self._peek()
+            if ch == '#':
+                self._comment()
+            elif ch == '\n' or ch == '\r':
+                self._newline_or_end()
+            else:
+                return
+
+    # -- the document --------------------------------------------------------------------
+    def document(self) -> dict[str, Any]:
+        root: dict[str, Any] = {}
+        table = root
+        headers: set[tuple[str, ...]] = set()
+        while True:
+            self._skip_space()
+            ch = self._peek()
+            if ch == '':
+                return root
+            if ch == '#':
+                self._comment()
+                self._newline_or_end()
+            elif ch == '\n' or ch == '\r':
+                self._newline_or_end()
+            elif ch == '[':
+                self.pos += 1
+                if self._peek() == '[':
+                    raise _NotPlain  # an array of tables
+                path = self._header()
+                if path in headers:
+                    raise _NotPlain  # a table defined twice
+                headers.add(path)
+                table = self._open_table(root, path)
+                self._end_of_line()
+            else:
+                key = self._key()
+                self._skip_space()
+                if self._peek() != '=':
+                    raise _NotPlain  # a dotted key, or not TOML
+                self.pos += 1
+                self._skip_space()
+                value = self._value()
+                if key in table:
+                    raise _NotPlain
+                table[key] = value
+                self._end_of_line()
+
+    def _header(self) -> tuple[str, ...]:
+        parts = []
+        while True:
+            self._skip_space()
+            parts.append(self._key())
+            self._skip_space()
+            ch = self._peek()
+            self.pos += 1
+            if ch == ']':
+                return tuple(parts)
+            if ch != '.':
+                raise _NotPlain
+
+    def _open_table(self, root: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+        table = root
+        for part in path:
+            if part not in table:
+                table[part] = {}
+            table = table[part]
+            if not isinstance(table, dict) or id(table) in self.inline:
+                raise _NotPlain  # a value or an inline table cannot be extended
+        # A table first made implicitly by [a.b] may be defined once as [a]; a key that
+        # clashes with its sub-table is then a duplicate key, caught on insertion.
+        return table
+
+    def _key(self) -> str:
+        ch = self._peek()
+        if ch == '"' or ch == "'":
+            return self._string(ch)
+        start = pos = self.pos
+        text = self.text
+        while pos < len(text) and text[pos] in _BARE:
+            pos += 1
+        if pos == start:
+            raise _NotPlain
+        self.pos = pos
+        return text[start:pos]
+
+    # -- values --------------------------------------------------------------------------
+    def _value(self) -> Any:
+        ch = self._peek()
+        if ch == '"' or ch == "'":
+            return self._string(ch)
+        if ch == '[':
+            return self._array()
+        if ch == '{':
+            return self._inline_table()
+        start = pos = self.pos
+        text = self.text
+        while pos < len(text) and text[pos] not in _VALUE_END:
+            pos += 1
+        word = text[start:pos]
+        self.pos = pos
+        if word == 'true':
+            return True
+        if word == 'false':
+            return False
+        digits = word[1:] if word[:1] in ('+', '-') else word
+        if digits and all(c in _DIGITS for c in digits) and (digits == '0' or digits[0] != '0'):
+            return int(word)
+        raise _NotPlain  # a float, a date, 0x.., 1_000, inf, nan ...
+
+    def _string(self, quote: str) -> str:
+        text = self.text
+        if text.startswith(quote * 3, self.pos):
+            raise _NotPlain  # multi-line strings
+        end = text.find(quote, self.pos + 1)
+        if end < 0:
+            raise _NotPlain
+        body = text[self.pos + 1:end]
+        if (quote == '"' and '\\' in body) or not _printable(body):
+            raise _NotPlain  # escapes; newlines and control characters
+        self.pos = end + 1
+        return body
+
+    def _array(self) -> list[Any]:
+        self.pos += 1
+        items: list[Any] = []
+        while True:
+            self._skip_blank()
+            if self._peek() == ']':
+                self.pos += 1
+                return items
+            items.append(self._value())
+            self._skip_blank()
+            ch = self._peek()
+            self.pos += 1
+            if ch == ']':
+                return items
+            if ch != ',':
+                raise _NotPlain
+
+    def _inline_table(self) -> dict[str, Any]:
+        self.pos += 1
+        table: dict[str, Any] = {}
+        self.inline.add(id(table))
+        self._skip_space()
+        if self._peek() == '}':
+            self.pos += 1
+            return table
+        while True:
+            self._skip_space()
+            key = self._key()
+            self._skip_space()
+            if self._peek() != '=':
+                raise _NotPlain
+            self.pos += 1
+            self._skip_space()
+            value = self._value()
+            if key in table:
+                raise _NotPlain
+            table[key] = value
+            self._skip_space()
+            ch = self._peek()
+            self.pos += 1
+            if ch == '}':
+                return table
+            if ch != ',':
+                raise _NotPlain  # newlines and trailing commas are not allowed here
+
+
+def _printable(text: str) -> bool:
+    """No control characters but tab (what TOML allows in comments and one-line strings)."""
+    return all(c == '\t' or ('\x1f' < c != '\x7f') for c in text)

@@ -1,0 +1,130 @@
+"""The plain-TOML reader the hooks use before tomllib: what it reads, tomllib reads the
+same; everything else it leaves to tomllib (None)."""
+from __future__ import annotations
+
+import os
+import sys
+
+import random
+
+import pytest
+
+from oracle_guard.plain_toml import read_plain_toml
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def tomllib_or_none(text: str):
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def test_reads_this_repository_pyproject_as_tomllib_does():
+    with open(os.path.join(ROOT, 'pyproject.toml'), encoding='utf-8') as f:
+        text = f.read()
+    assert read_plain_toml(text) is not None
+    assert read_plain_toml(text) == tomllib.loads(text)
+
+
+@pytest.mark.parametrize('text', [
+    '[tool.oracle-guard]\nsrc = ["src/"]\ntests = ["tests/"]\n',
+    '[tool."oracle-guard"]\r\nmax-freeze-days = 30 # a comment\r\n',
+    "[project]\nname = 'x'\nlicense = { text = \"MIT\" }\ndeps = [\n  'a', # one\n  'b',\n]\n",
+    '[a.b]\nx = 1\n[a]\ny = -0\nz = +7\nt = true\nf = false\nempty = []\ninline = {}\n',
+    '"" = 1\n\'quoted key\' = "value with # and \' inside"\n',
+])
+def test_plain_documents_are_read_as_tomllib_reads_them(text):
+    assert read_plain_toml(text) is not None
+    assert read_plain_toml(text) == tomllib.loads(text)
+
+
+@pytest.mark.parametrize('text', [
+    'a = "tab\\tescape"\n',       # escapes
+    'a = """multi\nline"""\n',    # multi-line strings
+    'a = 1.5\n', 'a = 1e3\n', 'a = 1_000\n', 'a = 0x1f\n', 'a = inf\n',
+    'a = 1979-05-27\n',           # dates
+    'a.b = 1\n',                  # dotted keys
+    '[[a]]\nb = 1\n',             # arrays of tables
+])
+def test_what_is_not_plain_is_left_to_tomllib(text):
+    assert read_plain_toml(text) is None
+    tomllib.loads(text)  # valid TOML all the same: tomllib reads it
+
+
+@pytest.mark.parametrize('text', [
+    'a = 1\na = 2\n',                      # duplicate key
+    '"a" = 1\na = 2\n',
+    '[a]\n[a]\n',                           # a table defined twice
+    'a = 1\n[a]\n',                         # a value extended by a header
+    'a = {b = 1}\n[a.c]\n',                 # an inline table extended by a header
+    '[a]\nb = 1\n[a.b]\n',
+    '[a.b]\nc = 1\n[a]\nb = 2\n',
+    'a = 1 b = 2\n', 'a = "x\n', 'a = \'x\n', 'a = [1, 2\n', 'a = [,]\n', '= 1\n',
+    'a = 01\n', 'a = {b = 1,}\n', 'a = {b = 1\n}\n',
+    'a = "bell\x07"\n', '# bell\x07\n', 'a = 1\rb = 2\n', '[a\n', '[a] x\n', 'a =\n',
+])
+def test_invalid_toml_is_never_read(text):
+    assert read_plain_toml(text) is None
+    assert tomllib_or_none(text) is None
+
+
+# Pieces of documents, valid and not: the fuzz below joins them at random (seeded, so every
+# run sees the same documents) and checks the reader against tomllib on each.
+KEYS = ['a', 'b', 'src', 'x-y', 'A_1', '1', '"a"', '"q q"', "'lit'", '""', 'a.b', '"a\\"b"',
+        'a b', '']
+ATOMS = ['0', '7', '-12', '+1', '-0', '99999999999999999999', 'true', 'false', 'tru', '01',
+         '1_0', '1.5', '1e3', 'inf', '0x1f', '1979-05-27', '', '"', "'"]
+STRING_CHARS = 'ab #\'"\\\t\x07\x7f\u00e9,[]{}='
+SEPARATORS = [' = ', '=', ' =  ', ' ']
+ENDINGS = ['', ' # note', '#\x07', ' x']
+HEADERS = ['[{}]', '[[{}]]', '[ {} ]', '[{}']
+BLANKS = ['', '# comment', '   ', '\t# x']
+
+
+def random_value(rng: random.Random, depth: int = 0) -> str:
+    kind = rng.randrange(5 if depth < 2 else 3)
+    if kind == 0:
+        return rng.choice(ATOMS)
+    if kind in (1, 2):
+        body = ''.join(rng.choice(STRING_CHARS) for _ in range(rng.randrange(6)))
+        return rng.choice(['"{}"', "'{}'", '"""{}"""']).format(body)
+    if kind == 3:
+        items = [random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+        return ('[' + rng.choice([', ', ',\n ', ',#c\n']).join(items) +
+                rng.choice(['', ',']) + ']')
+    pairs = [f'{rng.choice(KEYS)} = {random_value(rng, depth + 1)}'
+             for _ in range(rng.randrange(4))]
+    return '{' + ', '.join(pairs) + '}'
+
+
+def random_document(rng: random.Random) -> str:
+    lines = []
+    for _ in range(rng.randrange(9)):
+        kind = rng.randrange(4)
+        if kind < 2:
+            lines.append(rng.choice(KEYS) + rng.choice(SEPARATORS) + random_value(rng) +
+                         rng.choice(ENDINGS))
+        elif kind == 2:
+            keys = [rng.choice(KEYS) for _ in range(rng.randrange(1, 4))]
+            lines.append(rng.choice(HEADERS).format('.'.join(keys)))
+        else:
+            lines.append(rng.choice(BLANKS))
+    return rng.choice(['\n', '\r\n', '\r']).join(lines)
+
+
+def test_agrees_with_tomllib_or_leaves_it_to_tomllib():
+    rng = random.Random(13)
+    read = 0
+    for _ in range(4000):
+        text = random_document(rng)
+        plain = read_plain_toml(text)
+        assert plain is None or plain == tomllib_or_none(text), text
+        read += plain is not None
+    assert read > 400  # the fuzz reaches the reader's own path, not only the fallback
