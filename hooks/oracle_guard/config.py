@@ -31,7 +31,9 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'ledger': ('tests/freeze_ledger.yaml', 'file'),
     'domain-lock': ('tests/domain_lock.json', 'file'),
     'base-ref': (None, 'str'),
+    'baseline': ('tests/oracle_baseline.json', 'file'),
     'allow-silences': ([], 'strs'),
+    'optional-modules': ([], 'strs'),
     'max-freeze-days': (90, 'int'),
     'adopted': (None, 'str'),
     'history-limit': (300, 'int'),
@@ -47,7 +49,8 @@ SILENCE_KINDS = (
 
 class Config(FrozenRecord):
     __slots__ = ('root', 'src', 'tests', 'properties', 'fixtures', 'manifest', 'traces',
-                 'ledger', 'domain_lock', 'base_ref', 'allow_silences', 'max_freeze_days',
+                 'ledger', 'domain_lock', 'base_ref', 'baseline', 'allow_silences',
+                 'optional_modules', 'max_freeze_days',
                  'adopted', 'history_limit', 'acknowledged', 'has_table')
     # Whether the table exists at all: the pytest plugin stays inert without it.
     _uncompared = ('has_table',)
@@ -61,7 +64,9 @@ class Config(FrozenRecord):
     ledger: str
     domain_lock: str
     base_ref: str | None
+    baseline: str
     allow_silences: tuple[str, ...]
+    optional_modules: tuple[str, ...]
     max_freeze_days: int
     # History mode (--all-files with no base): where it starts, how far it walks, and
     # the human-owned list of commits it accepts although they broke a change rule.
@@ -77,19 +82,22 @@ class Config(FrozenRecord):
                  traces: str = 'tests/fixtures/traces.txt',
                  ledger: str = 'tests/freeze_ledger.yaml',
                  domain_lock: str = 'tests/domain_lock.json', base_ref: str | None = None,
-                 allow_silences: tuple[str, ...] = (), max_freeze_days: int = 90,
+                 baseline: str = 'tests/oracle_baseline.json',
+                 allow_silences: tuple[str, ...] = (), optional_modules: tuple[str, ...] = (),
+                 max_freeze_days: int = 90,
                  adopted: str | None = None, history_limit: int = 300,
                  acknowledged: str = 'tests/oracle_acknowledged.yaml',
                  has_table: bool = False) -> None:
         self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
                   manifest=manifest, traces=traces, ledger=ledger, domain_lock=domain_lock,
-                  base_ref=base_ref, allow_silences=allow_silences,
+                  base_ref=base_ref, baseline=baseline, allow_silences=allow_silences,
+                  optional_modules=optional_modules,
                   max_freeze_days=max_freeze_days, adopted=adopted,
                   history_limit=history_limit, acknowledged=acknowledged, has_table=has_table)
 
     def oracle_files(self) -> tuple[str, ...]:
         """Single files whose every change is an oracle change."""
-        return (self.ledger, self.domain_lock, self.traces, self.acknowledged,
+        return (self.ledger, self.domain_lock, self.traces, self.acknowledged, self.baseline,
                 '.pre-commit-config.yaml')
 
     def is_test_code(self, path: str) -> bool:

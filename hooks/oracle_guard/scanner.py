@@ -89,6 +89,10 @@ class Silence(FrozenRecord):
     targets: tuple[str, ...]  # identities of the tests it silences
     scope: str  # 'test', 'class' or 'module'
     code: str  # the spelling, for messages
+    # The syntax it was found in, for the baseline digest and environment conditions:
+    # the node recorded, and the call carrying its arguments (condition, reason), if any.
+    node: ast.AST | None = field(default=None, compare=False, repr=False)
+    call: ast.Call | None = field(default=None, compare=False, repr=False)
 
     def __init__(self, line: int, col: int, kind: str, freeze_ids: tuple[str, ...],
                  targets: tuple[str, ...], scope: str, code: str) -> None:
@@ -396,7 +400,7 @@ class _SilenceFinder(ast.NodeVisitor):
         self.silences.append(Silence(
             line=node.lineno, col=node.col_offset + 1, kind=kind,  # type: ignore[attr-defined]
             freeze_ids=_reason_ids(call, node, self.lines, kind),
-            targets=targets, scope=scope, code=spelling,
+            targets=targets, scope=scope, code=spelling, node=node, call=call,
         ))
 
     # -- scopes --------------------------------------------------------------------------
@@ -471,6 +475,7 @@ class _SilenceFinder(ast.NodeVisitor):
                 line=node.lineno, col=node.col_offset + 1, kind='skip',
                 freeze_ids=_reason_ids(None, node, self.lines, 'expectedFailure'),
                 targets=targets, scope=scope, code='__test__ = False (not collected)',
+                node=node,
             ))
             return True
         return False

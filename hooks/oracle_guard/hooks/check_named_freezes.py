@@ -102,6 +102,7 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
 
 def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date,
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
+               judge=None,  # a SilenceJudge: rules 39-41
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     from oracle_guard.scanner import might_silence
     from oracle_guard.scanner import parse_python
@@ -111,15 +112,31 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     if not might_silence(source):
         return []
     try:
-        silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'))
+        tree = parse_python(source, path)
+        silences = scan_silences(tree, source.decode('utf-8', 'replace'))
     except ScanError as exc:
         return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
                         'make the file valid Python 3 (UTF-8): a test file nobody can parse '
                         'cannot be checked')]
+    readers: list = []
+
+    def reader():  # type: ignore[no-untyped-def]
+        if not readers:
+            from oracle_guard.env_conditions import ConditionReader
+            readers.append(ConditionReader.of_tree(tree))
+        return readers[0]
+
     findings = []
     for silence in silences:
         if silence.kind in cfg.allow_silences:
             continue
+        if judge is not None:  # rules 39-41: baselined, environment, declared import
+            judgement = judge.judge(path, silence, reader)
+            if judgement.accepted:
+                continue
+            if judgement.finding is not None:
+                findings.append(judgement.finding)
+                continue
         findings.extend(judge_silence(path, silence, ledger_loader(), today, defines))
     return findings
 
@@ -188,6 +205,7 @@ def check(ctx: RunContext) -> list[Finding]:
             defined[path] = {function_of(i) for i, _ in test_functions(tree)} if tree else set()
         return function_of(identity) in defined[path]
 
+    judge = silence_judge(cfg, view or ctx.judged or TreeView(cfg.root, None))
     findings = [
         Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
                 'it points at is not reviewed as test code here', 'commit the file itself')
@@ -201,8 +219,14 @@ def check(ctx: RunContext) -> list[Finding]:
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
                                         'the repository', 'commit the file itself'))
             continue
-        findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines))
+        findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines, judge))
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
+    if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):  # every file was seen
+        stale = judge.stale_entries()
+        if stale:
+            ctx.notes.append(f'note: {len(stale)} entr{"y" if len(stale) == 1 else "ies"} of '
+                             f'{cfg.baseline} match no silence any more (stale); '
+                             '`oracle-guard baseline --prune` removes them')
     return findings
 
 
@@ -237,6 +261,14 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
         findings.extend(f for f in judge_silence(path, silence, ledger(), ctx.today, defines)
                         if f.code == 'OG302')
     return sorted(set(findings), key=Finding.sort_key)
+
+
+def silence_judge(cfg: Config, judged: TreeView):  # type: ignore[no-untyped-def]
+    """What accepts a silence without a freeze, read from the judged side like the ledger
+    (an untracked baseline accepts nothing). Imported here: most commits never need it."""
+    from oracle_guard.silence_acceptance import SilenceJudge
+
+    return SilenceJudge.of_view(cfg, judged)
 
 
 def symlinked_tests(ctx: RunContext) -> list[str]:

@@ -144,6 +144,12 @@ class FreezeGuard:
         self.expired: dict[str, str] = {}  # nodeid -> why a failure still fails
         self.deselected: set[str] = set()  # functions with a case deselected (-k, -m, hooks)
         self.case_selection = False  # a parametrized case named on the command line
+        # Rules 39-41: silences the baseline, an environment condition or a declared
+        # import accept, per file: identity -> [(kind, why, held in this run or None)].
+        self._accepted: dict[str, dict[str, list[tuple[str, str, bool | None]]]] = {}
+        self._judge: Any = None
+        # nodeid -> why its silence needs no freeze (read by the audit of the verified run)
+        self.accepted_silences: dict[str, list[tuple[str, str, bool | None]]] = {}
 
     # -- reading -------------------------------------------------------------------------
     def _read_ledger(self) -> FreezeLedger | None:
@@ -173,6 +179,60 @@ class FreezeGuard:
                 self.problems.append(f'{ledger.path}:{row.line_of("owner")}: {row.id or "a row"} '
                                      f'{why}; a freeze needs a person who answers for it')
 
+    def _accepted_in(self, path: str) -> dict[str, list[tuple[str, str, bool | None]]]:
+        """The silences of one test file that need no freeze, as check-named-freezes
+        judges them, with whether an environment condition holds in this interpreter."""
+        if path in self._accepted:
+            return self._accepted[path]
+        assert self.cfg is not None
+        from oracle_guard.env_conditions import ConditionReader
+        from oracle_guard.env_conditions import holds_now
+        from oracle_guard.scanner import parse_python
+        from oracle_guard.scanner import ScanError
+        from oracle_guard.scanner import scan_silences
+        from oracle_guard.silence_acceptance import ENVIRONMENT_SKIP
+        from oracle_guard.silence_acceptance import SilenceJudge
+
+        found: dict[str, list[tuple[str, str, bool | None]]] = {}
+        self._accepted[path] = found
+        source = TreeView(self.cfg.root, None).read(path)
+        if source is None:
+            return found
+        try:
+            tree = parse_python(source, path)
+            silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+        except ScanError:
+            return found  # check-named-freezes reports it (OG307)
+        if self._judge is None:
+            self._judge = SilenceJudge.of_view(self.cfg, TreeView(self.cfg.root, None))
+        readers: list[ConditionReader] = []
+
+        def reader() -> ConditionReader:
+            if not readers:
+                readers.append(ConditionReader.of_tree(tree))
+            return readers[0]
+
+        for silence in silences:
+            judgement = self._judge.judge(path, silence, reader)
+            if not judgement.accepted:
+                continue
+            held = None
+            if judgement.accepted == ENVIRONMENT_SKIP:
+                held = holds_now(reader(), list(judgement.conditions), judgement.negate)
+            for target in silence.targets:
+                found.setdefault(function_of(target), []).append(
+                    (silence.kind, judgement.accepted, held))
+        return found
+
+    def _accepted_marker(self, item: pytest.Item, identity: str, kind: str) -> bool:
+        """Whether a marker without an FZ id is a baselined silence, an environment
+        condition or a declared import of this very test (rules 39-41)."""
+        accepted = [a for a in self._accepted_in(self._relpath(item)).get(
+            function_of(identity), []) if a[0] == kind]
+        if accepted:
+            self.accepted_silences.setdefault(item.nodeid, []).extend(accepted)
+        return bool(accepted)
+
     def _silence_problems(self, item: pytest.Item, ledger: FreezeLedger) -> None:
         """The runtime twin of check-named-freezes: markers however they were applied."""
         assert self.cfg is not None
@@ -183,12 +243,16 @@ class FreezeGuard:
         for mark in item.iter_markers():
             kind = SILENCE_MARKERS.get(mark.name)
             if kind and kind not in allowed:
-                spellings.append((f'@pytest.mark.{mark.name}', marker_freeze_ids(mark)))
+                ids = marker_freeze_ids(mark)
+                if ids or not self._accepted_marker(item, identity, kind):
+                    spellings.append((f'@pytest.mark.{mark.name}', ids))
         obj = getattr(item, 'obj', None)
         for holder in (obj, getattr(item, 'cls', None)):
             if getattr(holder, '__unittest_skip__', False) and 'unittest-skip' not in allowed:
                 why = str(getattr(holder, '__unittest_skip_why__', ''))
-                spellings.append(('@unittest.skip', FREEZE_ID.findall(why)))
+                ids = FREEZE_ID.findall(why)
+                if ids or not self._accepted_marker(item, identity, 'unittest-skip'):
+                    spellings.append(('@unittest.skip', ids))
         if getattr(obj, '__unittest_expecting_failure__', False) and \
                 'expectedFailure' not in allowed:
             spellings.append(('@unittest.expectedFailure', _comment_ids(obj)))

@@ -1,0 +1,237 @@
+"""The baseline: silences that existed when the guard was adopted (rules 39 and 42).
+
+Like detect-secrets' baseline, the past is accepted once and the future is judged. The
+file is JSON, human-owned, written only by ``oracle-guard baseline`` (``init`` runs it):
+
+    {
+      "version": 1,
+      "silences": [
+        {"path": "tests/test_io.py", "tests": ["TestMmap::test_big"], "scope": "test",
+         "kind": "skipif", "expression": "pytest.mark.skipif(HAS_MMAP is None, ...)",
+         "digest": "<sha256 of kind and the normalized expression>"}
+      ],
+      "excluded": [
+        {"nodeid": "tests/test_slow.py::test_all", "by": "addopts --deselect"}
+      ]
+    }
+
+A silence matches an entry when its kind, the tests it silences and the digest of its
+expression (``ast.unparse`` of the call: spacing, quotes and line breaks do not count) are
+the same, in the entry's file, or anywhere once that file is gone (moving a file keeps
+the match). A changed condition or reason, a new silence, or the same silence on another
+test (or on one more test) matches nothing. Entries are sorted, one key order, two-space
+indent: a re-run changes only the lines that changed.
+
+``excluded`` lists the inventory tests the existing pytest configuration already leaves
+out (``--deselect``/``--ignore`` in ``addopts``, ``collect_ignore`` in a conftest.py), for
+the audit of the verified run.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+from collections.abc import Callable
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from oracle_guard.documents import load_json
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.scanner import Silence
+
+VERSION = 1
+ENTRY_FIELDS = ('path', 'tests', 'scope', 'kind', 'expression', 'digest')
+EXCLUDED_FIELDS = ('nodeid', 'by')
+SHOWN_EXPRESSION = 160
+
+
+def normalized_expression(silence: Silence) -> str:
+    """The silence as the parser sees it: formatting, comments and line numbers drop out."""
+    node = silence.call if silence.call is not None else silence.node
+    if node is None:
+        return silence.code
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 -- an odd node still gets a stable key
+        return ast.dump(node)
+
+
+def silence_digest(silence: Silence) -> str:
+    text = f'{silence.kind}\0{normalized_expression(silence)}'
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
+
+@dataclass(frozen=True)
+class BaselineEntry:
+    path: str
+    tests: tuple[str, ...]
+    scope: str
+    kind: str
+    digest: str
+    expression: str = ''
+    line: int = field(default=1, compare=False)  # in the baseline file, for messages
+
+    @classmethod
+    def of(cls, path: str, silence: Silence) -> BaselineEntry:
+        expression = normalized_expression(silence)
+        if len(expression) > SHOWN_EXPRESSION:
+            expression = expression[:SHOWN_EXPRESSION - 3] + '...'
+        return cls(path, tuple(silence.targets), silence.scope, silence.kind,
+                   silence_digest(silence), expression)
+
+    def key(self) -> tuple[tuple[str, ...], str, str]:
+        """What a silence must have to match, wherever its file is."""
+        return (self.tests, self.kind, self.digest)
+
+    def as_json(self) -> dict[str, Any]:
+        return {'path': self.path, 'tests': list(self.tests), 'scope': self.scope,
+                'kind': self.kind, 'expression': self.expression, 'digest': self.digest}
+
+    def sort_key(self) -> tuple[str, tuple[str, ...], str, str]:
+        return (self.path, self.tests, self.kind, self.digest)
+
+
+@dataclass(frozen=True)
+class ExcludedTest:
+    nodeid: str
+    by: str
+
+    def as_json(self) -> dict[str, str]:
+        return {'nodeid': self.nodeid, 'by': self.by}
+
+
+@dataclass
+class Baseline:
+    path: str
+    entries: list[BaselineEntry] = field(default_factory=list)
+    excluded: list[ExcludedTest] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._by_key: dict[tuple[tuple[str, ...], str, str], list[BaselineEntry]] = {}
+        for entry in self.entries:
+            self._by_key.setdefault(entry.key(), []).append(entry)
+        self.used: set[BaselineEntry] = set()
+
+    def match(self, path: str, silence: Silence,
+              exists: Callable[[str], bool]) -> BaselineEntry | None:
+        """The entry accepting this silence: same file, or a file that is gone (moved)."""
+        candidates = self._by_key.get(
+            (tuple(silence.targets), silence.kind, silence_digest(silence)), [])
+        for entry in candidates:
+            if entry.path == path:
+                self.used.add(entry)
+                return entry
+        for entry in candidates:
+            if not exists(entry.path):
+                self.used.add(entry)
+                return entry
+        return None
+
+    def excluded_nodeids(self) -> dict[str, str]:
+        return {e.nodeid: e.by for e in self.excluded}
+
+    def dumps(self) -> str:
+        data = {
+            'version': VERSION,
+            'silences': [e.as_json() for e in sorted(self.entries, key=BaselineEntry.sort_key)],
+            'excluded': [e.as_json() for e in sorted(set(self.excluded),
+                                                      key=lambda e: (e.nodeid, e.by))],
+        }
+        return json.dumps(data, indent=2, ensure_ascii=False) + '\n'
+
+
+def empty_baseline(path: str) -> Baseline:
+    return Baseline(path)
+
+
+def _fail(path: str, line: int, message: str) -> ConfigError:
+    return ConfigError(path, line, message, 'regenerate it with `oracle-guard baseline` in a '
+                       'change of its own')
+
+
+def parse_baseline(raw: bytes, path: str) -> Baseline:
+    data = load_json(raw, path)
+    if not isinstance(data, dict):
+        raise _fail(path, 1, 'the baseline must be a JSON object')
+    if data.get('version') != VERSION:
+        raise _fail(path, _line(data, 'version'),
+                    f'version {data.get("version")!r} is not {VERSION}')
+    unknown = [k for k in data if k not in ('version', 'silences', 'excluded')]
+    if unknown:
+        raise _fail(path, _line(data, unknown[0]), f'unknown key {unknown[0]!r}')
+    entries = []
+    for item in _list(data, 'silences', path):
+        line = getattr(item, 'line', 1)
+        if not isinstance(item, dict) or set(item) != set(ENTRY_FIELDS):
+            raise _fail(path, line, f'an entry holds exactly: {", ".join(ENTRY_FIELDS)}')
+        tests = item['tests']
+        if not isinstance(tests, list) or not all(isinstance(t, str) for t in tests) or \
+                not all(isinstance(item[k], str) for k in ENTRY_FIELDS if k != 'tests'):
+            raise _fail(path, line, 'tests is a list of test identities; the rest are strings')
+        entries.append(BaselineEntry(item['path'], tuple(tests), item['scope'], item['kind'],
+                                     item['digest'], item['expression'], line))
+    excluded = []
+    for item in _list(data, 'excluded', path):
+        line = getattr(item, 'line', 1)
+        if not isinstance(item, dict) or set(item) != set(EXCLUDED_FIELDS) or \
+                not all(isinstance(v, str) for v in item.values()):
+            raise _fail(path, line, 'an excluded test is {"nodeid": ..., "by": ...}')
+        excluded.append(ExcludedTest(item['nodeid'], item['by']))
+    return Baseline(path, entries, excluded)
+
+
+def _line(data: Any, key: str) -> int:
+    line_of = getattr(data, 'line_of', None)
+    return line_of(key) if line_of else 1
+
+
+def _list(data: dict, key: str, path: str) -> list[Any]:  # type: ignore[type-arg]
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise _fail(path, _line(data, key), f'{key!r} must be a list')
+    return value
+
+
+def read_baseline(view: TreeView, path: str) -> Baseline | None:
+    raw = view.read_document(path)
+    return None if raw is None else parse_baseline(raw, path)
+
+
+# -- rule 42: the baseline grows only in a change of its own -------------------------------
+
+def grown_entries(base: Baseline, new: Baseline) -> list[BaselineEntry]:
+    """Entries of ``new`` that accept a silence ``base`` did not (moving a file is not
+    growth: the key leaves the path out)."""
+    known = {entry.key() for entry in base.entries}
+    return [entry for entry in new.entries if entry.key() not in known]
+
+
+def grown_excluded(base: Baseline, new: Baseline) -> list[ExcludedTest]:
+    known = {entry.nodeid for entry in base.excluded}
+    return [entry for entry in new.excluded if entry.nodeid not in known]
+
+
+def growth_findings(base: Baseline, new: Baseline, others: Iterable[str]) -> list[Finding]:
+    others = sorted(others)
+    shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
+    findings = []
+    for entry in grown_entries(base, new):
+        findings.append(Finding(
+            new.path, entry.line, 1, 'OG520',
+            f'baseline grown: accepts {entry.kind} on {", ".join(entry.tests) or entry.scope} '
+            f'in {entry.path}, in the same change as {shown}; the baseline grows only in a '
+            'change of its own',
+            'commit the baseline alone, with no test or src/ edits, so a person reviews it',
+        ))
+    for excluded in grown_excluded(base, new):
+        findings.append(Finding(
+            new.path, 1, 1, 'OG520',
+            f'baseline grown: excludes {excluded.nodeid} ({excluded.by}), in the same change '
+            f'as {shown}; the baseline grows only in a change of its own',
+            'commit the baseline alone, with no test or src/ edits, so a person reviews it',
+        ))
+    return findings

@@ -1,0 +1,122 @@
+"""Silences that need no freeze: baselined, environment conditions, declared imports.
+
+One judgement shared by check-named-freezes and the pytest plugin (rules 39-41). A
+silence that carries an ``FZ`` id is judged by the ledger instead; everything not
+accepted here falls through to the ledger too, where it needs one.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from oracle_guard.baseline import Baseline
+from oracle_guard.baseline import BaselineEntry
+from oracle_guard.baseline import empty_baseline
+from oracle_guard.baseline import read_baseline
+from oracle_guard.config import Config
+from oracle_guard.declared_dependencies import read_project_facts
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.declared_dependencies import ProjectFacts
+from oracle_guard.env_conditions import ALWAYS
+from oracle_guard.env_conditions import ConditionReader
+from oracle_guard.env_conditions import ENVIRONMENT
+from oracle_guard.env_conditions import judge
+from oracle_guard.env_conditions import python_minors
+from oracle_guard.env_conditions import silence_conditions
+from oracle_guard.findings import Finding
+from oracle_guard.scanner import Silence
+
+BASELINE = 'baseline'
+ENVIRONMENT_SKIP = 'environment'
+DECLARED_IMPORT = 'declared import'
+
+
+@dataclass(frozen=True)
+class Judgement:
+    accepted: str | None = None  # BASELINE, ENVIRONMENT_SKIP or DECLARED_IMPORT
+    finding: Finding | None = None  # rule 41: a silence in disguise
+    detail: str = ''  # for an environment condition: where it is false, or why unknown
+    conditions: tuple[ast.expr, ...] = ()  # to ask at run time whether it held
+    negate: bool = False
+
+
+def dotted_name(silence: Silence) -> str:
+    return silence.code.split(' ', 1)[0]
+
+
+def imported_module(silence: Silence) -> str | None:
+    call = silence.call
+    if silence.kind != 'importorskip' or call is None:
+        return None
+    arg = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == 'modname'), None)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip():
+        return arg.value.strip()
+    return None
+
+
+class SilenceJudge:
+    """Judges the silences of one run; the baseline and project facts are read once, lazily."""
+
+    def __init__(self, baseline: Callable[[], Baseline], facts: Callable[[], ProjectFacts],
+                 exists: Callable[[str], bool]) -> None:
+        self._baseline_loader = baseline
+        self._facts_loader = facts
+        self.exists = exists
+        self._loaded: Baseline | None = None
+        self._project: ProjectFacts | None = None
+
+    @classmethod
+    def of_view(cls, cfg: Config, view: TreeView) -> SilenceJudge:
+        return cls(lambda: read_baseline(view, cfg.baseline) or empty_baseline(cfg.baseline),
+                   lambda: read_project_facts(view, cfg), lambda p: view.read(p) is not None)
+
+    def _baseline(self) -> Baseline:
+        if self._loaded is None:
+            self._loaded = self._baseline_loader()
+        return self._loaded
+
+    def _facts(self) -> ProjectFacts:
+        if self._project is None:
+            self._project = self._facts_loader()
+        return self._project
+
+    def stale_entries(self) -> list[BaselineEntry]:
+        baseline = self._baseline()
+        return [entry for entry in baseline.entries if entry not in baseline.used]
+
+    def judge(self, path: str, silence: Silence, reader: Callable[[], ConditionReader]
+              ) -> Judgement:
+        if silence.freeze_ids:
+            return Judgement()  # named: the ledger decides
+        if self._baseline().match(path, silence, self.exists) is not None:
+            return Judgement(accepted=BASELINE)
+        found = silence_conditions(dotted_name(silence), silence.call)
+        if found is not None:
+            conditions, negate = found
+            verdict = judge(reader(), conditions, python_minors(self._facts().requires_python),
+                            negate)
+            if verdict.kind == ENVIRONMENT:
+                return Judgement(accepted=ENVIRONMENT_SKIP, detail=verdict.detail,
+                                 conditions=tuple(conditions), negate=negate)
+            if verdict.kind == ALWAYS:
+                return Judgement(finding=Finding(
+                    path, silence.line, silence.col, 'OG320',
+                    f'{silence.code}: the condition is true on every platform, implementation, '
+                    'bitness and Python version the project supports: a silence in disguise',
+                    'fix the test; or name the freeze (FZ-<n> in the reason, a ledger row)',
+                ))
+            return Judgement(detail=verdict.detail)
+        module = imported_module(silence)
+        if module is not None:
+            if self._facts().declares(module):
+                return Judgement(accepted=DECLARED_IMPORT)
+            return Judgement(finding=Finding(
+                path, silence.line, silence.col, 'OG321',
+                f'importorskip({module!r}): {module} is neither a declared dependency nor in '
+                'optional-modules, so this test runs nowhere: a silence in disguise',
+                'declare the dependency (pyproject.toml, a requirements file), or add the '
+                'module to optional-modules in a change of its own',
+            ))
+        return Judgement()

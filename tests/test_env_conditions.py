@@ -1,0 +1,167 @@
+"""Environment conditions and declared imports: rows 40 and 41."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from oracle_guard.declared_dependencies import normalize
+from oracle_guard.env_conditions import ALWAYS
+from oracle_guard.env_conditions import ConditionReader
+from oracle_guard.env_conditions import ENVIRONMENT
+from oracle_guard.env_conditions import judge
+from oracle_guard.env_conditions import python_minors
+from oracle_guard.env_conditions import UNKNOWN
+from oracle_guard.hooks.check_named_freezes import main
+
+HEADER = 'import os\nimport platform\nimport sys\nimport unittest\n\nimport pytest\n'
+
+
+def run(repo, source, pyproject='[project]\nname = "app"\nrequires-python = ">=3.9"\n'):
+    repo.write('pyproject.toml', pyproject)
+    repo.write('tests/freeze_ledger.yaml', 'budget: 0\nfreezes: []\n')
+    path = repo.write('tests/test_env.py', HEADER + source)
+    repo.add()  # judged as a commit judges it: the staged side
+    return repo.run(main, path)
+
+
+# Row 40: an environment condition false somewhere in the matrix passes with no freeze.
+HONEST = {
+    'platform': '@pytest.mark.skipif(sys.platform == "win32", reason="no fork")\n',
+    'startswith': '@pytest.mark.skipif(sys.platform.startswith("win"), reason="posix")\n',
+    'version': '@pytest.mark.skipif(sys.version_info < (3, 11), reason="tomllib")\n',
+    'version slice': '@pytest.mark.skipif(sys.version_info[:2] >= (3, 13), reason="x")\n',
+    'version attribute': '@pytest.mark.skipif(sys.version_info.minor == 12, reason="x")\n',
+    'implementation': '@pytest.mark.skipif(sys.implementation.name == "pypy", reason="gc")\n',
+    'python_implementation': '@pytest.mark.xfail(platform.python_implementation() == '
+                             '"PyPy", reason="refcount")\n',
+    'bitness': '@pytest.mark.skipif(sys.maxsize <= 2**32, reason="64-bit only")\n',
+    'os.name': '@unittest.skipUnless(os.name == "posix", "posix only")\n',
+    'system and machine': '@pytest.mark.skipif(platform.system() == "Darwin" and '
+                          'platform.machine() == "arm64", reason="x")\n',
+    'module-level name': 'IS_PYPY = sys.implementation.name == "pypy"\n'
+                         'WINDOWS = os.name == "nt"\n\n'
+                         '@pytest.mark.skipif(IS_PYPY or WINDOWS, reason="x")\n',
+    'string condition': '@pytest.mark.skipif("sys.platform == \'win32\'")\n',
+    'xfail condition keyword': '@pytest.mark.xfail(condition=sys.platform == "darwin", '
+                               'reason="x")\n',
+    'unittest skipIf': '@unittest.skipIf(sys.platform == "win32", "x")\n',
+}
+
+
+@pytest.mark.parametrize('decorator', HONEST.values(), ids=HONEST.keys())
+def test_environment_skip_false_somewhere_passes_without_a_freeze(repo, decorator):
+    result = run(repo, decorator + 'def test_a():\n    assert 1\n')
+    assert (result.rc, result.out) == (0, '')
+
+
+# Row 41: true everywhere is a silence in disguise.
+DISGUISED = {
+    'True': '@pytest.mark.skipif(True, reason="later")\n',
+    'platform never named': '@pytest.mark.skipif(sys.platform != "nope", reason="x")\n',
+    'python 2': '@pytest.mark.skipif(sys.version_info > (2,), reason="x")\n',
+    'tautology': '@pytest.mark.skipif(sys.platform == "linux" or sys.platform != "linux", '
+                 'reason="x")\n',
+    'bound name': 'ALWAYS = sys.maxsize > 0\n\n@pytest.mark.skipif(ALWAYS, reason="x")\n',
+    'skipUnless false': '@unittest.skipUnless(sys.platform == "plan9", "x")\n',
+    'string': '@pytest.mark.skipif("sys.version_info >= (3,)")\n',
+    'xfail': '@pytest.mark.xfail(1 == 1, reason="x")\n',
+    'below requires-python': '@pytest.mark.skipif(sys.version_info >= (3, 9), reason="x")\n',
+}
+
+
+@pytest.mark.parametrize('decorator', DISGUISED.values(), ids=DISGUISED.keys())
+def test_condition_true_in_every_environment_fails(repo, decorator):
+    result = run(repo, decorator + 'def test_a():\n    assert 1\n')
+    assert result.rc == 1
+    assert result.codes == ['OG320']
+    assert 'silence in disguise' in result.out
+
+
+@pytest.mark.parametrize('condition', [
+    'os.environ.get("CI")', 'HAS_NUMPY', 'sys.platform == os.environ["P"]',
+    'shutil.which("git") is None',
+])
+def test_condition_that_is_not_an_environment_fact_needs_a_freeze(repo, condition):
+    source = f'@pytest.mark.skipif({condition}, reason="x")\ndef test_a():\n    assert 1\n'
+    assert run(repo, source).codes == ['OG301']
+
+
+def test_a_rebound_module_name_is_not_evaluable(repo):
+    source = ('IS_WIN = sys.platform == "win32"\nIS_WIN = True\n\n'
+              '@pytest.mark.skipif(IS_WIN, reason="x")\ndef test_a():\n    assert 1\n')
+    assert run(repo, source).codes == ['OG301']
+
+
+def test_requires_python_limits_the_versions_of_the_matrix(repo):
+    source = ('@pytest.mark.skipif(sys.version_info >= (3, 9), reason="x")\n'
+              'def test_a():\n    assert 1\n')
+    assert run(repo, source, '[project]\nname = "a"\nrequires-python = ">=3.9"\n').codes == \
+        ['OG320']
+    assert run(repo, source, '[project]\nname = "a"\nrequires-python = ">=3.8"\n').rc == 0
+
+
+@pytest.mark.parametrize('spec, minors', [
+    ('>=3.9', tuple(range(9, 16))),
+    ('>=3.8,<3.12', (8, 9, 10, 11)),
+    ('~=3.10', tuple(range(10, 16))),
+    ('==3.11.*', (11,)),
+    ('>=3.9.2', tuple(range(9, 16))),
+    ('>=2.7, !=3.0.*, !=3.1.*', tuple(range(2, 16))),
+    (None, tuple(range(0, 16))),
+])
+def test_python_minors_of_requires_python(spec, minors):
+    assert python_minors(spec) == minors
+
+
+def verdict(expression: str, module: str = '') -> str:
+    tree = ast.parse('import sys, os, platform\n' + module)
+    reader = ConditionReader.of_tree(tree)
+    return judge(reader, [ast.parse(expression, mode='eval').body], python_minors('>=3.9')).kind
+
+
+def test_the_matrix_covers_platforms_implementations_and_bitness():
+    assert verdict('sys.platform in ("linux", "darwin")') == ENVIRONMENT
+    assert verdict('sys.platform in ("linux", "darwin", "win32")') == ALWAYS
+    assert verdict('platform.python_implementation() in ("CPython", "PyPy")') == ALWAYS
+    assert verdict('sys.maxsize > 2**31 - 1 or sys.maxsize == 2**31 - 1') == ALWAYS
+    assert verdict('sys.maxsize > 2**32') == ENVIRONMENT
+    assert verdict('os.name in ("posix", "nt")') == ALWAYS
+    assert verdict('os.getenv("X")') == UNKNOWN
+
+
+# Row 41, importorskip: a declared dependency (or optional-modules) passes, others fail.
+PYPROJECT_DEPS = '''\
+[project]
+name = "app"
+dependencies = ["PyYAML>=5"]
+
+[project.optional-dependencies]
+images = ["Pillow"]
+
+[dependency-groups]
+test = ["python-dateutil", {include-group = "other"}]
+
+[tool.oracle-guard]
+optional-modules = ["tomllib"]
+'''
+
+
+@pytest.mark.parametrize('module', ['yaml', 'PIL', 'PIL.Image', 'dateutil.parser', 'tomllib',
+                                    'numpy', 'ruamel.yaml'])
+def test_importorskip_of_a_declared_dependency_passes(repo, module):
+    repo.write('requirements-dev.txt', '# dev\nnumpy>=1.20  # arrays\n-r base.txt\n')
+    repo.write('requirements/docs.in', 'ruamel.yaml\n')
+    source = f'def test_a():\n    pytest.importorskip({module!r})\n'
+    assert run(repo, source, PYPROJECT_DEPS).rc == 0
+
+
+def test_importorskip_of_an_undeclared_module_fails(repo):
+    source = 'mod = pytest.importorskip("nosuchthing")\n\ndef test_a():\n    assert mod\n'
+    result = run(repo, source, PYPROJECT_DEPS)
+    assert result.codes == ['OG321']
+    assert 'neither a declared dependency nor in optional-modules' in result.out
+
+
+def test_names_are_compared_after_pep503_normalisation():
+    assert normalize('Ruamel.YAML') == normalize('ruamel_yaml') == 'ruamel-yaml'
