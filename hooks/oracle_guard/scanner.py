@@ -81,7 +81,9 @@ class ScanError(Exception):
 
 
 class Silence(FrozenRecord):
-    __slots__ = ('line', 'col', 'kind', 'freeze_ids', 'targets', 'scope', 'code')
+    __slots__ = ('line', 'col', 'kind', 'freeze_ids', 'targets', 'scope', 'code', 'node',
+                 'call')
+    _uncompared = ('node', 'call')
     line: int
     col: int
     kind: str
@@ -91,13 +93,14 @@ class Silence(FrozenRecord):
     code: str  # the spelling, for messages
     # The syntax it was found in, for the baseline digest and environment conditions:
     # the node recorded, and the call carrying its arguments (condition, reason), if any.
-    node: ast.AST | None = field(default=None, compare=False, repr=False)
-    call: ast.Call | None = field(default=None, compare=False, repr=False)
+    node: ast.AST | None
+    call: ast.Call | None
 
     def __init__(self, line: int, col: int, kind: str, freeze_ids: tuple[str, ...],
-                 targets: tuple[str, ...], scope: str, code: str) -> None:
+                 targets: tuple[str, ...], scope: str, code: str,
+                 node: ast.AST | None = None, call: ast.Call | None = None) -> None:
         self._set(line=line, col=col, kind=kind, freeze_ids=freeze_ids, targets=targets,
-                  scope=scope, code=code)
+                  scope=scope, code=code, node=node, call=call)
 
 
 class TestFunction(FrozenRecord):
