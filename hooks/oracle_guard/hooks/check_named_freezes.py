@@ -205,7 +205,7 @@ def check(ctx: RunContext) -> list[Finding]:
             defined[path] = {function_of(i) for i, _ in test_functions(tree)} if tree else set()
         return function_of(identity) in defined[path]
 
-    judge = silence_judge(cfg, view or ctx.judged or TreeView(cfg.root, None))
+    judge = LazySilenceJudge(cfg, view or ctx.judged or TreeView(cfg.root, None))
     findings = [
         Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
                 'it points at is not reviewed as test code here', 'commit the file itself')
@@ -263,12 +263,27 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
     return sorted(set(findings), key=Finding.sort_key)
 
 
-def silence_judge(cfg: Config, judged: TreeView):  # type: ignore[no-untyped-def]
-    """What accepts a silence without a freeze, read from the judged side like the ledger
-    (an untracked baseline accepts nothing). Imported here: most commits never need it."""
-    from oracle_guard.silence_acceptance import SilenceJudge
+class LazySilenceJudge:
+    """What accepts a silence without a freeze (rules 39-41), read from the judged side like
+    the ledger (an untracked baseline accepts nothing). Built on first use: most commits
+    hold no silence, and the models it needs cost imports the hot path does without."""
 
-    return SilenceJudge.of_view(cfg, judged)
+    def __init__(self, cfg: Config, view: TreeView) -> None:
+        self.cfg = cfg
+        self.view = view
+        self._judge = None
+
+    def _get(self):  # type: ignore[no-untyped-def]
+        if self._judge is None:
+            from oracle_guard.silence_acceptance import SilenceJudge
+            self._judge = SilenceJudge.of_view(self.cfg, self.view)
+        return self._judge
+
+    def judge(self, path, silence, reader):  # type: ignore[no-untyped-def]
+        return self._get().judge(path, silence, reader)
+
+    def stale_entries(self):  # type: ignore[no-untyped-def]
+        return self._get().stale_entries()
 
 
 def symlinked_tests(ctx: RunContext) -> list[str]:
