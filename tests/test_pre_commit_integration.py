@@ -295,7 +295,7 @@ def test_all_files_judges_from_base_ref_when_configured(user: Repo, hook_repo: H
     ci.write('pyproject.toml', ci.read('pyproject.toml').decode() + 'base-ref = "origin/main"\n')
     with_base = pc(ci, hook_repo, 'run', '--all-files')
 
-    assert without_base.rc == 0, without_base.out  # HEAD^..HEAD: the property edit alone
+    assert without_base.rc == 0, without_base.out  # history mode: each commit alone is clean
     assert with_base.rc == 1, with_base.out  # origin/main...HEAD: the whole branch
     assert with_base.has('OG201', PROPERTY) and SRC in with_base.out
 

@@ -87,6 +87,8 @@ def parse_log(out: bytes) -> list[Commit]:
         ids = token[1:].decode().split()
         subject = fields[i + 1].decode('utf-8', 'replace') if i + 1 < len(fields) else ''
         i += 2
+        while i < len(fields) and not fields[i].strip(b'\n'):
+            i += 1  # a merge's combined entries follow an empty field
         changes = []
         while i < len(fields) and fields[i].lstrip(b'\n').startswith(b':'):
             meta = fields[i].lstrip(b'\n')
