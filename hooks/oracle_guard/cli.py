@@ -28,6 +28,7 @@ COMMANDS = {
     'fixtures': 'oracle_guard.commands.fixtures',
     'lock': 'oracle_guard.commands.lock',
     'init': 'oracle_guard.commands.init',
+    'ci': 'oracle_guard.commands.ci',
 }
 
 

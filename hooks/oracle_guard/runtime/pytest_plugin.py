@@ -19,6 +19,8 @@ project's test run. In a guarded repository, once collection is finished:
 Options (group "oracle-guard"): ``--oracle-guard-today=YYYY-MM-DD`` (the date expiries
 are compared with) and ``--oracle-guard-root=DIR`` (where pyproject.toml and the
 ledger live, when that is not pytest's rootdir). ``-p no:oracle_guard`` turns it off.
+
+Under ``oracle-guard ci`` it also writes the run record (``runtime/run_record.py``).
 """
 from __future__ import annotations
 
@@ -49,13 +51,27 @@ SILENCE_MARKERS = {'skip': 'skip', 'skipif': 'skipif', 'xfail': 'xfail'}
 LOCK_RUNTIME = 'oracle_guard.runtime.lock_runtime'
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    _start_run_record(pluginmanager)
     group = parser.getgroup('oracle-guard', 'oracle-guard freeze ledger and domain lock')
     group.addoption('--oracle-guard-today', metavar='YYYY-MM-DD', default=None,
                     help='the date freeze expiries are compared with (default: today)')
     group.addoption('--oracle-guard-root', metavar='DIR', default=None,
                     help='folder holding pyproject.toml and the ledger (default: the nearest '
                          'pyproject.toml at or above pytest\'s rootdir)')
+
+
+def _start_run_record(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Under ``oracle-guard ci`` (``ORACLE_GUARD_RECORD`` set): record what the run does.
+
+    Called when the plugin is registered, before any conftest is imported, so even a
+    session that dies during start-up leaves a record.
+    """
+    from oracle_guard.runtime import run_record
+
+    folder = run_record.recording_folder()
+    if folder and not pluginmanager.has_plugin(run_record.PLUGIN_NAME):
+        pluginmanager.register(run_record.RunRecorder(folder), run_record.PLUGIN_NAME)
 
 
 def _comment_ids(function: Any) -> list[str]:

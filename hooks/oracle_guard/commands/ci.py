@@ -1,0 +1,238 @@
+"""``oracle-guard ci``: the pull-request gate that trusts neither the pull request's
+configuration nor pytest's own report.
+
+    oracle-guard ci --base REF [--format github] [--report FILE.md] -- TEST COMMAND...
+
+1. The change rules of every hook for ``REF...HEAD``, in this process (never through the
+   pull request's ``.pre-commit-config.yaml``), with ``[tool.oracle-guard]`` read on both
+   sides and the wider ``src``/``tests`` roots used.
+2. The test command, with the plugin forced on (``-p oracle_guard`` last on a pytest
+   command line, where ``-p no:oracle_guard`` in addopts or PYTEST_ADDOPTS cannot undo
+   it), a JUnit report and the run record in a temporary folder.
+3. The audit of the record (``runtime/audit.py``).
+
+Findings first, then always one line ``oracle-guard ci: N finding(s); test command
+exited C``. Exit 1 when N > 0, otherwise C; 2 for bad configuration.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import git
+from oracle_guard.gitrepo import GitError
+from oracle_guard.gitrepo import repo_root
+from oracle_guard.gitrepo import resolve_or_none
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.ledger import read_ledger
+from oracle_guard.report import FORMATS
+from oracle_guard.report import write_error
+from oracle_guard.report import write_findings
+from oracle_guard.runner import RunContext
+from oracle_guard.runner import utc_today
+
+PLUGIN_ARGS = ('-p', 'oracle_guard')
+
+
+def _date(value: str):  # type: ignore[no-untyped-def]
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'not a date (YYYY-MM-DD): {value!r}') from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog='oracle-guard ci',
+        usage='oracle-guard ci --base REF [--format github] [--report FILE.md] -- TEST COMMAND...',
+        description='The pull-request gate: change rules for REF...HEAD, the test command with '
+                    'the plugin forced on, and an audit of what the run really did.',
+    )
+    parser.add_argument('--base', required=True, metavar='REF',
+                        help='the pull request\'s base revision (e.g. origin/main)')
+    parser.add_argument('--format', choices=FORMATS, default='text',
+                        help='output format (default: text; github prints annotations)')
+    parser.add_argument('--report', metavar='FILE.md',
+                        help='write the review report (Markdown) of every oracle change here')
+    parser.add_argument('--today', type=_date, help='the date expiries are compared with')
+    parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
+    return parser
+
+
+def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(oracle-guard's own arguments, the test command after ``--``)."""
+    argv = list(argv)
+    if '--' in argv:
+        at = argv.index('--')
+        return argv[:at], argv[at + 1:]
+    return argv, []
+
+
+def widened(head: Config, base: Config) -> Config:
+    """Both sides' roots: a pull request that narrows ``src`` or ``tests`` cannot use the
+    narrower value to escape the rules or the inventory."""
+    def union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([*a, *b]))
+
+    return replace(head, src=union(head.src, base.src), tests=union(head.tests, base.tests))
+
+
+def is_pytest_command(command: Sequence[str]) -> bool:
+    """``pytest ...``, ``py.test ...`` or ``python -m pytest ...`` (also under coverage)."""
+    if not command:
+        return False
+    if os.path.basename(command[0]) in ('pytest', 'py.test', 'pytest.exe'):
+        return True
+    return any(a == '-m' and b == 'pytest' for a, b in zip(command, command[1:]))
+
+
+def test_environment(record: str, junit: str | None) -> dict[str, str]:
+    """The environment of the test command: the record folder, and the plugin forced on
+    for pytest processes whose command line oracle-guard does not write (tox, make)."""
+    env = dict(os.environ)
+    from oracle_guard.runtime.run_record import RECORD_ENV
+    env[RECORD_ENV] = record
+    extra = [*PLUGIN_ARGS]
+    if junit:
+        extra.append(f'--junitxml={junit}')
+    env['PYTEST_ADDOPTS'] = ' '.join(
+        [env.get('PYTEST_ADDOPTS', ''), *map(shlex.quote, extra)]).strip()
+    return env
+
+
+def run_tests(command: list[str], record: str, junit: str) -> int:
+    """Run the test command; its exit code (128 + N for a signal)."""
+    pytest_command = is_pytest_command(command)
+    if pytest_command:
+        # Last on the command line: pytest reads -p in order, after addopts and
+        # PYTEST_ADDOPTS, so nothing before can switch the plugin off again.
+        command = [*command, *PLUGIN_ARGS, f'--junitxml={junit}']
+    env = test_environment(record, None if pytest_command else junit)
+    sys.stdout.flush()
+    try:
+        proc = subprocess.run(command, env=env)
+    except OSError as exc:
+        raise ConfigError('test command', 0, f'cannot run {command[0]!r}: {exc.strerror}',
+                          'give the test command after --, e.g. -- python -m pytest') from None
+    code = proc.returncode
+    return 128 - code if code < 0 else code
+
+
+def change_rules(ctx: RunContext) -> list[Finding]:
+    from oracle_guard.cli import available_hooks
+
+    findings: list[Finding] = []
+    for module in available_hooks().values():
+        findings.extend(module.check(ctx))  # type: ignore[attr-defined]
+    return findings
+
+
+def ci(args: argparse.Namespace, command: list[str]) -> int:
+    root = repo_root()
+    base = resolve_or_none(args.base, root)
+    if base is None:
+        raise ConfigError('--base', 0, f'{args.base!r} is not a revision in this clone',
+                          'fetch the base branch with full history (actions/checkout '
+                          'fetch-depth: 0)')
+    head = resolve_or_none('HEAD', root)
+    if head is None:
+        raise ConfigError('HEAD', 0, 'the repository has no commits')
+    try:
+        merge_base = git('merge-base', base, head, cwd=root).decode().strip()
+    except GitError:
+        raise ConfigError('--base', 0, f'{args.base} and HEAD share no history in this clone',
+                          'fetch full history (actions/checkout fetch-depth: 0)') from None
+    head_view = TreeView(root, head)
+    cfg = widened(load_config(root, head_view), load_config(root, TreeView(root, merge_base)))
+    today = args.today or utc_today()
+    ctx = RunContext(cfg=cfg, from_ref=base, to_ref=head, require_base=True,
+                     judged=head_view, today=today)
+    findings = change_rules(ctx)
+
+    from oracle_guard.runtime import audit
+    from oracle_guard.runtime.run_record import read_record
+
+    with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
+        record_folder = os.path.join(folder, 'record')
+        os.mkdir(record_folder)
+        junit = os.path.join(folder, 'junit.xml')
+        exit_code = run_tests(command, record_folder, junit)
+        record = read_record(record_folder)
+        try:
+            ledger = read_ledger(head_view, cfg.ledger)
+        except ConfigError:
+            ledger = None  # check-freeze-ledger has reported it; nothing is frozen
+        audit_ctx = audit.AuditContext(
+            cfg=cfg, record=record, inventory=audit.static_inventory(head_view, cfg.tests),
+            ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg.src),
+            junit_expected=junit if is_pytest_command(command) else None,
+        )
+        findings.extend(audit.audit(audit_ctx))
+
+    _write_review(args, ctx)
+    write_findings(findings, args.format, sys.stdout)
+    for note in ctx.notes:
+        sys.stdout.write(f'{note}\n')
+    count = len(set(findings))
+    sys.stdout.write(f'oracle-guard ci: {count} finding(s); test command exited {exit_code}\n')
+    return 1 if count else exit_code
+
+
+def _write_review(args: argparse.Namespace, ctx: RunContext) -> None:
+    summary = os.environ.get('GITHUB_STEP_SUMMARY')
+    if not args.report and not summary:
+        return
+    try:
+        from oracle_guard.review_report import review_report
+    except ModuleNotFoundError as exc:
+        if exc.name != 'oracle_guard.review_report':
+            raise
+        return
+    text = review_report(ctx)
+    if args.report:
+        with open(args.report, 'w', encoding='utf-8') as f:
+            f.write(text)
+    if summary:
+        with open(summary, 'a', encoding='utf-8') as f:
+            f.write(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    own, command = split_command(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(own)
+    if not command:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write('oracle-guard ci: error: give the test command after --, '
+                         'e.g. -- python -m pytest\n')
+        return 2
+    try:
+        return ci(args, command)
+    except ConfigError as exc:
+        sys.stdout.flush()
+        write_error(exc, args.format, sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 -- the promise is: no traceback
+        if args.debug:
+            raise
+        sys.stderr.write(f'oracle-guard ci: internal error: {type(exc).__name__}: {exc}\n'
+                         '    rerun with --debug for the traceback and report it\n')
+        return 3
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,482 @@
+"""The audit of a verified run (``oracle-guard ci``): did the run prove itself?
+
+pytest's own exit code and report can be bent from inside the run (a conftest hook, a
+patched pytest internal, an early exit). The audit instead compares three things the
+run cannot edit after the fact:
+
+* the **inventory**: every test function or method under the test roots that pytest's
+  default naming rules collect, read from the files at HEAD;
+* the **run record** the plugin wrote while the tests ran (``run_record.py``);
+* the **ledger** of live freezes (and, with adoption, the baseline and environment
+  conditions), the only accepted reasons for a test not to run or not to pass.
+
+Codes (each finding names the test and the mechanism):
+
+OG701 no run record: the plugin never ran in the test command
+OG702 the run did not finish (pytest.exit, os._exit, a crash, SystemExit at start-up)
+OG703 a test of the inventory was not collected
+OG704 a test was deselected
+OG705 a collected test never ran
+OG706 a skip or xfail that no live freeze explains
+OG707 a test reported as passed whose own function was never entered
+OG708 the code that ran is not the code compiled from the test file
+OG709 a test reported as passed although its call raised
+OG710 a Hypothesis property that generated no example
+OG711 a Hypothesis property weaker than its lock at call time
+OG712 a module under the test roots shadows the package under ``src``
+OG713 the pytest configuration tries to switch the plugin (or the JUnit report) off
+"""
+from __future__ import annotations
+
+import ast
+import datetime
+import fnmatch
+import os
+import posixpath
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+
+from oracle_guard.config import Config
+from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.ledger import FreezeLedger
+from oracle_guard.ledger import FreezeRow
+from oracle_guard.ledger import function_of
+from oracle_guard.ledger import identity_of
+from oracle_guard.runtime.run_record import RunRecord
+from oracle_guard.scanner import is_test_module
+from oracle_guard.scanner import parse_python
+from oracle_guard.scanner import ScanError
+from oracle_guard.scanner import test_functions
+
+# pytest's default ``norecursedirs``: folders it never looks into.
+NORECURSE = ('*.egg', '.*', '_darcs', 'build', 'CVS', 'dist', 'node_modules', 'venv',
+             '{arch}')
+
+
+@dataclass(frozen=True)
+class TestDef:
+    """One test of the inventory: where it is defined."""
+
+    path: str
+    identity: str  # Class::function
+    line: int  # the `def` line
+    first_line: int  # its first decorator (what the compiled code calls its first line)
+
+
+@dataclass(frozen=True)
+class SilenceOutcome:
+    """A test that was skipped or xfailed in the run (or whose module was skipped)."""
+
+    nodeid: str
+    path: str  # repository-relative
+    identity: str  # Class::function[params]
+    kind: str  # skip, skipif, xfail, unittest-skip, expectedFailure, collection-skip
+    reason: str
+    where: tuple[str, int] | None  # the location pytest reported for the skip
+    markers: tuple[tuple[str, str, str], ...]  # (name, args repr, kwargs repr)
+
+
+@dataclass
+class AuditContext:
+    cfg: Config  # the widened configuration (both sides of the change)
+    record: RunRecord
+    inventory: dict[tuple[str, str], TestDef]
+    ledger: FreezeLedger | None
+    today: datetime.date
+    src_modules: dict[str, str] = field(default_factory=dict)  # top-level name -> path
+    junit_expected: str | None = None  # the JUnit file the run was asked to write
+
+    def rows_for(self, path: str, identity: str) -> list[FreezeRow]:
+        """Live ledger rows that name this test (its file, or a file that no longer
+        defines it: the test was moved)."""
+        if self.ledger is None:
+            return []
+        found = []
+        for row in self.ledger.rows:
+            if not row.identity or not row.is_live(self.today):
+                continue
+            if '[' in row.identity:
+                if row.identity != identity:
+                    continue
+            elif function_of(identity) != row.identity:
+                continue
+            old_file = row.nodeid.split('::', 1)[0]
+            if old_file == path or (old_file, row.identity) not in self.inventory:
+                found.append(row)
+        return found
+
+
+# -- "is this silence explained": the one place reasons are accepted ----------------------
+def silence_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | None:
+    """Why a skip or xfail in this run is accepted, or None when nothing explains it.
+
+    Accepted today: a live freeze for that very test, or a silence kind the repository
+    allows (``allow-silences``). The baseline and environment conditions that held in
+    this run extend this function (section 8 of the product contract).
+    """
+    for row in ctx.rows_for(outcome.path, outcome.identity):
+        return f'{row.id} live until {row.expires}'
+    if outcome.kind in ctx.cfg.allow_silences:
+        return f'allow-silences: {outcome.kind}'
+    return None
+
+
+def exclusion_explanation(path: str, identity: str, ctx: AuditContext) -> str | None:
+    """Why a test of the inventory may be missing from the run (not collected,
+    deselected), or None. A live freeze only, for now; the baseline's record of tests
+    the configuration already left out at adoption extends this."""
+    for row in ctx.rows_for(path, identity):
+        return f'{row.id} live until {row.expires}'
+    return None
+
+
+# -- the inventory -------------------------------------------------------------------------
+def _skipped_folder(path: str) -> bool:
+    parts = path.split('/')[:-1]
+    return any(fnmatch.fnmatchcase(part, pattern) for part in parts for pattern in NORECURSE)
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f'{_dotted(node.value)}.{node.attr}'
+    return ''
+
+
+def _collected_classes(tree: ast.Module) -> set[str]:
+    """Top-level classes pytest collects by default: ``Test*`` and unittest cases."""
+    cases: set[str] = set()
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    changed = True
+    while changed:  # a TestCase subclass of a TestCase subclass in the same file
+        changed = False
+        for cls in classes:
+            if cls.name in cases:
+                continue
+            bases = [_dotted(b).rsplit('.', 1)[-1] for b in cls.bases]
+            if any(b.endswith('TestCase') or b in cases for b in bases):
+                cases.add(cls.name)
+                changed = True
+    return cases | {c.name for c in classes if c.name.startswith('Test')}
+
+
+def _first_line(node: ast.AST) -> int:
+    lines = [node.lineno] + [d.lineno for d in getattr(node, 'decorator_list', ())]  # type: ignore[attr-defined]
+    return min(lines)
+
+
+def file_inventory(source: bytes, path: str) -> list[TestDef]:
+    """The tests pytest's default rules collect from one test file."""
+    try:
+        tree = parse_python(source, path)
+    except ScanError:
+        return []
+    classes = _collected_classes(tree)
+    tests = []
+    for identity, node in test_functions(tree):
+        parts = identity.split('::')
+        if len(parts) > 1:
+            if parts[0] not in classes:
+                continue
+            if len(parts) > 2 and not all(p.startswith('Test') for p in parts[1:-1]):
+                continue
+        tests.append(TestDef(path, identity, node.lineno, _first_line(node)))  # type: ignore[attr-defined]
+    return tests
+
+
+def static_inventory(view: TreeView, roots: Iterable[str]) -> dict[tuple[str, str], TestDef]:
+    """Every test under the test roots on one side, keyed by (path, identity)."""
+    inventory: dict[tuple[str, str], TestDef] = {}
+    for entry in view.entries(sorted(set(roots))):
+        path = entry.path
+        if entry.is_symlink or entry.is_submodule or not is_test_module(path) or \
+                _skipped_folder(path):
+            continue
+        source = view.read(path)
+        if source is None:
+            continue
+        for test in file_inventory(source, path):
+            inventory[(path, test.identity)] = test
+    return inventory
+
+
+def src_modules(view: TreeView, roots: Iterable[str]) -> dict[str, str]:
+    """Top-level import names defined under the ``src`` roots -> their path."""
+    found: dict[str, str] = {}
+    for root in sorted(set(roots)):
+        for path in view.paths([root]):
+            rest = path[len(root):]
+            first = rest.split('/', 1)[0]
+            if '/' in rest:
+                if rest.split('/', 1)[1] == '__init__.py' and first.isidentifier():
+                    found.setdefault(first, root + first)
+            elif first.endswith('.py') and first[:-3].isidentifier():
+                found.setdefault(first[:-3], path)
+    return found
+
+
+# -- the audit -----------------------------------------------------------------------------
+def _rel(path: str, roots: Iterable[str]) -> str:
+    for root in roots:
+        try:
+            rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+        except ValueError:
+            continue
+        if not rel.startswith('..'):
+            return rel.replace(os.sep, '/')
+    return path.replace(os.sep, '/')
+
+
+def _silence_kind(report: dict, markers: tuple) -> str:  # type: ignore[type-arg]
+    if report.get('unittest'):
+        return str(report['unittest'])
+    names = [m[0] for m in markers]
+    if 'wasxfail' in report:
+        return 'xfail'
+    for name in ('skipif', 'skip'):
+        if name in names:
+            return name
+    return 'skip'
+
+
+class _Audit:
+    def __init__(self, ctx: AuditContext) -> None:
+        self.ctx = ctx
+        self.record = ctx.record
+        self.roots = sorted(self.record.roots | {ctx.cfg.root})
+        self.findings: list[Finding] = []
+
+    def add(self, path: str, line: int, code: str, message: str, hint: str) -> None:
+        self.findings.append(Finding(path, line, 1, code, message, hint))
+
+    def place(self, nodeid: str) -> tuple[str, int, str, str]:
+        """(path, def line, identity, function identity) of a collected test."""
+        item = self.record.items.get(nodeid)
+        path = _rel(item['path'], self.roots) if item else nodeid.split('::', 1)[0]
+        identity = identity_of(nodeid)
+        test = self.ctx.inventory.get((path, function_of(identity)))
+        return path, test.line if test else 1, identity, function_of(identity)
+
+    # -- the run finished ------------------------------------------------------------------
+    def finished(self) -> bool:
+        record = self.record
+        if record.empty:
+            self.add('.', 1, 'OG701', 'the test command wrote no run record: the oracle-guard '
+                     'plugin did not run (`-p no:oracle_guard`, PYTEST_DISABLE_PLUGIN_AUTOLOAD '
+                     'without -p, or the command does not run pytest in this environment)',
+                     'run pytest in the environment oracle-guard is installed in, and do not '
+                     'disable the plugin; the run must prove itself')
+            return False
+        ok = True
+        attempts = sorted({a for p in record.processes for a in p.switched_off})
+        for attempt in attempts:
+            self.add('.', 1, 'OG713', f'{attempt}: the pull request tries to switch off '
+                     'the oracle-guard run record (oracle-guard ci forced it on again)',
+                     'remove it; a guarded repository runs its tests with the plugin')
+        for process in record.processes:
+            who = f'pytest process {process.file}' + (
+                f' (worker {process.worker})' if process.worker else '')
+            running = process.running
+            path, line = ('.', 1)
+            if running:
+                path, line, _, _ = self.place(running)
+            during = f' during {running}' if running else ''
+            for stop in process.interrupted:
+                ok = False
+                what = stop.get('what')
+                if what == 'Exit':
+                    how = (f'pytest.exit({stop.get("message")!r}, returncode='
+                           f'{stop.get("returncode")}) ended the session{during}')
+                else:
+                    how = f'{what} interrupted the session{during}'
+                self.add(path, line, 'OG702', f'the run did not finish: {how}',
+                         'remove the early exit; every test must run to its end')
+            if process.interrupted:
+                continue
+            if not process.finished:
+                ok = False
+                if not process.configured:
+                    how = (f'{who} stopped during start-up, before pytest was configured '
+                           '(SystemExit or os._exit in a conftest or plugin?)')
+                elif running:
+                    how = f'{who} ended while {running} was running (os._exit, a crash or a kill)'
+                else:
+                    how = f'{who} ended before the session finished (os._exit, SystemExit, a crash)'
+                self.add(path, line, 'OG702', f'the run did not finish: {how}',
+                         'remove the exit; the session must reach its end so the run is recorded')
+            elif not process.loop_completed and not process.shouldfail:
+                ok = False
+                self.add(path, line, 'OG702', f'the run did not finish: the test loop of {who} '
+                         f'was aborted{during}', 'let the session run every test')
+        junit = self.ctx.junit_expected
+        if ok and junit and not os.path.isfile(junit):
+            ok = False
+            self.add('.', 1, 'OG702', 'the run did not finish: pytest wrote no JUnit report '
+                     '(-p no:junitxml, or the session ended early)',
+                     'do not disable pytest\'s junitxml plugin')
+        return ok
+
+    # -- inventory -----------------------------------------------------------------------
+    def inventory(self) -> None:
+        ctx = self.ctx
+        collected: dict[tuple[str, str], list[str]] = {}
+        for nodeid, item in self.record.items.items():
+            key = (_rel(item['path'], self.roots), function_of(identity_of(nodeid)))
+            collected.setdefault(key, []).append(nodeid)
+        deselected: dict[tuple[str, str], list[str]] = {}
+        for nodeid, path in self.record.deselected.items():
+            key = (_rel(path, self.roots), function_of(identity_of(nodeid)))
+            deselected.setdefault(key, []).append(nodeid)
+        skipped_modules = {}
+        for problem in self.record.collect_problems:
+            if problem.get('outcome') == 'skipped':
+                module = problem['nodeid'].split('::', 1)[0]
+                skipped_modules[_rel(problem.get('path') or module, self.roots)] = problem
+        for key, test in sorted(ctx.inventory.items()):
+            path, identity = key
+            for nodeid in sorted(deselected.get(key, ())):
+                if nodeid in self.record.items:
+                    continue  # deselected in one worker's view only
+                if exclusion_explanation(path, identity_of(nodeid), ctx) is None:
+                    self.add(path, test.line, 'OG704',
+                             f'{nodeid} was deselected (addopts --deselect, -k, -m or a '
+                             'pytest_collection_modifyitems hook)',
+                             'a pull request runs every test; freeze it in the ledger if it '
+                             'must not run')
+            if key in collected or key in deselected:
+                continue
+            if path in skipped_modules:
+                problem = skipped_modules[path]
+                outcome = SilenceOutcome(f'{path}::{identity}', path, identity,
+                                         'collection-skip', str(problem.get('reason', '')),
+                                         None, ())
+                if silence_explanation(outcome, ctx) is None:
+                    self.add(path, test.line, 'OG706',
+                             f'{path}::{identity} was skipped with its whole module at '
+                             f'collection ({problem.get("reason")})',
+                             'a silence needs a live freeze in the ledger')
+                continue
+            if exclusion_explanation(path, identity, ctx) is None:
+                self.add(path, test.line, 'OG703',
+                         f'{path}::{identity} was not collected (--ignore, collect_ignore, '
+                         'a narrower testpaths/python_files, __test__ = False, a collection '
+                         'hook, or it was not in the run)',
+                         'a pull request runs every test that pytest\'s default rules find '
+                         'under the test roots; freeze it in the ledger if it must not run')
+
+    # -- outcomes ------------------------------------------------------------------------
+    def outcomes(self, finished: bool) -> None:
+        record = self.record
+        ctx = self.ctx
+        stopped = any(p.shouldfail for p in record.processes)
+        for nodeid in sorted(record.items):
+            path, line, identity, _ = self.place(nodeid)
+            outcome = record.outcome(nodeid)
+            if outcome is None:
+                if finished and not stopped and nodeid not in record.deselected:
+                    self.add(path, line, 'OG705', f'{nodeid} was collected but never ran '
+                             '(a pytest_runtestloop or pytest_runtest_protocol hook, or '
+                             'session.shouldstop)', 'let the session run every collected test')
+                continue
+            if outcome in ('skipped', 'xfailed'):
+                self.silence(nodeid, path, line, identity)
+            elif outcome in ('passed', 'xpassed'):
+                self.execution(nodeid, path, line, identity)
+
+    def silence(self, nodeid: str, path: str, line: int, identity: str) -> None:
+        phases = self.record.reports[nodeid]
+        report = next(r for r in (phases.get('setup'), phases.get('call'),
+                                  phases.get('teardown'))
+                      if r is not None and r['outcome'] == 'skipped')
+        markers = tuple(tuple(m) for m in report.get('markers', ()))
+        where = report.get('where')
+        outcome = SilenceOutcome(
+            nodeid, path, identity, _silence_kind(report, markers),
+            str(report.get('reason', report.get('wasxfail', ''))),
+            (where[0], where[1]) if where else None, markers,  # type: ignore[arg-type]
+        )
+        if silence_explanation(outcome, self.ctx) is not None:
+            return
+        verb = 'xfailed' if 'wasxfail' in report else 'skipped'
+        self.add(path, line, 'OG706',
+                 f'{nodeid} was {verb} ({outcome.kind} in {report["when"]}: '
+                 f'{outcome.reason.strip()[:200] or "no reason"}) and no live freeze explains it',
+                 'fix the test, or freeze it with a ledger row (FZ id, owner, class, expiry) '
+                 'in a change of its own')
+
+    def execution(self, nodeid: str, path: str, line: int, identity: str) -> None:
+        item = self.record.items.get(nodeid, {})
+        if item.get('type') not in ('Function', 'TestCaseFunction'):
+            return  # doctests and other plugins' items have no function of their own
+        call = self.record.calls.get(nodeid)
+        test = self.ctx.inventory.get((path, function_of(identity)))
+        if call is None:
+            self.add(path, line, 'OG707', f'{nodeid} was reported as passed, but its own '
+                     'function never ran: pytest never called it (a pytest_runtest_call or '
+                     'pytest_runtest_protocol hook of its own)',
+                     'remove what replaces pytest\'s test call')
+            return
+        for problem in call.get('lock') or ():
+            self.add(path, line, 'OG711', f'{nodeid}: at call time: {problem}',
+                     'restore the settings and strategies the lock records; loosening the '
+                     'lock is a change of its own')
+        if call.get('raised'):
+            self.add(path, line, 'OG709', f'{nodeid} was reported as passed, but its call '
+                     f'raised {call["raised"]} (a report rewritten by a hook)',
+                     'remove the hook that rewrites test reports')
+        own = call.get('own')
+        if own is None:
+            if test is not None:
+                self.add(path, line, 'OG708', f'{nodeid}: the function pytest called is not '
+                         f'defined in {path} (the test function was swapped)',
+                         'remove what replaces the test function')
+            return
+        if not call.get('entered'):
+            self.add(path, line, 'OG707', f'{nodeid} was reported as passed, but its own '
+                     'function never ran (a patched Function.runtest, a pytest_pyfunc_call hook '
+                     'returning early, or a wrapper that does not call it)', 'remove what bypasses the test body')
+            return
+        if test is not None:
+            name, first = own
+            if name != function_of(identity).rsplit('::', 1)[-1] or \
+                    not test.first_line <= first <= test.line:
+                self.add(path, line, 'OG708', f'{nodeid}: the code that ran is {name} at '
+                         f'line {first}, not the test defined at line {test.line} '
+                         '(__code__ or the function replaced)',
+                         'remove the assignment that replaces the test')
+                return
+        verdict = self.record.code.get(nodeid)
+        if verdict is not None and not verdict.get('same'):
+            self.add(path, line, 'OG708', f'{nodeid}: the code that ran is not the code '
+                     f'compiled from {path} (__code__ replaced at import time)',
+                     'remove the assignment to __code__; the code reviewed must be the code run')
+        examples = call.get('examples')
+        if examples is not None and examples - (call.get('explicit') or 0) <= 0:
+            self.add(path, line, 'OG710', f'{nodeid}: the Hypothesis property generated no '
+                     'example in this run', 'restore the generate phase and max_examples')
+
+    # -- shadowing -----------------------------------------------------------------------
+    def shadowing(self) -> None:
+        src_roots = self.ctx.cfg.src
+        for name, where in sorted(self.record.modules.items()):
+            expected = self.ctx.src_modules.get(name)
+            if expected is None or where.startswith(src_roots):
+                continue
+            self.add(where, 1, 'OG712', f'the tests imported {name!r} from {where}, not from '
+                     f'{expected}: a module outside the src roots shadows the code under test',
+                     f'rename or remove {posixpath.dirname(where) or where}; the tests must '
+                     'import the code under src')
+
+
+def audit(ctx: AuditContext) -> list[Finding]:
+    run = _Audit(ctx)
+    finished = run.finished()
+    if ctx.record.empty:
+        return run.findings
+    run.inventory()
+    run.outcomes(finished)
+    run.shadowing()
+    return run.findings

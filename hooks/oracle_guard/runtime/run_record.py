@@ -1,0 +1,611 @@
+"""The run record: what pytest really did, written by the plugin for ``oracle-guard ci``.
+
+``oracle-guard ci`` sets ``ORACLE_GUARD_RECORD`` to a fresh folder and forces the plugin
+on. Every pytest process that loads the plugin then appends JSON lines to a file of its
+own in that folder (``record-<pid>.jsonl``; pytest-xdist workers each write one):
+
+* ``start`` as soon as the plugin is loaded, before any conftest is imported, so a
+  process that dies during start-up (``SystemExit`` in a conftest) leaves a record that
+  never reaches ``finish``;
+* ``collected`` / ``deselected`` / ``collect`` (a skipped or failed collector);
+* ``begin`` when a test starts (flushed, so ``os._exit`` inside a test names it);
+* ``call``: whether the code object of the test's own function was entered while the
+  test was called, which function that was, whether the call raised, how many examples
+  a Hypothesis property drew, and what the runtime lock check said at call time;
+* ``report`` for every setup/call/teardown report as pytest logged it;
+* ``interrupted`` (``pytest.exit``, KeyboardInterrupt) and ``finish`` (the session's end,
+  whether the test loop completed, and per test whether the code that ran is the code
+  compiled from the test file's source).
+
+The plugin only writes facts; ``runtime/audit.py`` judges them. Reading the folder back
+is ``read_record``.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sys
+import types
+from collections.abc import Generator
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+try:  # pytest.hookimpl itself, without importing pytest into the ci process
+    from pluggy import HookimplMarker
+    hookimpl = HookimplMarker('pytest')
+except ImportError:  # pragma: no cover -- the ci process reads records without pytest
+    def hookimpl(**_options: Any) -> Any:  # type: ignore[misc,no-redef]
+        return lambda function: function
+
+RECORD_ENV = 'ORACLE_GUARD_RECORD'
+PLUGIN_NAME = 'oracle-guard-record'
+# Markers a skip or xfail outcome may come from.
+SILENCE_MARKS = ('skip', 'skipif', 'xfail')
+# Plugins whose absence would leave the run unproven.
+SWITCHES = ('oracle_guard', 'oracle-guard-record', 'junitxml', 'pytest_oracle_guard')
+
+
+def recording_folder() -> str | None:
+    folder = os.environ.get(RECORD_ENV)
+    return folder if folder and os.path.isdir(folder) else None
+
+
+def same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
+    except (OSError, ValueError):
+        return False
+
+
+def own_function(obj: Any, path: str) -> Any:
+    """The function defined in the test file that calling ``obj`` should run.
+
+    Follows bound methods, ``functools.wraps`` chains and Hypothesis's ``inner_test``
+    (what ``@given`` calls per example, read again at every call) until a function whose
+    code was compiled from ``path``. None when there is none: the object pytest will call
+    is not the test's own function (swapped for one defined elsewhere).
+    """
+    current = obj
+    for _ in range(32):
+        function = getattr(current, '__func__', current)
+        code = getattr(function, '__code__', None)
+        if isinstance(code, types.CodeType) and same_file(code.co_filename, path):
+            return function
+        handle = getattr(function, 'hypothesis', None)
+        inner = getattr(handle, 'inner_test', None)
+        if inner is not None and inner is not function:
+            current = inner
+            continue
+        wrapped = getattr(function, '__wrapped__', None)
+        if wrapped is None or wrapped is function:
+            return None
+        current = wrapped
+    return None
+
+
+def code_fingerprint(code: types.CodeType) -> str:
+    """What a code object does, without where it was compiled (file name, line table)."""
+    digest = hashlib.sha256()
+
+    def feed(c: types.CodeType) -> None:
+        digest.update(c.co_code)
+        digest.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars,
+                            c.co_argcount, c.co_kwonlyargcount, c.co_flags)).encode())
+        for const in c.co_consts:
+            if isinstance(const, types.CodeType):
+                feed(const)
+            else:
+                digest.update(repr(const).encode('utf-8', 'backslashreplace'))
+                digest.update(b'\0')
+
+    feed(code)
+    return digest.hexdigest()
+
+
+def _codes_by_place(module_code: types.CodeType) -> dict[tuple[str, int], list[str]]:
+    """(name, first line) -> fingerprints of every code object compiled in a module."""
+    found: dict[tuple[str, int], list[str]] = {}
+    todo = [module_code]
+    while todo:
+        code = todo.pop()
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                todo.append(const)
+                found.setdefault((const.co_name, const.co_firstlineno), []).append(
+                    code_fingerprint(const))
+    return found
+
+
+def compiled_from_source(path: str, config: Any, rewritten: bool
+                         ) -> tuple[str, dict[tuple[str, int], list[str]]] | None:
+    """(sha256 of the source bytes, code objects) of a test file compiled the way pytest
+    imports it: with pytest's assertion rewriting when the module was rewritten."""
+    try:
+        with open(path, 'rb') as f:
+            source = f.read()
+    except OSError:
+        return None
+    digest = hashlib.sha256(source).hexdigest()
+    code = None
+    if rewritten:
+        try:
+            from pathlib import Path
+
+            from _pytest.assertion.rewrite import _rewrite_test
+            code = _rewrite_test(Path(path), config)[1]
+        except Exception:  # noqa: BLE001 -- pytest internals of another version: fall back
+            code = None
+    if code is None:
+        try:
+            code = compile(source, path, 'exec', dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+    return digest, _codes_by_place(code)
+
+
+def switch_offs(config: Any) -> list[str]:
+    """``-p no:oracle_guard`` (or no:junitxml) wherever pytest reads options from: the
+    run goes on with the plugin forced on, but the attempt is worth a finding."""
+    import shlex
+
+    sources = [('the command line', list(config.invocation_params.args))]
+    try:
+        sources.append(('addopts', list(config.getini('addopts'))))
+    except (ValueError, TypeError):
+        pass
+    try:
+        sources.append(('PYTEST_ADDOPTS', shlex.split(os.environ.get('PYTEST_ADDOPTS', ''))))
+    except ValueError:
+        pass
+    found = []
+    for where, args in sources:
+        for at, arg in enumerate(args):
+            value = args[at + 1] if arg == '-p' and at + 1 < len(args) else (
+                arg[2:] if arg.startswith('-p') else '')
+            name = value.strip()[3:] if value.strip().startswith('no:') else ''
+            if name in SWITCHES:
+                found.append(f'-p no:{name} in {where}')
+    return found
+
+
+class RunRecorder:
+    """The plugin object that writes the record; registered when ``ORACLE_GUARD_RECORD``
+    names a folder (see ``pytest_plugin.pytest_addoption``)."""
+
+    def __init__(self, folder: str) -> None:
+        self.path = os.path.join(folder, f'record-{os.getpid()}.jsonl')
+        self._file = open(self.path, 'a', encoding='utf-8')  # noqa: SIM115 -- lives all session
+        self._pending: list[str] = []
+        self.config: Any = None
+        self.cfg: Any = None  # [tool.oracle-guard] for the runtime lock check, if any
+        self.markers: dict[str, list[list[str]]] = {}
+        self.unittest_kinds: dict[str, str] = {}
+        # nodeid -> (own function's code object, path, rewritten): verified at the end
+        self.ran_code: dict[str, tuple[types.CodeType, str, bool]] = {}
+        self.loop_completed = False
+        import pytest
+
+        from oracle_guard import __version__
+        self._write({'event': 'start', 'pid': os.getpid(),
+                     'worker': os.environ.get('PYTEST_XDIST_WORKER'),
+                     'pytest': pytest.__version__, 'plugin': __version__,
+                     'python': sys.version.split()[0]}, flush=True)
+
+    # -- writing ---------------------------------------------------------------------
+    def _write(self, event: dict[str, Any], flush: bool = False) -> None:
+        self._pending.append(json.dumps(event, default=str))
+        if flush:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._file.write('\n'.join(self._pending) + '\n')
+            self._pending.clear()
+        self._file.flush()
+
+    # -- pytest hooks ------------------------------------------------------------------
+    def pytest_configure(self, config: Any) -> None:
+        self.config = config
+        worker = getattr(config, 'workerinput', {}).get('workerid')
+        from oracle_guard.config import load_config
+        from oracle_guard.findings import ConfigError
+        from oracle_guard.runtime.pytest_plugin import find_root
+        root = find_root(str(config.rootpath))
+        try:
+            cfg = load_config(root)
+            self.cfg = cfg if cfg.has_table else None
+        except ConfigError:
+            self.cfg = None  # the guard's own session check reports it
+        self._write({'event': 'configured', 'worker': worker, 'rootdir': str(config.rootpath),
+                     'root': root, 'switched_off': switch_offs(config)}, flush=True)
+
+    def pytest_collectreport(self, report: Any) -> None:
+        if report.outcome != 'passed':
+            reason = report.longrepr[2] if report.skipped and isinstance(
+                report.longrepr, tuple) else str(report.longrepr)[-500:]
+            self._write({'event': 'collect', 'nodeid': report.nodeid,
+                         'path': str(getattr(report, 'fspath', '') or ''),
+                         'outcome': report.outcome, 'reason': reason})
+
+    def pytest_deselected(self, items: Any) -> None:
+        self._write({'event': 'deselected',
+                     'items': [{'nodeid': i.nodeid, 'path': str(i.path)} for i in items]})
+
+    @staticmethod
+    def _item_entry(item: Any) -> dict[str, Any]:
+        return {'nodeid': item.nodeid, 'path': str(item.path),
+                'name': getattr(item, 'originalname', None) or item.name,
+                'type': type(item).__name__}
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        # After every pytest_collection_modifyitems: what will really be run.
+        self._write({'event': 'collected',
+                     'items': [self._item_entry(item) for item in session.items]}, flush=True)
+
+    def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
+        # Flushed: if the process dies inside this test, the record names it.
+        self._write({'event': 'begin', 'nodeid': nodeid}, flush=True)
+
+    @staticmethod
+    def _marks(item: Any) -> list[list[str]]:
+        return [[m.name, repr(m.args)[:300], repr(m.kwargs)[:300]]
+                for m in item.iter_markers() if m.name in SILENCE_MARKS]
+
+    def _unittest_kind(self, item: Any) -> str | None:
+        obj = getattr(item, 'obj', None)
+        for holder in (obj, getattr(item, 'cls', None)):
+            if getattr(holder, '__unittest_skip__', False):
+                return 'unittest-skip'
+        if getattr(obj, '__unittest_expecting_failure__', False):
+            return 'expectedFailure'
+        return None
+
+    @hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_call(self, item: Any) -> Generator[None]:
+        """Outermost around the call: watch whether the test's own code is entered."""
+        import pytest
+
+        if not isinstance(item, pytest.Function):
+            yield
+            return
+        path = str(item.path)
+        obj = item.obj
+        own = own_function(obj, path)
+        watched = getattr(own, '__code__', None) if own is not None else None
+        event: dict[str, Any] = {'event': 'call', 'nodeid': item.nodeid, 'entered': False,
+                                 'own': None, 'raised': None}
+        if watched is not None:
+            event['own'] = [watched.co_name, watched.co_firstlineno]
+            module = getattr(item, 'module', None)
+            loader = getattr(getattr(module, '__spec__', None), 'loader', None)
+            self.ran_code[item.nodeid] = (watched, path,
+                                          type(loader).__name__ == 'AssertionRewritingHook')
+        lock_problems = self._lock_problems(item, obj)
+        if lock_problems:
+            event['lock'] = lock_problems
+        counter = _ExampleCounter.install(obj)
+        seen = _CodeWatch(watched)
+        seen.start()
+        try:
+            outcome = yield
+        finally:
+            seen.stop()
+            if counter is not None:
+                counter.remove()
+        event['entered'] = seen.entered
+        excinfo = outcome.excinfo
+        if excinfo is not None and not _is_silence(excinfo[1]):
+            event['raised'] = excinfo[0].__name__
+        elif getattr(item, '_excinfo', None):  # unittest collects failures itself
+            event['raised'] = 'unittest failure'
+        if counter is not None:
+            event['examples'] = counter.calls
+            event['explicit'] = counter.explicit
+        self._write(event)
+
+    def _lock_problems(self, item: Any, obj: Any) -> list[str]:
+        """The runtime lock check again, at call time: settings swapped after collection."""
+        if self.cfg is None or not getattr(obj, 'is_hypothesis_test', False):
+            return []
+        try:
+            from oracle_guard.runtime import lock_runtime
+        except ModuleNotFoundError:
+            return []
+        try:
+            if hasattr(lock_runtime, 'check_call'):
+                return list(lock_runtime.check_call(self.cfg, item, obj))
+            return list(lock_runtime.check_collected(self.cfg, [item]))
+        except Exception as exc:  # noqa: BLE001 -- a lock that cannot be read is a finding
+            return [f'{item.nodeid}: the lock could not be checked at call time: {exc}']
+
+    @hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: Any, call: Any) -> Generator[None]:
+        outcome = yield
+        report = outcome.get_result()
+        if report.skipped or hasattr(report, 'wasxfail'):
+            self.markers[item.nodeid] = self._marks(item)
+            kind = self._unittest_kind(item)
+            if kind:
+                self.unittest_kinds[item.nodeid] = kind
+
+    def pytest_runtest_logreport(self, report: Any) -> None:
+        event: dict[str, Any] = {'event': 'report', 'nodeid': report.nodeid,
+                                 'when': report.when, 'outcome': report.outcome}
+        if hasattr(report, 'wasxfail'):
+            event['wasxfail'] = str(report.wasxfail)
+        if report.skipped or hasattr(report, 'wasxfail'):
+            longrepr = report.longrepr
+            if isinstance(longrepr, tuple) and len(longrepr) == 3:
+                event['where'] = [str(longrepr[0]), longrepr[1]]
+                event['reason'] = str(longrepr[2])
+            elif hasattr(report, 'wasxfail'):
+                event['reason'] = str(report.wasxfail)
+            if report.nodeid in self.markers:
+                event['markers'] = self.markers[report.nodeid]
+            if report.nodeid in self.unittest_kinds:
+                event['unittest'] = self.unittest_kinds[report.nodeid]
+        self._write(event)
+
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        value = excinfo.value
+        self._write({'event': 'interrupted', 'what': type(value).__name__,
+                     'message': str(getattr(value, 'msg', value))[:500],
+                     'returncode': getattr(value, 'returncode', None)}, flush=True)
+
+    @hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session: Any) -> Generator[None]:
+        outcome = yield
+        if outcome.excinfo is None:
+            self.loop_completed = True
+
+    @hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
+        code = self._verify_code()
+        self._write({'event': 'finish', 'exitstatus': int(exitstatus),
+                     'loop_completed': self.loop_completed,
+                     'shouldfail': bool(session.shouldfail),
+                     'shouldstop': bool(session.shouldstop),
+                     'code': code, 'modules': self._modules()}, flush=True)
+
+    def pytest_unconfigure(self, config: Any) -> None:
+        self._flush()
+        self._file.close()
+
+    # -- the checks made at the end ----------------------------------------------------
+    def _verify_code(self) -> dict[str, Any]:
+        """Per test: was the code that ran compiled from the test file's source?"""
+        compiled: dict[tuple[str, bool], Any] = {}
+        verdicts: dict[str, Any] = {}
+        for nodeid, (code, path, rewritten) in self.ran_code.items():
+            ran = code_fingerprint(code)
+            verdict = None
+            for mode in (rewritten, not rewritten):
+                key = (path, mode)
+                if key not in compiled:
+                    compiled[key] = compiled_from_source(path, self.config, mode)
+                found = compiled[key]
+                if found is None:
+                    continue
+                digest, places = found
+                verdict = {'source': digest, 'same': ran in places.get(
+                    (code.co_name, code.co_firstlineno), ())}
+                if verdict['same']:
+                    break
+            verdicts[nodeid] = verdict
+        return verdicts
+
+    def _modules(self) -> dict[str, str]:
+        """Top-level modules imported from inside the repository, and from where: a
+        package under the test roots that shadows the one under ``src`` shows here."""
+        root = os.path.realpath(self.cfg.root if self.cfg is not None else (
+            str(self.config.rootpath) if self.config is not None else os.getcwd()))
+        found = {}
+        for name, module in list(sys.modules.items()):
+            if '.' in name:
+                continue
+            file = getattr(module, '__file__', None)
+            if not isinstance(file, str):
+                continue
+            real = os.path.realpath(file)
+            if real.startswith(root + os.sep):
+                found[name] = os.path.relpath(real, root).replace(os.sep, '/')
+        return found
+
+
+def _is_silence(exc: BaseException) -> bool:
+    """pytest.skip / pytest.xfail / unittest.SkipTest: an outcome, not a failure."""
+    import unittest
+
+    from _pytest.outcomes import Skipped
+    from _pytest.outcomes import XFailed
+    return isinstance(exc, (Skipped, XFailed, unittest.SkipTest))
+
+
+class _CodeWatch:
+    """Whether one code object starts executing, seen through ``sys.setprofile``.
+
+    The profiler is removed as soon as the code is entered, so the test body itself runs
+    unprofiled; any profiler that was installed before is chained and restored.
+    """
+
+    def __init__(self, code: types.CodeType | None) -> None:
+        self.code = code
+        self.entered = False
+        self._previous: Any = None
+
+    def start(self) -> None:
+        if self.code is None:
+            return
+        self._previous = sys.getprofile()
+        sys.setprofile(self._profile)
+
+    def _profile(self, frame: Any, event: str, arg: Any) -> Any:
+        previous = self._previous
+        if previous is not None:
+            previous(frame, event, arg)
+        if event == 'call' and frame.f_code is self.code:
+            self.entered = True
+            sys.setprofile(previous)
+        return None
+
+    def stop(self) -> None:
+        if self.code is not None and sys.getprofile() == self._profile:
+            sys.setprofile(self._previous)
+
+
+class _ExampleCounter:
+    """Counts the calls of a Hypothesis test's inner function during one test call."""
+
+    def __init__(self, handle: Any, inner: Any, explicit: int) -> None:
+        self.handle = handle
+        self.inner = inner
+        self.explicit = explicit
+        self.calls = 0
+
+    @classmethod
+    def install(cls, obj: Any) -> _ExampleCounter | None:
+        function = getattr(obj, '__func__', obj)
+        if not getattr(function, 'is_hypothesis_test', False):
+            return None
+        handle = getattr(function, 'hypothesis', None)
+        inner = getattr(handle, 'inner_test', None)
+        if inner is None:
+            return None
+        explicit = len(getattr(function, 'hypothesis_explicit_examples', ()) or ())
+        counter = cls(handle, inner, explicit)
+
+        @functools.wraps(inner)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            counter.calls += 1
+            return inner(*args, **kwargs)
+
+        try:
+            handle.inner_test = counted
+        except AttributeError:
+            return None
+        return counter
+
+    def remove(self) -> None:
+        try:
+            self.handle.inner_test = self.inner
+        except AttributeError:
+            pass
+
+
+# -- reading the record back (the ci process) ---------------------------------------------
+@dataclass
+class ProcessRecord:
+    """One pytest process's record file."""
+
+    file: str
+    worker: str | None = None
+    configured: bool = False
+    finished: bool = False
+    loop_completed: bool = False
+    shouldfail: bool = False
+    exitstatus: int | None = None
+    interrupted: list[dict[str, Any]] = field(default_factory=list)
+    running: str | None = None  # the test begun last without a teardown report
+    switched_off: list[str] = field(default_factory=list)
+    collected_here: bool = False
+
+
+@dataclass
+class RunRecord:
+    processes: list[ProcessRecord] = field(default_factory=list)
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # nodeid -> entry
+    deselected: dict[str, str] = field(default_factory=dict)  # nodeid -> path
+    collect_problems: list[dict[str, Any]] = field(default_factory=list)
+    reports: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    calls: dict[str, dict[str, Any]] = field(default_factory=dict)
+    code: dict[str, Any] = field(default_factory=dict)
+    modules: dict[str, str] = field(default_factory=dict)
+    roots: set[str] = field(default_factory=set)
+
+    @property
+    def empty(self) -> bool:
+        return not self.processes
+
+    def outcome(self, nodeid: str) -> str | None:
+        """passed / failed / skipped / xfailed / xpassed, as pytest's summary counts it."""
+        phases = self.reports.get(nodeid)
+        if not phases:
+            return None
+        for when in ('setup', 'call', 'teardown'):
+            report = phases.get(when)
+            if report is None:
+                continue
+            if report['outcome'] == 'failed':
+                return 'failed'
+            if report['outcome'] == 'skipped':
+                return 'xfailed' if 'wasxfail' in report else 'skipped'
+        call = phases.get('call')
+        if call is None:
+            return None
+        return 'xpassed' if 'wasxfail' in call else 'passed'
+
+
+def read_record(folder: str) -> RunRecord:
+    record = RunRecord()
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith('.jsonl'))
+    except OSError:
+        return record
+    for name in names:
+        process = ProcessRecord(file=name)
+        open_tests: dict[str, bool] = {}
+        with open(os.path.join(folder, name), encoding='utf-8', errors='replace') as f:
+            for line in f:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a dying process
+                if isinstance(event, dict):
+                    _apply(record, process, open_tests, event)
+        running = [nodeid for nodeid, still in open_tests.items() if still]
+        process.running = running[-1] if running else None
+        record.processes.append(process)
+    return record
+
+
+def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool],
+           event: dict[str, Any]) -> None:
+    kind = event.get('event')
+    if kind == 'configured':
+        process.configured = True
+        process.worker = event.get('worker')
+        process.switched_off = list(event.get('switched_off') or ())
+        if event.get('root'):
+            record.roots.add(event['root'])
+    elif kind == 'collected':
+        process.collected_here = True
+        for item in event.get('items', ()):
+            record.items.setdefault(item['nodeid'], item)
+    elif kind == 'deselected':
+        for item in event.get('items', ()):
+            record.deselected[item['nodeid']] = item['path']
+    elif kind == 'collect':
+        record.collect_problems.append(event)
+    elif kind == 'begin':
+        open_tests[event['nodeid']] = True
+    elif kind == 'report':
+        phases = record.reports.setdefault(event['nodeid'], {})
+        known = phases.get(event['when'])
+        if known is None or ('markers' in event and 'markers' not in known):
+            phases[event['when']] = event
+        if event['when'] == 'teardown':
+            open_tests[event['nodeid']] = False
+    elif kind == 'call':
+        record.calls[event['nodeid']] = event
+    elif kind == 'interrupted':
+        process.interrupted.append(event)
+    elif kind == 'finish':
+        process.finished = True
+        process.loop_completed = bool(event.get('loop_completed'))
+        process.shouldfail = bool(event.get('shouldfail'))
+        process.exitstatus = event.get('exitstatus')
+        record.code.update(event.get('code') or {})
+        record.modules.update(event.get('modules') or {})

@@ -1,0 +1,309 @@
+"""``oracle-guard ci`` against the cheats that turn a broken pull request green at run time.
+
+Each test: a real repository whose pull request breaks ``calc.add`` (test_add catches it),
+plus one cheat. Plain ``python -m pytest`` must exit 0 (the cheat works), and
+``oracle-guard ci --base main -- python -m pytest`` must exit 1, naming the test and the
+mechanism. The legitimate counterparts at the end must pass.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ci_repo import BASE_FILES
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import PYTEST
+from ci_repo import Run
+
+
+BASE_TEST_CALC = textwrap.dedent(BASE_FILES['tests/test_calc.py'])
+FROZEN_ADD = '''\
+    budget: 1
+    freezes:
+      - id: FZ-1
+        nodeid: tests/test_calc.py::test_add
+        class: order-dependent
+        evidence: "fails after test_mul when run in reverse order"
+        owner: alice
+        expires: 2099-01-01
+    '''
+
+
+@pytest.fixture(scope='session')
+def template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return build_template(str(tmp_path_factory.mktemp('ci-template') / 'repo'))
+
+
+@pytest.fixture
+def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def cheat_works_but_ci_fails(calc: CiRepo, files: dict, code: str, *names: str,
+                             test_command=PYTEST) -> Run:  # type: ignore[no-untyped-def]
+    calc.pull_request(files)
+    plain, ci = calc.both(test_command)
+    assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
+    assert ci.rc == 1, ci.out
+    assert ci.summary.startswith('oracle-guard ci: '), ci.out
+    lines = ci.lines(code)
+    assert lines, f'no {code} in:\n{ci.out}'
+    for name in names:
+        assert any(name in line for line in lines), f'{name} not named by {code}:\n{ci.out}'
+    return ci
+
+
+# -- the run itself ------------------------------------------------------------------------
+def test_autouse_fixture_skipping_through_a_computed_name_fails_ci(calc: CiRepo) -> None:
+    ci = cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import pytest
+
+
+        @pytest.fixture(autouse=True)
+        def _later(request):
+            if 'add' in request.node.name:
+                getattr(pytest, ''.join(['s', 'k', 'i', 'p']))('flaky on CI')
+        '''}, 'OG706', 'tests/test_calc.py::test_add', 'AddCase::test_add_unit')
+    assert 'test command exited 0' in ci.summary
+
+
+def test_skip_exception_re_exported_from_a_helper_outside_tests_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {
+        'tools/__init__.py': '',
+        'tools/outcomes.py': 'from _pytest.outcomes import Skipped as Done\n',
+        'tests/conftest.py': '''\
+            import pytest
+
+            from tools.outcomes import Done
+
+
+            @pytest.fixture(autouse=True)
+            def _done(request):
+                if 'add' in request.node.name:
+                    raise Done('not today')
+            ''',
+    }, 'OG706', 'tests/test_calc.py::test_add')
+
+
+def test_pytest_exit_with_returncode_0_in_a_session_fixture_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import pytest
+
+
+        @pytest.fixture(scope='session', autouse=True)
+        def _stop():
+            pytest.exit('done early', returncode=0)
+        '''}, 'OG702', 'pytest.exit', 'returncode=0')
+
+
+def test_os_exit_0_in_a_conftest_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': 'import os\n\nos._exit(0)\n'},
+                             'OG702', 'start-up')
+
+
+def test_os_exit_0_inside_a_test_fixture_names_the_running_test(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import os
+
+        import pytest
+
+
+        @pytest.fixture(autouse=True)
+        def _bye(request):
+            if request.node.name == 'test_add':
+                os._exit(0)
+        '''}, 'OG702', 'tests/test_calc.py::test_add was running')
+
+
+def test_patched_function_runtest_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import _pytest.python
+        import _pytest.unittest
+
+        _pytest.python.Function.runtest = lambda self: None
+        _pytest.unittest.TestCaseFunction.runtest = lambda self: None
+        '''}, 'OG707', 'tests/test_calc.py::test_add', 'never ran')
+
+
+def test_pyfunc_call_hook_returning_early_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        def pytest_pyfunc_call(pyfuncitem):
+            return True
+        '''}, 'OG707', 'tests/test_calc.py::test_add', 'own function never ran')
+
+
+def test_swapped_function_object_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        def pytest_collection_modifyitems(items):
+            for item in items:
+                if item.name == 'test_add':
+                    item.obj = lambda: None
+        '''}, 'OG708', 'tests/test_calc.py::test_add', 'swapped')
+
+
+def test_code_replaced_by_a_fixed_copy_at_import_time_fails_ci(calc: CiRepo) -> None:
+    # Same name and first line as the real test: only the compiled code tells them apart.
+    cheat_works_but_ci_fails(calc, {'tests/test_calc.py': '''\
+        from calc import add
+
+
+        def test_add():
+            assert add(2, 3) == 5
+
+
+        def _fixed():
+            assert add(2, 3) == 6
+
+
+        test_add.__code__ = _fixed.__code__.replace(
+            co_name='test_add', co_firstlineno=test_add.__code__.co_firstlineno)
+        '''}, 'OG708', 'tests/test_calc.py::test_add', '__code__')
+
+
+def test_report_rewritten_to_passed_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import pytest
+
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_makereport(item, call):
+            outcome = yield
+            report = outcome.get_result()
+            report.outcome = 'passed'
+            report.longrepr = None
+        '''}, 'OG709', 'tests/test_calc.py::test_add', 'raised')
+
+
+# -- what pytest collects ------------------------------------------------------------------
+DROP_ADD_TESTS = '''\
+        def _drop(items):
+            items[:] = [i for i in items if 'add' not in i.name]
+'''
+
+
+def test_collection_hook_hidden_under_if_true_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        if True:
+            def pytest_collection_modifyitems(items):
+                items[:] = [i for i in items if 'add' not in i.name]
+        '''}, 'OG703', 'tests/test_calc.py::test_add', 'AddCase::test_add_unit',
+        'tests/properties/test_add_props.py::test_add_commutes')
+
+
+def test_collection_hook_bound_through_globals_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': DROP_ADD_TESTS + '''\
+
+        globals()['pytest_' + 'collection_modifyitems'] = _drop
+        '''}, 'OG703', 'tests/test_calc.py::test_add')
+
+
+def test_collection_hook_star_imported_from_a_helper_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {
+        'tests/ordering.py': '''\
+            def pytest_collection_modifyitems(config, items):
+                keep = [i for i in items if 'add' not in i.name]
+                config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+                items[:] = keep
+            ''',
+        'tests/conftest.py': 'from ordering import *  # noqa: F403\n',
+    }, 'OG704', 'tests/test_calc.py::test_add', 'deselected')
+
+
+def test_collect_ignore_through_globals_setdefault_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        globals().setdefault('collect_' + 'ignore', []).append('test_calc.py')
+        '''}, 'OG703', 'tests/test_calc.py::test_add', 'tests/test_calc.py::TestMore::test_zero')
+
+
+PYTEST_INI = '[pytest]\npythonpath = src\naddopts = {}\n'
+
+
+@pytest.mark.parametrize(('addopts', 'code'), [
+    ('--deselect tests/test_calc.py::test_add --deselect tests/test_calc.py::AddCase '
+     '--deselect tests/properties', 'OG704'),
+    ('--ignore tests/test_calc.py', 'OG703'),
+    ('-k "not add"', 'OG704'),
+])
+def test_pytest_ini_addopts_leaving_tests_out_fails_ci(calc: CiRepo, addopts: str,
+                                                       code: str) -> None:
+    cheat_works_but_ci_fails(calc, {'pytest.ini': PYTEST_INI.format(addopts)}, code,
+                             'tests/test_calc.py::test_add')
+
+
+def test_addopts_switching_the_plugin_off_does_not_switch_off_the_audit(calc: CiRepo) -> None:
+    ci = cheat_works_but_ci_fails(calc, {
+        'pytest.ini': PYTEST_INI.format('-p no:oracle_guard'),
+        'tests/conftest.py': '''\
+            import pytest
+
+
+            @pytest.fixture(autouse=True)
+            def _later(request):
+                if 'add' in request.node.name:
+                    pytest.skip('later')
+            ''',
+    }, 'OG713', 'no:oracle_guard')
+    assert any('tests/test_calc.py::test_add' in line for line in ci.lines('OG706')), ci.out
+
+
+def test_tests_package_shadowing_the_src_package_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {
+        'tests/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\n'
+                                  'def mul(a, b):\n    return a * b\n',
+        # pytest puts tests/ first on sys.path when it imports this conftest.
+        'tests/conftest.py': 'import calc  # noqa: F401\n',
+    }, 'OG712', 'tests/calc/__init__.py', 'src/calc')
+
+
+@pytest.mark.parametrize('pre_commit_config', [
+    'repos: []\n',
+    'repos:\n  - repo: local\n    hooks:\n      - id: forbid-mixed-oracle-diff\n'
+    '        name: forbid-mixed-oracle-diff\n        entry: oracle-guard-forbid-mixed-oracle-diff\n'
+    '        args: [--src, vendor/]\n        language: system\n        pass_filenames: false\n',
+], ids=['emptied', 're-pointed'])
+def test_pre_commit_config_changed_by_the_pull_request_is_not_obeyed(
+        calc: CiRepo, pre_commit_config: str) -> None:
+    # A freeze row arrives with the bug; the pull request's own .pre-commit-config.yaml
+    # no longer runs (or re-points) the hook that refuses a ledger change next to src/.
+    ci = cheat_works_but_ci_fails(calc, {
+        '.pre-commit-config.yaml': pre_commit_config,
+        'tests/freeze_ledger.yaml': FROZEN_ADD,
+        'tests/test_calc.py': BASE_TEST_CALC.replace(
+            '\ndef test_add():', '\n@pytest.mark.skip(reason="FZ-1")\ndef test_add():'),
+    }, 'OG201', 'tests/freeze_ledger.yaml', 'src/calc/__init__.py')
+    assert 'test command exited 0' in ci.summary
+
+
+# -- legitimate pull requests pass ---------------------------------------------------------
+def test_src_fix_with_a_new_unit_test_passes_ci(calc: CiRepo) -> None:
+    calc.pull_request({
+        'src/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\n'
+                                'def mul(a, b):\n    return a * b if a and b else 0\n',
+        'tests/test_mul_zero.py': 'from calc import mul\n\n\ndef test_mul_zero():\n'
+                                  '    assert mul(0, 5) == 0\n',
+    }, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0'
+
+
+def test_frozen_test_with_a_live_ledger_row_passes_ci(calc: CiRepo) -> None:
+    calc.pull_request({'tests/freeze_ledger.yaml': FROZEN_ADD}, bug=False)
+    ci = calc.ci(PYTEST, '--today', '2098-12-01')
+    assert ci.rc == 0, ci.out
+
+
+def test_real_failure_keeps_the_test_commands_exit_code(calc: CiRepo) -> None:
+    calc.pull_request({})
+    ci = calc.ci()
+    assert ci.rc == 1
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 1', ci.out
+
+
+def test_missing_base_is_a_configuration_error(calc: CiRepo) -> None:
+    ci = calc.finish(calc.start(calc.ci_args(PYTEST)[:5] + ['no-such-ref', '--', *PYTEST]))
+    assert ci.rc == 2, ci.out
+    assert 'no-such-ref' in ci.out and 'Traceback' not in ci.out
