@@ -278,16 +278,48 @@ def test_pre_commit_config_changed_by_the_pull_request_is_not_obeyed(
 
 
 # -- legitimate pull requests pass ---------------------------------------------------------
+SRC_FIX = {'src/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\n'
+                                  'def mul(a, b):\n    return a * b if a and b else 0\n'}
+
+
 def test_src_fix_with_a_new_unit_test_passes_ci(calc: CiRepo) -> None:
-    calc.pull_request({
-        'src/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\n'
-                                'def mul(a, b):\n    return a * b if a and b else 0\n',
+    calc.pull_request({**SRC_FIX,
         'tests/test_mul_zero.py': 'from calc import mul\n\n\ndef test_mul_zero():\n'
                                   '    assert mul(0, 5) == 0\n',
     }, bug=False)
     ci = calc.ci()
     assert ci.rc == 0, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0'
+
+
+def test_fixture_only_conftest_in_a_new_test_folder_next_to_a_src_fix_passes_ci(
+        calc: CiRepo) -> None:
+    calc.pull_request({**SRC_FIX,
+        'tests/unit/conftest.py': '''\
+            import pytest
+
+
+            @pytest.fixture
+            def zero():
+                return 0
+            ''',
+        'tests/unit/test_mul_zero.py': 'from calc import mul\n\n\ndef test_mul_zero(zero):\n'
+                                       '    assert mul(zero, 5) == 0\n',
+    }, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 0, ci.out
+
+
+def test_registered_marker_next_to_a_src_fix_passes_ci(calc: CiRepo) -> None:
+    calc.pull_request({**SRC_FIX,
+        'pyproject.toml': BASE_FILES['pyproject.toml'].replace(
+            'pythonpath = ["src"]', 'pythonpath = ["src"]\n        markers = ["slow: a slow test"]'),
+        'tests/test_mul_zero.py': 'import pytest\n\nfrom calc import mul\n\n\n'
+                                  '@pytest.mark.slow\ndef test_mul_zero():\n'
+                                  '    assert mul(0, 5) == 0\n',
+    }, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 0, ci.out
 
 
 def test_frozen_test_with_a_live_ledger_row_passes_ci(calc: CiRepo) -> None:
@@ -307,3 +339,30 @@ def test_missing_base_is_a_configuration_error(calc: CiRepo) -> None:
     ci = calc.finish(calc.start(calc.ci_args(PYTEST)[:5] + ['no-such-ref', '--', *PYTEST]))
     assert ci.rc == 2, ci.out
     assert 'no-such-ref' in ci.out and 'Traceback' not in ci.out
+
+
+# -- pytest-xdist: one record per worker --------------------------------------------------
+XDIST = (*PYTEST, '-n', '2')
+
+
+def test_cheats_under_xdist_fail_ci(calc: CiRepo) -> None:
+    ci = cheat_works_but_ci_fails(calc, {
+        'pytest.ini': PYTEST_INI.format('-p no:oracle_guard'),
+        'tests/conftest.py': '''\
+            import pytest
+
+
+            @pytest.fixture(autouse=True)
+            def _later(request):
+                if 'add' in request.node.name:
+                    getattr(pytest, 'sk' + 'ip')('later')
+            ''',
+    }, 'OG706', 'tests/test_calc.py::test_add', test_command=XDIST)
+    assert ci.lines('OG713'), ci.out
+
+
+def test_clean_pull_request_under_xdist_passes_ci(calc: CiRepo) -> None:
+    calc.pull_request({**SRC_FIX, 'tests/test_mul_zero.py': 'from calc import mul\n\n\n'
+                       'def test_mul_zero():\n    assert mul(0, 5) == 0\n'}, bug=False)
+    ci = calc.ci(XDIST)
+    assert ci.rc == 0, ci.out
