@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
 
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
@@ -86,7 +85,7 @@ def widened(head: Config, base: Config) -> Config:
     def union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys([*a, *b]))
 
-    return replace(head, src=union(head.src, base.src), tests=union(head.tests, base.tests))
+    return head.replace(src=union(head.src, base.src), tests=union(head.tests, base.tests))
 
 
 def is_pytest_command(command: Sequence[str]) -> bool:
