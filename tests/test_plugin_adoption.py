@@ -42,3 +42,19 @@ def test_condition_true_everywhere_still_fails_the_session(project):
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes()
     result.stdout.fnmatch_lines(['*skipif without a freeze id*'])
+
+
+def test_baselined_silence_is_accepted_and_a_new_one_is_not(project, monkeypatch):
+    from oracle_guard.commands.baseline import main
+
+    legacy = '@pytest.mark.skip(reason="legacy")\ndef test_a():\n    assert 0\n\n'
+    write_test(project, legacy + 'def test_b():\n    assert 1\n')
+    project.run('git', 'init', '-q')
+    monkeypatch.chdir(project.path)
+    assert main([]) == 0
+    project.runpytest_inprocess().assert_outcomes(passed=1, skipped=1)
+    write_test(project, legacy + '@pytest.mark.skip(reason="legacy")\ndef test_b():\n'
+                                 '    assert 1\n')
+    result = project.runpytest_inprocess()
+    result.assert_outcomes()
+    result.stdout.fnmatch_lines(['*test_b: @pytest.mark.skip without a freeze id*'])

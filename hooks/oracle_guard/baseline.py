@@ -235,3 +235,30 @@ def growth_findings(base: Baseline, new: Baseline, others: Iterable[str]) -> lis
             'commit the baseline alone, with no test or src/ edits, so a person reviews it',
         ))
     return findings
+
+
+def baseline_growth_findings(ctx) -> list[Finding]:  # type: ignore[no-untyped-def]
+    """Rule 42 for the baseline: grown in a change that also edits test code or src/.
+
+    Judged on the change's two sides like the ledger (row 27); moving the baseline
+    (``baseline = "..."`` in the table) is no way around it.
+    """
+    changes = ctx.changes
+    if not changes.has_base:
+        return []
+    cfg = ctx.cfg
+    base_path = ctx.base_cfg.baseline
+    touched = changes.touched()
+    if cfg.baseline not in touched and base_path not in touched:
+        return []
+    others = [p for p in touched if cfg.is_test_code(p) or cfg.is_src(p)]
+    if not others:
+        return []  # alone, the baseline diff is what a person reviews
+    raw = changes.new.read(cfg.baseline)
+    new = parse_baseline(raw, cfg.baseline) if raw is not None else empty_baseline(cfg.baseline)
+    raw = changes.read_base(base_path)
+    try:
+        base = parse_baseline(raw, base_path) if raw is not None else empty_baseline(base_path)
+    except ConfigError:
+        base = empty_baseline(base_path)  # a base nobody could read accepted nothing
+    return growth_findings(base, new, others)

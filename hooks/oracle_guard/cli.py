@@ -29,6 +29,7 @@ COMMANDS = {
     'lock': 'oracle_guard.commands.lock',
     'init': 'oracle_guard.commands.init',
     'ci': 'oracle_guard.commands.ci',
+    'baseline': 'oracle_guard.commands.baseline',
 }
 
 

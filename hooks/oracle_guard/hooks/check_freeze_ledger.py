@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 
 from oracle_guard.changeset import COMMIT
+from oracle_guard.changeset import NO_BASE
 from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
@@ -379,17 +380,30 @@ def change_findings(ctx: RunContext, new: FreezeLedger) -> list[Finding]:
     return findings
 
 
+def baseline_growth(ctx: RunContext) -> list[Finding]:
+    """Rule 42: the baseline of adopted silences grows only in a change of its own."""
+    if ctx.changes.mode == NO_BASE:
+        return []
+    touched = ctx.changes.touched()
+    if ctx.cfg.baseline not in touched and ctx.base_cfg.baseline not in touched:
+        return []  # the usual commit: no import, no read
+    from oracle_guard.baseline import baseline_growth_findings
+
+    return baseline_growth_findings(ctx)
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
     view = ctx.changes.new
     ledger = load_ledger(view, cfg)
     if ledger is None:
         # No ledger now: nothing to validate, but deleting one is still judged against the base.
-        return change_findings(ctx, empty_ledger(cfg.ledger))
+        return change_findings(ctx, empty_ledger(cfg.ledger)) + baseline_growth(ctx)
     findings = ledger_findings(ledger, cfg, ctx.today)  # expiry: on every commit
     if identities_may_have_changed(ctx):
         findings.extend(vanished_findings(ledger, view, cfg))
     findings.extend(change_findings(ctx, ledger))
+    findings.extend(baseline_growth(ctx))
     return findings
 
 
@@ -398,9 +412,9 @@ def history_check(ctx: RunContext) -> list[Finding]:
     first parent. The whole-ledger rules judge only the ledger as it is now."""
     cfg, touched = ctx.cfg, ctx.changes.touched()
     if cfg.ledger not in touched and ctx.base_cfg.ledger not in touched:
-        return []
+        return baseline_growth(ctx)
     ledger = load_ledger(ctx.changes.new, cfg)
-    return change_findings(ctx, ledger or empty_ledger(cfg.ledger))
+    return change_findings(ctx, ledger or empty_ledger(cfg.ledger)) + baseline_growth(ctx)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,175 @@
+"""``oracle-guard baseline [--prune]``: accept the silences that exist now, once (rule 39).
+
+Human-run, like detect-secrets' ``scan --baseline``: it writes the ``baseline`` file (see
+oracle_guard.baseline) for a person to review and commit in a change of its own (rule 42).
+Every skip/xfail without an FZ id that check-named-freezes would fail becomes an entry;
+environment conditions and declared imports need none (rules 40, 41). Without
+``--prune`` existing entries are kept and new ones added; ``--prune`` only removes the
+entries that match no silence any more, so its diff only ever shrinks the file. The tests
+the pytest configuration already leaves out are recorded under ``excluded``.
+
+Exit codes: 0 written (or already up to date), 2 bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from oracle_guard.baseline import Baseline
+from oracle_guard.baseline import BaselineEntry
+from oracle_guard.baseline import empty_baseline
+from oracle_guard.baseline import ExcludedTest
+from oracle_guard.baseline import read_baseline
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.gitrepo import repo_root
+from oracle_guard.gitrepo import TreeView
+from oracle_guard.runner import guarded
+
+
+def files_on_disk(root: str, roots: Sequence[str]) -> list[str]:
+    """Tracked files and untracked ones git does not ignore: a test written a minute ago
+    and not yet added is part of what the person is accepting."""
+    from oracle_guard.gitrepo import git
+    from oracle_guard.gitrepo import split_z
+
+    out = git('ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', *roots,
+              cwd=root)
+    return sorted(set(split_z(out)))
+
+
+def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], list[str]]:
+    """(an entry per silence that needs one now, files that could not be parsed)."""
+    from oracle_guard.env_conditions import ConditionReader
+    from oracle_guard.scanner import might_silence
+    from oracle_guard.scanner import parse_python
+    from oracle_guard.scanner import ScanError
+    from oracle_guard.scanner import scan_silences
+    from oracle_guard.declared_dependencies import read_project_facts
+    from oracle_guard.silence_acceptance import SilenceJudge
+
+    # Judged against an empty baseline: what would fail if nothing had been accepted yet.
+    judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
+                         lambda: read_project_facts(view, cfg), lambda p: True)
+    entries, unparsable = [], []
+    for path in files_on_disk(view.root, cfg.tests):
+        if not cfg.is_test_code(path):
+            continue
+        source = view.read(path)
+        if source is None or not might_silence(source):
+            continue
+        try:
+            tree = parse_python(source, path)
+            silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+        except ScanError:
+            unparsable.append(path)
+            continue
+        readers: list[ConditionReader] = []
+
+        def reader() -> ConditionReader:
+            if not readers:
+                readers.append(ConditionReader.of_tree(tree))  # noqa: B023 -- used at once
+            return readers[0]
+
+        for silence in silences:
+            if silence.freeze_ids or silence.kind in cfg.allow_silences:
+                continue  # named silences are the ledger's
+            if judge.judge(path, silence, reader).accepted:
+                continue
+            entries.append(BaselineEntry.of(path, silence))
+    return entries, unparsable
+
+
+def current_exclusions(view: TreeView, cfg: Config) -> list[ExcludedTest]:
+    from oracle_guard.pytest_exclusions import excluded_tests
+
+    return [ExcludedTest(nodeid, by) for nodeid, by in excluded_tests(view, cfg).items()]
+
+
+def updated(old: Baseline, entries: list[BaselineEntry], excluded: list[ExcludedTest],
+            prune: bool) -> tuple[Baseline, list[str]]:
+    """The new baseline and one line per change, for the person running the command."""
+    now = {(e.path, e.key()) for e in entries}
+    before = {(e.path, e.key()) for e in old.entries}
+    excluded_now = {e.nodeid for e in excluded}
+    lines = []
+    if prune:
+        kept = [e for e in old.entries if (e.path, e.key()) in now]
+        kept_excluded = [e for e in old.excluded if e.nodeid in excluded_now]
+        for e in old.entries:
+            if (e.path, e.key()) not in now:
+                lines.append(f'pruned  {e.path}: {e.kind} on {", ".join(e.tests) or e.scope}')
+        for x in old.excluded:
+            if x.nodeid not in excluded_now:
+                lines.append(f'pruned  excluded {x.nodeid}')
+        return Baseline(old.path, kept, kept_excluded), lines
+    merged = list(old.entries)
+    for e in entries:
+        if (e.path, e.key()) not in before:
+            merged.append(e)
+            lines.append(f'added   {e.path}: {e.kind} on {", ".join(e.tests) or e.scope}')
+    old_excluded = {x.nodeid for x in old.excluded}
+    merged_excluded = list(old.excluded)
+    for x in excluded:
+        if x.nodeid not in old_excluded:
+            merged_excluded.append(x)
+            lines.append(f'added   excluded {x.nodeid} ({x.by})')
+    stale = len(before - now)
+    if stale:
+        lines.append(f'note: {stale} entr{"y" if stale == 1 else "ies"} match no silence any '
+                     'more; `oracle-guard baseline --prune` removes them')
+    return Baseline(old.path, merged, merged_excluded), lines
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    root = repo_root()
+    cfg = load_config(root)
+    view = TreeView(root, None)
+    old = read_baseline(view, cfg.baseline) or empty_baseline(cfg.baseline)
+    entries, unparsable = current_entries(view, cfg)
+    new, lines = updated(old, entries, current_exclusions(view, cfg), args.prune)
+    for path in unparsable:
+        sys.stderr.write(f'{path}: cannot be parsed as Python; its silences are not in the '
+                         'baseline (check-named-freezes reports it, OG307)\n')
+    text = new.dumps()
+    full = os.path.join(root, cfg.baseline)
+    try:
+        with open(full, encoding='utf-8') as f:
+            current = f.read()
+    except FileNotFoundError:
+        current = None
+    for line in lines:
+        print(line)
+    if current == text:
+        print(f'{cfg.baseline} is up to date: {len(new.entries)} silence(s), '
+              f'{len(new.excluded)} excluded test(s)')
+        return 0
+    if args.dry_run:
+        print(f'would write {cfg.baseline}: {len(new.entries)} silence(s), '
+              f'{len(new.excluded)} excluded test(s)')
+        return 0
+    os.makedirs(os.path.dirname(full) or '.', exist_ok=True)
+    with open(full, 'w', encoding='utf-8', newline='\n') as f:
+        f.write(text)
+    print(f'wrote {cfg.baseline}: {len(new.entries)} silence(s), {len(new.excluded)} excluded '
+          'test(s); review it and commit it alone, with no test or src/ edits')
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog='oracle-guard baseline',
+        description='Write the baseline of the silences that exist now (human-run).',
+    )
+    parser.add_argument('--prune', action='store_true',
+                        help='only remove entries that match no silence any more')
+    parser.add_argument('--dry-run', action='store_true', help='show what would change')
+    parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    return guarded(lambda: run_baseline(args), 'text', args.debug)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
