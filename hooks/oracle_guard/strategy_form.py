@@ -29,9 +29,11 @@ import ast
 import hashlib
 import json
 import unicodedata
-from dataclasses import dataclass
-from typing import Any
-from typing import Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs import time on the hooks' hot path
+    from typing import Any
+    from typing import Callable
 
 REQUIRED = object()  # a parameter without a default
 
@@ -85,7 +87,7 @@ PARAMETERS: dict[str, tuple[tuple[str, Any, str], ...]] = {
     'recursive': (('base', REQUIRED, 'strategy'), ('extend', REQUIRED, 'code'),
                   ('min_leaves', None, 'size_min'), ('max_leaves', 100, 'max')),
     'composite': (('function', REQUIRED, 'exact'), ('code', REQUIRED, 'code'),
-                  ('draws', (), 'strategies'), ('args', (), 'exact'), ('kwargs', {}, 'exact')),
+                  ('draws', (), 'strategies'), ('arguments', {}, 'exact')),
     'shared': (('base', REQUIRED, 'strategy'), ('key', None, 'exact')),
     'deferred': (('definition', REQUIRED, 'code'),),
     'dates': (*_VALUE,), 'datetimes': (*_VALUE, ('timezones', None, 'exact')),
@@ -292,14 +294,20 @@ def _same(value: Any, default: Any) -> bool:
 
 # -- comparison --------------------------------------------------------------------------
 
-@dataclass(frozen=True)
 class Difference:
     """One place where a live form is not provably at least as wide as the locked one."""
 
-    where: str  # 'lists(elements=text(alphabet))'
-    locked: Any
-    live: Any
-    runtime: bool = False  # True: the static reader cannot tell; the plugin checks it
+    __slots__ = ('where', 'locked', 'live', 'runtime')
+
+    def __init__(self, where: str, locked: Any, live: Any, runtime: bool = False) -> None:
+        self.where = where  # 'lists(elements=text(alphabet))'
+        self.locked = locked
+        self.live = live
+        self.runtime = runtime  # True: the static reader cannot tell; the plugin checks it
+
+    def __repr__(self) -> str:
+        return (f'Difference({self.where!r}, {self.locked!r}, {self.live!r}, '
+                f'runtime={self.runtime})')
 
     def describe(self) -> str:
         if self.runtime:
@@ -338,7 +346,7 @@ def compare(locked: Any, live: Any, where: str = '') -> list[Difference]:
         if key == 'draws' and name in ('composite', 'data') and \
                 (key not in live or key not in locked):
             continue  # what a body draws is read statically, not at run time
-        if key in ('args', 'kwargs') and name == 'composite' and 'draws' in live and \
+        if key == 'arguments' and name == 'composite' and 'draws' in live and \
                 'draws' in locked:
             continue  # the draws show what the arguments do; a wider argument may pass
         if key not in live or key not in locked:
@@ -544,6 +552,29 @@ def admits(node: dict[str, Any], ch: str) -> bool:
     if any(category.startswith(c) for c in node.get('exclude_categories') or ()):
         return False
     return ch not in (node.get('exclude_characters') or ())
+
+
+def comparable_at_run_time(locked: Any, live: Any) -> Any:
+    """The live form with the parts only the source can show taken from the lock.
+
+    At run time an expression (a ``builds`` target, an enum class) is an object, and a
+    lambda's source may be unavailable; those were compared by the static hook. A part
+    the lock itself could not resolve has nothing to be compared with: ``oracle-guard
+    lock --collect`` locks it from a collection run.
+    """
+    if is_unresolved(locked) or is_unresolved(live):
+        return locked
+    if isinstance(locked, dict) and 'expr' in locked:
+        return locked
+    if isinstance(locked, dict) and isinstance(live, dict):
+        merged = dict(live)
+        for key, value in locked.items():
+            if key in live:
+                merged[key] = comparable_at_run_time(value, live[key])
+        return merged
+    if isinstance(locked, list) and isinstance(live, list) and len(locked) == len(live):
+        return [comparable_at_run_time(a, b) for a, b in zip(locked, live)]
+    return live
 
 
 # -- live strategy objects ---------------------------------------------------------------
@@ -759,17 +790,24 @@ def _composite_form(strategy: Any, function: Any, args: Any, kwargs: Any, depth:
     definition = getattr(built, 'definition', None)
     if type(built).__name__ != 'CompositeStrategy' or definition is None:
         return None
+    import inspect
+    try:
+        signature = inspect.signature(definition)
+        parameters = list(signature.parameters.values())
+        bound = signature.replace(parameters=parameters[1:]).bind(*args, **kwargs)
+        bound.apply_defaults()
+        arguments = {k: _value(v, depth) for k, v in bound.arguments.items()}
+    except (TypeError, ValueError):
+        arguments = {'*': unresolved(_repr(strategy), 'its arguments cannot be bound')}
     return strategy_composite(getattr(definition, '__name__', '?'),
-                              _code_of_callable(definition),
-                              [_value(a, depth) for a in args],
-                              {k: _value(v, depth) for k, v in sorted(kwargs.items())},
-                              None)
+                              _code_of_callable(definition), arguments, None)
 
 
-def strategy_composite(name: str, code: Any, args: list, kwargs: dict, draws: Any
+def strategy_composite(name: str, code: Any, arguments: dict[str, Any], draws: Any
                        ) -> dict[str, Any]:
-    """A @composite function's form; ``draws`` None: not read (run time)."""
-    form = node('composite', function=name, code=code, args=args, kwargs=kwargs)
+    """A @composite function's form: its parameters bound by name, defaults filled in;
+    ``draws`` None: not read (at run time only the source shows them)."""
+    form = node('composite', function=name, code=code, arguments=arguments)
     if draws is None:
         form.pop('draws', None)
     else:

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from typing import Any
-from typing import Callable
-from typing import Mapping
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs import time on the hooks' hot path
+    from typing import Any
+    from typing import Callable
+    from typing import Mapping
+
+    # (importing path, imported module name, relative level) -> (path, syntax tree)
+    ModuleSource = Callable[[str, str, int], 'tuple[str, ast.Module] | None']
 
 from oracle_guard.domain_lock import is_unverifiable
 from oracle_guard.property_reader import ModuleReader
@@ -36,9 +41,6 @@ _MAX_DEPTH = 12
 _MAX_RANGE = 10_000
 _NO_LOCALS: Mapping[str, Any] = {}
 _UNKNOWN = object()  # a parameter whose value the call does not say
-
-# (importing path, imported module name, relative level) -> the module's (path, source)
-ModuleSource = Callable[[str, str, int], 'tuple[str, ast.Module] | None']
 
 
 def module_candidates(importer: str, module: str, level: int, roots: list[str]) -> list[str]:
@@ -248,7 +250,9 @@ class StrategyReader:
                                isinstance(n.func, ast.Name) and n.func.id == draw and n.args),
                               key=lambda n: (n.lineno, n.col_offset)):
                 draws.append(self.form(sub.args[0], depth + 1, params))
-            return strategy_composite(definition.name, code_form(definition), args, kwargs,
+            arguments = {k: (unresolved(k, 'a parameter with no value in this call')
+                             if v is _UNKNOWN else v) for k, v in params.items()}
+            return strategy_composite(definition.name, code_form(definition), arguments,
                                       draws)
         body = [s for s in definition.body if not (
             isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]

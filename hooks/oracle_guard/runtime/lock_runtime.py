@@ -1,6 +1,10 @@
 """The runtime twin of check-generator-lock: what Hypothesis will really run.
 
-At collection the pytest plugin hands the collected items to ``check_collected``. For
+At collection the pytest plugin hands the collected items to ``check_collected``; at
+call time (after the fixtures ran, just before the test) to ``check_call``, so a
+fixture that rewrites ``_hypothesis_internal_use_settings`` or the strategies after
+collection is caught too. ``ExampleCount`` counts the examples a property really
+generated. For
 each ``@given`` test it reads the settings object Hypothesis stored on the wrapped test
 (``_hypothesis_internal_use_settings``: the @settings object, or the profile active when
 the test was decorated), the seed (``_hypothesis_internal_use_seed``) and the strategies
@@ -12,6 +16,13 @@ like the static hook. Values computed at import, profiles loaded in a conftest a
 ``.map()``/``.filter()``/``.flatmap()`` on the strategies count against ``filters`` here
 too; ``assume()`` calls are left to the static hook (invisible before the test runs), so
 the runtime count is a lower bound of the static one.
+
+Lock version 2: each argument's live strategy object is turned into its canonical form
+(``strategy_form.live_form``, read from what Hypothesis stored: the function and
+arguments of each lazy strategy, the branches of ``one_of``, the elements of
+``sampled_from``, the transforms) and compared with the locked form like the hook does.
+Parts only the source can show (the draws of a ``@composite`` body or of ``data()``,
+expressions such as a ``builds`` target) are left to the static hook.
 """
 from __future__ import annotations
 
@@ -130,6 +141,157 @@ def live_strategies(test: Any) -> dict[str, dict[str, Any]]:
     return {name: strategy_fields(strategy) for name, strategy in sorted(given.items())}
 
 
+_LOCKS: dict[str, tuple[Any, DomainLock]] = {}
+
+
+def _cached_lock(cfg: Config) -> DomainLock:
+    """The lock, read again only when the file changed (check_call runs once per test)."""
+    path = os.path.join(cfg.root, cfg.domain_lock)
+    try:
+        stat = os.stat(path)
+        key: Any = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        key = None
+    cached = _LOCKS.get(path)
+    if cached is not None and cached[0] == key and key is not None:
+        return cached[1]
+    lock = _read_lock(cfg)
+    _LOCKS[path] = (key, lock)
+    return lock
+
+
+def given_strategies(test: Any) -> dict[str, Any]:
+    """The strategies Hypothesis will draw from: the ``given_kwargs`` its wrapper closes
+    over (what runs), falling back to the handle's copy of them."""
+    found = _closure_value(test, 'given_kwargs')
+    if isinstance(found, dict):
+        return found
+    handle = getattr(test, 'hypothesis', None)
+    return getattr(handle, '_given_kwargs', None) or {}
+
+
+def _closure_value(function: Any, name: str, depth: int = 0) -> Any:
+    code = getattr(function, '__code__', None)
+    if code is None or depth > 4:
+        return None
+    for free, cell in zip(code.co_freevars, getattr(function, '__closure__', None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if free == name:
+            return value
+        if callable(value):
+            found = _closure_value(value, name, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def live_forms(test: Any) -> dict[str, Any]:
+    from oracle_guard.strategy_form import live_form
+    return {name: live_form(strategy) for name, strategy in
+            sorted(given_strategies(test).items())}
+
+
+def form_problems(nodeid: str, lock_path: str, entry: Any, test: Any) -> list[str]:
+    """Version 2: every locked form against the live strategy objects."""
+    if not entry.strategies:
+        return []
+    from oracle_guard.strategy_form import compare
+    from oracle_guard.strategy_form import comparable_at_run_time
+    from oracle_guard.strategy_form import short
+
+    live = live_forms(test)
+    problems = []
+    for arg, locked in sorted(entry.strategies.items()):
+        if arg not in live:
+            problems.append(f'{nodeid}: tests less than its lock ({lock_path}): args.{arg}: '
+                            f'locked {short(locked)}, but the test no longer draws this '
+                            'argument')
+            continue
+        for difference in compare(locked, comparable_at_run_time(locked, live[arg])):
+            problems.append(f'{nodeid}: tests less than its lock ({lock_path}): args.{arg}: '
+                            f'{difference.describe()}')
+    return problems
+
+
+def write_forms(path: str, items: list) -> None:  # type: ignore[type-arg]
+    """identity -> argument -> live form of every collected Hypothesis test, as JSON
+    (what ``oracle-guard lock --collect`` locks where the source cannot be read)."""
+    import json
+
+    forms: dict[str, Any] = {}
+    for item in items:
+        test = getattr(item, 'obj', None)
+        if getattr(test, 'is_hypothesis_test', False):
+            forms.setdefault(function_of(identity_of(item.nodeid)), live_forms(test))
+    with open(path, 'w', encoding='utf-8') as f:
+        json.dump(forms, f, sort_keys=True, default=repr)
+
+
+def check_call(cfg: Config, item: Any, test: Any) -> list[str]:
+    """Problems of one Hypothesis test at call time (after its fixtures ran), against the
+    lock: the settings object and the strategies Hypothesis is about to use."""
+    try:
+        lock = _cached_lock(cfg)
+    except ConfigError as exc:
+        return [str(exc)]
+    return _item_problems(item, test, lock, at_call=True)
+
+
+class ExampleCount:
+    """Counts the examples a Hypothesis test really runs, by wrapping the inner test that
+    ``@given`` calls once per example (read by Hypothesis at call time). Examples the
+    test discarded (``assume``, ``reject``, ``UnsatisfiedAssumption``) do not count;
+    explicit ``@example`` cases are counted apart."""
+
+    def __init__(self, test: Any) -> None:
+        self.handle = getattr(test, 'hypothesis', None)
+        self.inner = getattr(self.handle, 'inner_test', None)
+        self.explicit = len(getattr(test, 'hypothesis_explicit_examples', ()) or ())
+        self.ran = 0
+        self.installed = False
+
+    def install(self) -> ExampleCount:
+        if self.handle is None or not callable(self.inner):
+            return self
+        inner = self.inner
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = inner(*args, **kwargs)
+            except BaseException as exc:
+                if type(exc).__name__ != 'UnsatisfiedAssumption':
+                    self.ran += 1
+                raise
+            self.ran += 1
+            return result
+
+        for attr in ('__name__', '__qualname__', '__module__', '__doc__', '__signature__'):
+            if hasattr(inner, attr):
+                try:
+                    setattr(counted, attr, getattr(inner, attr))
+                except (AttributeError, TypeError):
+                    pass
+        counted.__wrapped__ = inner  # type: ignore[attr-defined]
+        try:
+            self.handle.inner_test = counted
+        except AttributeError:
+            return self
+        self.installed = True
+        return self
+
+    def remove(self) -> None:
+        if self.installed:
+            self.handle.inner_test = self.inner
+            self.installed = False
+
+    @property
+    def generated(self) -> int:
+        return max(self.ran - self.explicit, 0)
+
+
 def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type-arg]
     """Problems (one line each) of the collected Hypothesis tests against the lock."""
     try:
@@ -137,37 +299,50 @@ def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type
     except ConfigError as exc:
         return [str(exc)]
     problems = []
-    seen = set()
+    seen: set[str] = set()
     for item in items:
         test = getattr(item, 'obj', None)
         identity = function_of(identity_of(item.nodeid))
-        if not getattr(test, 'is_hypothesis_test', False):
-            if identity in lock.entries and identity not in seen and callable(test):
-                # A locked property that Hypothesis does not run: @given replaced or
-                # patched away (a conftest rebinding hypothesis.given), or the test
-                # wrapped so that no example is ever drawn.
-                seen.add(identity)
-                problems.append(f'{item.nodeid}: locked property {identity} is not a '
-                                f'Hypothesis test when collected; no example would run')
-            continue
         if identity in seen:  # parametrized: one function, one entry
             continue
-        seen.add(identity)
-        entry = lock.entries.get(identity)
-        if entry is None:
-            problems.append(f'{item.nodeid}: unlocked property: {identity} has no entry in '
-                            f'{lock.path} (run `oracle-guard lock`)')
-            continue
-        settings = live_settings(test, [n for n in entry.fields if n in SETTINGS_FIELDS])
-        given = getattr(getattr(test, 'hypothesis', None), '_given_kwargs', None) or {}
-        counted = sum(transformations(s) for s in given.values())
-        phases = live_phases(test)
-        for drift in compare_entry(entry, settings, live_strategies(test), counted):
-            note = ''
-            if drift.field == 'max_examples' and skips_generation(phases):
-                note = f' (phases {render(phases)} leave out "generate": no example is generated)'
-            elif drift.field == 'filters':
-                note = ' (.map()/.filter()/.flatmap() on its strategies)'
-            problems.append(f'{item.nodeid}: tests less than its lock ({lock.path}): '
-                            f'{drift.describe()}{note}')
+        found = _item_problems(item, test, lock)
+        if found is not None:
+            seen.add(identity)
+            problems.extend(found)
+    return problems
+
+
+def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False
+                   ) -> list[str] | None:
+    """The problems of one item against the lock; None when it is neither a Hypothesis
+    test nor a locked identity (nothing to say about it)."""
+    identity = function_of(identity_of(item.nodeid))
+    when = 'when called' if at_call else 'when collected'
+    if not getattr(test, 'is_hypothesis_test', False):
+        if identity in lock.entries and callable(test):
+            # A locked property that Hypothesis does not run: @given replaced or
+            # patched away (a conftest rebinding hypothesis.given), or the test
+            # wrapped so that no example is ever drawn.
+            return [f'{item.nodeid}: locked property {identity} is not a Hypothesis test '
+                    f'{when}; no example would run']
+        return None
+    entry = lock.entries.get(identity)
+    if entry is None:
+        return [f'{item.nodeid}: unlocked property: {identity} has no entry in '
+                f'{lock.path} (run `oracle-guard lock`)']
+    problems = []
+    settings = live_settings(test, [n for n in entry.fields if n in SETTINGS_FIELDS])
+    given = given_strategies(test)
+    counted = sum(transformations(s) for s in given.values())
+    phases = live_phases(test)
+    strategies = {name: strategy_fields(strategy) for name, strategy in sorted(given.items())}
+    for drift in compare_entry(entry, settings, strategies, counted):
+        note = ''
+        if drift.field == 'max_examples' and skips_generation(phases):
+            note = f' (phases {render(phases)} leave out "generate": no example is generated)'
+        elif drift.field == 'filters':
+            note = ' (.map()/.filter()/.flatmap() on its strategies)'
+        problems.append(f'{item.nodeid}: tests less than its lock ({lock.path}): '
+                        f'{drift.describe()}{note}')
+    problems += form_problems(item.nodeid, lock.path, entry, test)
     return problems

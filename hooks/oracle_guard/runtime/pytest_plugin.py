@@ -14,7 +14,12 @@ project's test run. In a guarded repository, once collection is finished:
 * a ledger that does not parse, a row whose owner is not a person, a row whose test
   is missing from the files that were collected, a skip/skipif/xfail marker (or a
   ``unittest`` skip) without a live FZ id for that test, and every problem the
-  runtime domain-lock check reports fail the session before any test runs.
+  runtime domain-lock check reports fail the session before any test runs;
+* at call time (after its fixtures ran, just before the body) each Hypothesis test is
+  checked against the lock again, with the settings object and strategies Hypothesis is
+  about to use: a drift fails that test. A property that ran but generated no example
+  (every phase but "generate", a settings object swapped for one with no examples)
+  fails too.
 
 Options (group "oracle-guard"): ``--oracle-guard-today=YYYY-MM-DD`` (the date expiries
 are compared with) and ``--oracle-guard-root=DIR`` (where pyproject.toml and the
@@ -59,6 +64,9 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
     group.addoption('--oracle-guard-root', metavar='DIR', default=None,
                     help='folder holding pyproject.toml and the ledger (default: the nearest '
                          'pyproject.toml at or above pytest\'s rootdir)')
+    group.addoption('--oracle-guard-write-forms', metavar='FILE', default=None,
+                    help='write the live strategy forms of the collected Hypothesis tests '
+                         'to FILE (used by `oracle-guard lock --collect`)')
 
 
 def _start_run_record(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -166,6 +174,8 @@ class FreezeGuard:
         self._judge: Any = None
         # nodeid -> why its silence needs no freeze (read by the audit of the verified run)
         self.accepted_silences: dict[str, list[tuple[str, str, bool | None]]] = {}
+        self.counts: dict[str, Any] = {}  # nodeid -> lock_runtime.ExampleCount
+        self.forms_file: str | None = None
 
     # -- reading -------------------------------------------------------------------------
     def _read_ledger(self) -> FreezeLedger | None:
@@ -400,10 +410,37 @@ class FreezeGuard:
             if exc.name != LOCK_RUNTIME:
                 raise
             return  # an oracle-guard without the runtime lock check
+        if self.forms_file:
+            lock_runtime.write_forms(self.forms_file, items)
         try:
             self.problems.extend(lock_runtime.check_collected(self.cfg, items))
         except ConfigError as exc:
             self.problems.append(str(exc))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        """The lock again at call time: fixtures have run, so a settings object or a
+        strategy they swapped in is what is checked. A drift fails this test."""
+        test = getattr(item, 'obj', None)
+        if self.cfg is None or test is None:
+            return
+        from oracle_guard.runtime import lock_runtime
+
+        check_call = getattr(lock_runtime, 'check_call', None)
+        if check_call is None:
+            return  # an oracle-guard whose runtime lock check predates call-time checks
+        problems = check_call(self.cfg, item, test)
+        if problems:
+            pytest.fail('oracle-guard: at call time this property tests less than its '
+                        'domain lock:\n' + '\n'.join(problems) +
+                        '\nrestore the settings and strategies the lock records; a person '
+                        'who means to shrink the domain re-locks in a change of its own',
+                        pytrace=False)
+        if getattr(test, 'is_hypothesis_test', False):
+            count = lock_runtime.ExampleCount(test).install()
+            if count.installed:
+                self.counts[item.nodeid] = count
+                item._oracle_guard_examples = count  # type: ignore[attr-defined]
 
     # -- pytest hooks --------------------------------------------------------------------
     def pytest_deselected(self, items: Sequence[pytest.Item]) -> None:
@@ -415,6 +452,7 @@ class FreezeGuard:
         if self.cfg is None:
             return
         items = list(session.items)
+        self.forms_file = session.config.getoption('oracle_guard_write_forms')
         self.case_selection = any('[' in str(arg) for arg in session.config.args)
         ledger = self._read_ledger()
         if ledger is None:  # unreadable (already a problem) or absent: nothing is frozen
@@ -446,6 +484,17 @@ class FreezeGuard:
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: Any) -> Generator[None]:
         outcome = yield
+        count = self.counts.pop(item.nodeid, None) if call.when == 'call' else None
+        if count is not None:
+            count.remove()
+            report = outcome.get_result()
+            if report.passed and count.generated == 0:
+                report.outcome = 'failed'
+                report.longrepr = (
+                    f'oracle-guard: {item.nodeid} passed but generated no example '
+                    f'({count.ran} run, {count.explicit} explicit @example); a property '
+                    'that draws nothing tests nothing. Check its settings (max_examples, '
+                    'phases) and what it discards.')
         reason = self.expired.get(item.nodeid)
         if reason is None:
             return

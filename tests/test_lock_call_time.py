@@ -1,0 +1,194 @@
+"""The plugin's domain-lock check at call time (lock version 2): after the fixtures ran, the
+settings object and strategies Hypothesis is about to use are compared with the lock, so
+a swap after collection fails the test; a property that generated no example fails."""
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+
+import pytest
+
+from oracle_guard.property_reader import read_properties
+
+PYPROJECT = '[tool.oracle-guard]\nsrc = ["src/"]\n'
+
+
+def locked_project(pytester: pytest.Pytester, source: str, **fields: object) -> None:
+    """A guarded project whose lock (version 2) is what the static reader reads in
+    ``source``, as `oracle-guard lock` writes it, plus ``fields`` on every entry."""
+    source = textwrap.dedent(source)
+    pytester.makefile('.toml', pyproject=PYPROJECT)
+    (pytester.path / 'tests').mkdir(exist_ok=True)
+    (pytester.path / 'tests' / 'test_x.py').write_text(source)
+    properties = {}
+    for prop in read_properties('tests/test_x.py', ast.parse(source)):
+        entry = {**fields, 'strategies': prop.forms}
+        if prop.filters:
+            entry['filters'] = prop.filters
+        properties[prop.identity] = entry
+    (pytester.path / 'tests' / 'domain_lock.json').write_text(
+        json.dumps({'version': 2, 'properties': properties}, indent=2))
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess('-p', 'no:cacheprovider', *args)
+
+
+EVERY_KIND = '''
+import enum
+from hypothesis import given, settings, strategies as st
+
+
+class Colour(enum.Enum):
+    RED = 1
+    BLUE = 2
+
+
+def positive(n):
+    return n > 0
+
+
+@st.composite
+def pairs(draw, n=3):
+    return draw(st.text(alphabet="ab", max_size=n)), draw(st.integers(0, 9))
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    a=st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", max_size=20), max_size=3),
+    b=st.sampled_from(["GET", "PUT"]) | st.none(),
+    c=st.integers(0, 100).filter(lambda n: n % 2 == 0).map(str),
+    d=st.builds(dict, k=st.floats(0, 1)),
+    e=st.fixed_dictionaries({"k": st.binary(max_size=8)}, optional={"o": st.just(1)}),
+    f=st.tuples(st.booleans(), st.integers().filter(positive)),
+    g=pairs(n=2),
+    h=st.recursive(st.none(), st.lists, max_leaves=3),
+    i=st.sampled_from(Colour),
+    j=st.text(alphabet=st.characters(codec="ascii"), max_size=4),
+    k=st.data(),
+)
+def test_every_kind(a, b, c, d, e, f, g, h, i, j, k):
+    assert k.draw(st.integers(0, 3)) <= 3
+'''
+
+
+def test_every_strategy_kind_locked_statically_passes_at_call_time(pytester):
+    locked_project(pytester, EVERY_KIND)
+    result = run(pytester)
+    assert result.ret == 0, result.stdout.str()
+    result.assert_outcomes(passed=1)
+
+
+SWAPPED_SETTINGS = '''
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+FIXTURES_OK = [HealthCheck.function_scoped_fixture]
+
+
+@pytest.fixture
+def quick(request):
+    # after collection: the settings Hypothesis reads when the test is called
+    request.function._hypothesis_internal_use_settings = settings(
+        max_examples=1, suppress_health_check=FIXTURES_OK)
+
+
+@settings(max_examples=100, suppress_health_check=FIXTURES_OK)
+@given(x=st.integers())
+def test_p(quick, x):
+    assert isinstance(x, int)
+'''
+
+
+def test_fixture_rewriting_settings_after_collection_fails_the_test(pytester):
+    locked_project(pytester, SWAPPED_SETTINGS, max_examples=100)
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        '*oracle-guard: at call time this property tests less than its domain lock:*',
+        '*tests/test_x.py::test_p: tests less than its lock (tests/domain_lock.json): '
+        'max_examples: locked at 100, live value 1*',
+    ])
+
+
+SWAPPED_STRATEGY = '''
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+
+@pytest.fixture
+def narrow(request):
+    request.function.hypothesis._given_kwargs["x"] = st.integers(0, 1)
+
+
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(x=st.integers())
+def test_p(narrow, x):
+    assert isinstance(x, int)
+'''
+
+
+def test_fixture_swapping_a_strategy_after_collection_fails_the_test(pytester):
+    locked_project(pytester, SWAPPED_STRATEGY)
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        '*tests/test_x.py::test_p: tests less than its lock (tests/domain_lock.json): '
+        'args.x: integers(min_value): locked null, live 0*',
+    ])
+
+
+def test_untouched_strategy_passes_at_call_time(pytester):
+    locked_project(pytester, SWAPPED_STRATEGY.replace('st.integers(0, 1)', 'st.integers()'))
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+
+
+NO_EXAMPLES = '''
+from hypothesis import Phase, example, given, settings, strategies as st
+
+
+@settings(phases=[Phase.explicit])
+@example(x=3)
+@given(x=st.integers())
+def test_p(x):
+    assert x == 3
+'''
+
+
+def test_property_that_generated_no_example_fails(pytester):
+    locked_project(pytester, NO_EXAMPLES)
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        '*oracle-guard: tests/test_x.py::test_p passed but generated no example '
+        '(1 run, 1 explicit @example)*',
+    ])
+
+
+def test_property_that_generated_examples_passes(pytester):
+    locked_project(pytester, NO_EXAMPLES.replace('@settings(phases=[Phase.explicit])\n',
+                                                 '').replace('x == 3', 'isinstance(x, int)'))
+    result = run(pytester)
+    result.assert_outcomes(passed=1)
+
+
+DISCARDS_EVERYTHING = '''
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis.errors import UnsatisfiedAssumption
+
+
+@settings(max_examples=5, suppress_health_check=list(HealthCheck))
+@given(x=st.integers())
+def test_p(x):
+    raise UnsatisfiedAssumption()
+'''
+
+
+def test_property_discarding_every_example_does_not_pass(pytester):
+    locked_project(pytester, DISCARDS_EVERYTHING)
+    result = run(pytester)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get('passed', 0) == 0 and outcomes.get('failed') == 1, result.stdout.str()
