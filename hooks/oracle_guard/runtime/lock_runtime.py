@@ -252,6 +252,7 @@ class ExampleCount:
         self.explicit = len(getattr(test, 'hypothesis_explicit_examples', ()) or ())
         self.ran = 0
         self.installed = False
+        self.counted: Any = None
 
     def install(self) -> ExampleCount:
         if self.handle is None or not callable(self.inner):
@@ -279,12 +280,16 @@ class ExampleCount:
             self.handle.inner_test = counted
         except AttributeError:
             return self
+        self.counted = counted
         self.installed = True
         return self
 
     def remove(self) -> None:
+        """Put the inner test back, unless another wrapper (the run record's counter)
+        already restored what it found: then there is nothing of ours left on it."""
         if self.installed:
-            self.handle.inner_test = self.inner
+            if getattr(self.handle, 'inner_test', None) is self.counted:
+                self.handle.inner_test = self.inner
             self.installed = False
 
     @property
