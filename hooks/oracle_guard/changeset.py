@@ -42,13 +42,15 @@ HISTORY = 'history'  # one commit of history mode, judged against its first pare
 
 
 class Change(FrozenRecord):
-    __slots__ = ('status', 'path', 'old_path')
+    __slots__ = ('status', 'path', 'old_path', 'mode')
     status: str  # one of A, M, D, R, C, T
     path: str
     old_path: str | None
+    mode: str | None  # git's mode of ``path`` after the change, when the diff says it
 
-    def __init__(self, status: str, path: str, old_path: str | None = None) -> None:
-        self._set(status=status, path=path, old_path=old_path)
+    def __init__(self, status: str, path: str, old_path: str | None = None,
+                 mode: str | None = None) -> None:
+        self._set(status=status, path=path, old_path=old_path, mode=mode)
 
 
 class ChangeSet(Record):
@@ -144,12 +146,32 @@ def parse_name_status(out: bytes) -> tuple[Change, ...]:
     return tuple(changes)
 
 
+def parse_raw(out: bytes) -> tuple[Change, ...]:
+    """``git diff --raw -z`` output: ``:OLDMODE NEWMODE OLDSHA NEWSHA S\0path\0``, or
+    ``...R100\0old\0new\0`` for a rename or copy. The same changes as
+    ``--name-status``, with the mode each path has after the change."""
+    fields = out.split(b'\0')
+    changes = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        meta = fields[i].decode().split(' ')
+        mode, status = meta[1], meta[4][0]
+        if status in 'RC':
+            old, new = os.fsdecode(fields[i + 1]), os.fsdecode(fields[i + 2])
+            changes.append(Change(status, new, old, mode))
+            i += 3
+        else:
+            changes.append(Change(status, os.fsdecode(fields[i + 1]), None, mode))
+            i += 2
+    return tuple(changes)
+
+
 def _diff(root: str, *revs: str, cached: bool = False) -> tuple[Change, ...]:
-    args = ['diff', '--name-status', '-z', '-M', '--no-ext-diff', '--no-textconv',
+    args = ['diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff', '--no-textconv',
             '--ignore-submodules=none']
     if cached:
         args.append('--cached')
-    return parse_name_status(git(*args, *revs, '--', cwd=root))
+    return parse_raw(git(*args, *revs, '--', cwd=root))
 
 
 def _merge_base(root: str, a: str, b: str) -> str | None:
@@ -196,8 +218,7 @@ def detect_change_set(
     if not all_files:
         head, staged = staged if staged is not None else staged_change(root)
         if staged:
-            index = TreeView(root, '').unstaged_from(
-                head, {p for c in staged for p in (c.path, c.old_path) if p})
+            index = TreeView(root, '').unstaged_from(head, staged)
             return ChangeSet(
                 root, COMMIT, head or EMPTY_TREE, staged, index,
                 'staged change against ' + ('HEAD' if head else 'the empty tree'),

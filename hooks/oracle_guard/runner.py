@@ -167,11 +167,7 @@ def judged_view(root: str, to_ref: str | None, all_files: bool
     staged = staged_change(root)
     if not staged[1]:
         return TreeView(root, None), staged
-    return TreeView(root, '').unstaged_from(staged[0], _paths(staged[1])), staged
-
-
-def _paths(changes: tuple[Change, ...]) -> set[str]:
-    return {p for c in changes for p in (c.path, c.old_path) if p}
+    return TreeView(root, '').unstaged_from(staged[0], staged[1]), staged
 
 
 def context_from_args(args: argparse.Namespace) -> RunContext:

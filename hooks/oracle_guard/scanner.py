@@ -20,11 +20,9 @@ import unicodedata
 import warnings
 
 from oracle_guard.records import FrozenRecord
+from oracle_guard.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
 from oracle_guard.records import Record
 
-# Every silence spelling contains one of these words, whatever it is imported as:
-# an alias still has to import the original name once.
-_MARKER = re.compile(rb'skip|Skip|xfail|XFail|expectedFailure|__test__|parametrize')
 FREEZE_ID = re.compile(r'\bFZ-\d+\b')
 
 # Where the real objects live, so that `from _pytest.outcomes import skip` and
@@ -125,20 +123,6 @@ class ScannedFile(Record):
                  tests: list[TestFunction] | None = None) -> None:
         self.silences = [] if silences is None else silences
         self.tests = [] if tests is None else tests
-
-
-def might_silence(source: bytes) -> bool:
-    """The byte prefilter: files without a marker word are never parsed.
-
-    Python reads identifiers NFKC-normalised (``pytest.ｓkip`` is ``pytest.skip``), so a
-    file with non-ASCII bytes is searched in that form too.
-    """
-    if _MARKER.search(source) is not None:
-        return True
-    if source.isascii():
-        return False
-    text = unicodedata.normalize('NFKC', source.decode('utf-8', 'replace'))
-    return _MARKER.search(text.encode('utf-8', 'replace')) is not None
 
 
 def parse_python(source: bytes, path: str = '<test>') -> ast.Module:

@@ -104,13 +104,14 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
-    from oracle_guard.scanner import might_silence
+    from oracle_guard.silence_prefilter import might_silence
+
+    if not might_silence(source):
+        return []
     from oracle_guard.scanner import parse_python
     from oracle_guard.scanner import scan_silences
     from oracle_guard.scanner import ScanError
 
-    if not might_silence(source):
-        return []
     try:
         tree = parse_python(source, path)
         silences = scan_silences(tree, source.decode('utf-8', 'replace'))
