@@ -191,7 +191,11 @@ def range_env() -> tuple[str, str] | None:
 
 def staged_change(root: str) -> tuple[str | None, tuple[Change, ...]]:
     """(HEAD or None when unborn, what is staged against it)."""
-    head = resolve_or_none('HEAD', root)
+    return staged_against(root, resolve_or_none('HEAD', root))
+
+
+def staged_against(root: str, head: str | None) -> tuple[str | None, tuple[Change, ...]]:
+    """(``head``, what is staged against it); ``head`` None is the empty tree."""
     return head, _diff(root, head or EMPTY_TREE, cached=True)
 
 

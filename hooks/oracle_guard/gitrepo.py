@@ -33,8 +33,9 @@ def _env() -> dict[str, str]:
 
 
 def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
-            stderr: bool = True) -> tuple[int, bytes, bytes]:
-    """Run ``git *args``: (exit code, stdout, stderr); unwanted streams go to /dev/null.
+            stderr: bool = True, input: bytes | None = None) -> tuple[int, bytes, bytes]:
+    """Run ``git *args``: (exit code, stdout, stderr); unwanted streams go to /dev/null,
+    stdin is ``input`` (or /dev/null).
 
     ``os.posix_spawnp`` and two pipes where the platform has them: the subprocess module
     (with locale, signal, threading and selectors) costs a hook more to import than the
@@ -46,7 +47,8 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
         import subprocess
 
         proc = subprocess.run(
-            ('git', *args), cwd=cwd, stdin=subprocess.DEVNULL, env=env,
+            ('git', *args), cwd=cwd, env=env, input=input,
+            stdin=subprocess.DEVNULL if input is None else None,
             stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
             stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
         )
@@ -56,10 +58,17 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
     import _signal  # signal's C half, loaded at start-up; signal.py itself builds enums
 
     argv = ['git', *(['-C', cwd] if cwd is not None else []), *args]
-    actions: list[tuple] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    actions: list[tuple] = []
     pipes: dict[int, int] = {}  # child's fd -> our read end
     write_ends = []
+    feed = -1  # our end of git's stdin, when there is input
     try:
+        if input is None:
+            actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+        else:
+            stdin_end, feed = os.pipe()
+            write_ends.append(stdin_end)  # closed here once git has it
+            actions.append((os.POSIX_SPAWN_DUP2, stdin_end, 0))
         for fd, wanted in ((1, stdout), (2, stderr)):
             if wanted:  # os.pipe() ends are not inherited: only the dup2'd copy reaches git
                 read_end, write_end = os.pipe()
@@ -73,16 +82,29 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
                     if hasattr(_signal, name)]
         pid = os.posix_spawnp('git', argv, env, file_actions=actions, setsigdef=defaults)
     except BaseException:
-        for fd in (*pipes.values(), *write_ends):
+        for fd in (*pipes.values(), *write_ends, *([feed] if feed >= 0 else [])):
             os.close(fd)
         raise
     for fd in write_ends:
         os.close(fd)
     received: dict[int, list[bytes]] = {fd: [] for fd in pipes.values()}
+    pending = memoryview(input or b'')
     try:
         open_ends = list(received)
-        while open_ends:  # drain both pipes together: git blocks when either is full
-            ready, _, _ = select.select(open_ends, [], [])
+        if feed >= 0 and not pending:
+            os.close(feed)
+            feed = -1
+        while open_ends or feed >= 0:
+            # Feed and drain together: git blocks when a pipe is full, and so would we.
+            ready, writable, _ = select.select(open_ends, [feed] if feed >= 0 else [], [])
+            if writable:
+                try:
+                    pending = pending[os.write(feed, pending[:select.PIPE_BUF]):]
+                except BrokenPipeError:  # git stopped reading: its exit code says why
+                    pending = pending[:0]
+                if not pending:
+                    os.close(feed)
+                    feed = -1
             for fd in ready:
                 block = os.read(fd, 1 << 16)
                 if block:
@@ -90,6 +112,8 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
                 else:
                     open_ends.remove(fd)
     finally:
+        if feed >= 0:
+            os.close(feed)
         for fd in received:
             os.close(fd)
         _, status = os.waitpid(pid, 0)
@@ -108,6 +132,38 @@ def git(*args: str, cwd: str | None = None, check: bool = True) -> bytes:
         message = err.decode('utf-8', 'replace').strip()
         raise GitError('git', 0, f'`git {" ".join(args)}` failed: {message}')
     return out
+
+
+def head_and_files(root: str, paths: Sequence[str]) -> tuple[str | None, dict[str, bytes | None]]:
+    """HEAD's commit id (None when unborn) and the bytes of ``paths`` in it (None when
+    absent or not a file), from one ``git cat-file --batch``: the same answers as
+    ``rev-parse --verify HEAD^{commit}`` and ``cat-file blob HEAD:path``, one process."""
+    if any('\n' in path for path in paths):
+        raise ValueError('a path with a newline cannot be asked of git cat-file --batch')
+    request = ''.join(f'{name}\n' for name in ('HEAD^{commit}', *(f'HEAD:{p}' for p in paths)))
+    try:
+        code, out, err = run_git(('cat-file', '--batch'), root, input=os.fsencode(request))
+    except OSError as exc:  # git itself is missing
+        raise GitError('git', 0, f'cannot run git: {exc}') from None
+    if code != 0:
+        message = err.decode('utf-8', 'replace').strip()
+        raise GitError('git', 0, f'`git cat-file --batch` failed: {message}')
+    answers: list[tuple[str, bytes] | None] = []
+    pos = 0
+    for _ in range(len(paths) + 1):
+        end = out.index(b'\n', pos)
+        header = out[pos:end].split(b' ')
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():  # "<id> <type> <size>", the object, LF
+            size = int(header[2])
+            answers.append((header[1].decode(), out[pos:pos + size]))
+            pos += size + 1
+        else:  # "<name> missing" or "<name> ambiguous"
+            answers.append(None)
+    head = out.split(b' ', 1)[0].decode() if answers[0] else None
+    files = {path: answer[1] if answer and answer[0] == 'blob' else None
+             for path, answer in zip(paths, answers[1:])}
+    return head, files
 
 
 def git_ok(*args: str, cwd: str | None = None) -> bool:
@@ -237,6 +293,10 @@ class TreeView:
             meta, _, path = rec.partition(b'\t')
             entries.append(Entry(os.fsdecode(path), meta.split(b' ')[0].decode()))
         return entries
+
+    def remember(self, path: str, data: bytes | None) -> None:
+        """Seed the read cache with bytes already asked of git (see head_and_files)."""
+        self._read_cache[path] = data
 
     def _stages_below(self, prefixes: Sequence[str]) -> bool:
         """Whether a staged path may lie below (or above) one of ``prefixes``; in doubt,

@@ -5,14 +5,13 @@ error (a bug in oracle-guard; ``--debug`` shows the traceback).
 """
 from __future__ import annotations
 
-import datetime
 import sys
 
 from oracle_guard.changeset import detect_change_set
 from oracle_guard.changeset import NO_BASE
 from oracle_guard.changeset import Change
 from oracle_guard.changeset import range_env
-from oracle_guard.changeset import staged_change
+from oracle_guard.changeset import staged_against
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
@@ -22,6 +21,7 @@ from oracle_guard.config import read_table
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+from oracle_guard.gitrepo import head_and_files
 from oracle_guard.gitrepo import repo_root
 from oracle_guard.gitrepo import resolve_or_none
 from oracle_guard.gitrepo import TreeView
@@ -32,6 +32,7 @@ from oracle_guard.report import write_findings
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import argparse
+    import datetime
     from collections.abc import Callable
     from collections.abc import Sequence
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 class RunContext:
     __slots__ = ('cfg', 'filenames', 'from_ref', 'to_ref', 'all_files', 'require_base',
-                 'today', 'notes', 'staged', 'judged', 'arguments', '_changes', '_base_cfg')
+                 '_today', 'notes', 'staged', 'judged', 'arguments', '_changes', '_base_cfg')
 
     def __init__(
             self, cfg: Config,
@@ -59,13 +60,25 @@ class RunContext:
         self.to_ref = to_ref
         self.all_files = all_files
         self.require_base = require_base
-        self.today = utc_today() if today is None else today
+        self._today = today
         self.notes = [] if notes is None else notes
         self.staged = staged
         self.judged = judged
         self.arguments = arguments
         self._changes = _changes
         self._base_cfg = _base_cfg
+
+    @property
+    def today(self) -> datetime.date:
+        """The date expiries are compared with: UTC today unless the run was given one.
+        Worked out when a rule first asks (most commits never do: datetime is not free)."""
+        if self._today is None:
+            self._today = utc_today()
+        return self._today
+
+    @today.setter
+    def today(self, value: datetime.date) -> None:
+        self._today = value
 
     @property
     def changes(self) -> ChangeSet:
@@ -114,6 +127,8 @@ def base_config(cfg: Config, changes: ChangeSet) -> Config:
 
 def utc_today() -> datetime.date:
     """Today in UTC: an expiry means the same on every machine, whatever its time zone."""
+    import datetime
+
     return datetime.datetime.now(datetime.timezone.utc).date()
 
 
@@ -125,6 +140,7 @@ else:  # the same name for modules that import it; collections.abc is not worth 
 
 def _date(value: str) -> datetime.date:
     import argparse
+    import datetime
 
     try:
         return datetime.date.fromisoformat(value)
@@ -164,10 +180,16 @@ def judged_view(root: str, to_ref: str | None, all_files: bool
             return TreeView(root, rev), None
     if all_files:
         return TreeView(root, None), None
-    staged = staged_change(root)
+    # HEAD and its pyproject.toml from one git process: unless the commit stages the
+    # file, that is the configuration the index holds.
+    head, at_head = head_and_files(root, (PYPROJECT,))
+    staged = staged_against(root, head)
     if not staged[1]:
         return TreeView(root, None), staged
-    return TreeView(root, '').unstaged_from(staged[0], staged[1]), staged
+    view = TreeView(root, '').unstaged_from(head, staged[1])
+    if head and not any(PYPROJECT in (c.path, c.old_path) for c in staged[1]):
+        view.remember(PYPROJECT, at_head[PYPROJECT])
+    return view, staged
 
 
 def context_from_args(args: argparse.Namespace) -> RunContext:
