@@ -64,3 +64,19 @@ def test_head_and_files_answers_as_rev_parse_and_cat_file_do(repo):
         'folder': None,  # a tree is not a file
         'absent': None,
     })
+
+
+def test_read_many_reads_what_read_would_with_one_process(repo, monkeypatch):
+    from oracle_guard.gitrepo import TreeView
+    repo.write('a.py', 'a = 1\n')
+    repo.write('b.py', 'b = 2\n')
+    repo.write('folder/c.py', 'c = 3\n')
+    repo.commit('files')
+    paths = ('a.py', 'b.py', 'folder', 'absent.py')
+    one_by_one = TreeView(repo.path, 'HEAD')
+    expected = {p: one_by_one.read(p) for p in paths}
+    assert expected['a.py'] == b'a = 1\n' and expected['folder'] is None
+    batched = TreeView(repo.path, 'HEAD')
+    batched.read_many(paths)
+    monkeypatch.setenv('PATH', os.path.join(repo.path, 'no-git-here'))  # no more git now
+    assert {p: batched.read(p) for p in paths} == expected

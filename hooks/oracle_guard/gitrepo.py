@@ -148,9 +148,18 @@ def head_and_files(root: str, paths: Sequence[str]) -> tuple[str | None, dict[st
     if code != 0:
         message = err.decode('utf-8', 'replace').strip()
         raise GitError('git', 0, f'`git cat-file --batch` failed: {message}')
+    answers = _batch_answers(out, len(paths) + 1)
+    head = out.split(b' ', 1)[0].decode() if answers[0] is not None else None
+    files = {path: answer[1] if answer and answer[0] == 'blob' else None
+             for path, answer in zip(paths, answers[1:])}
+    return head, files
+
+
+def _batch_answers(out: bytes, count: int) -> list[tuple[str, bytes] | None]:
+    """``git cat-file --batch`` output: per object asked, (type, bytes) or None."""
     answers: list[tuple[str, bytes] | None] = []
     pos = 0
-    for _ in range(len(paths) + 1):
+    for _ in range(count):
         end = out.index(b'\n', pos)
         header = out[pos:end].split(b' ')
         pos = end + 1
@@ -160,10 +169,7 @@ def head_and_files(root: str, paths: Sequence[str]) -> tuple[str | None, dict[st
             pos += size + 1
         else:  # "<name> missing" or "<name> ambiguous"
             answers.append(None)
-    head = out.split(b' ', 1)[0].decode() if answers[0] else None
-    files = {path: answer[1] if answer and answer[0] == 'blob' else None
-             for path, answer in zip(paths, answers[1:])}
-    return head, files
+    return answers
 
 
 def git_ok(*args: str, cwd: str | None = None) -> bool:
@@ -349,6 +355,23 @@ class TreeView:
         if path not in self._read_cache:
             self._read_cache[path] = self._read(path)
         return self._read_cache[path]
+
+    def read_many(self, paths: Sequence[str]) -> None:
+        """Read several files into the cache with one git process (``read`` then answers
+        from it): the same bytes as one ``git cat-file blob`` per file."""
+        wanted = sorted({p for p in paths if p not in self._read_cache and '\n' not in p})
+        if self.rev is None or len(wanted) < 2:
+            return  # the disk, or nothing to gain
+        request = ''.join(f'{self._object(p)}\n' for p in wanted)
+        try:
+            code, out, _ = run_git(('cat-file', '--batch'), self.root, stderr=False,
+                                   input=os.fsencode(request))
+        except OSError as exc:  # git itself is missing
+            raise GitError('git', 0, f'cannot run git: {exc}') from None
+        if code != 0:
+            return  # each file is then asked for on its own, as before
+        for path, answer in zip(wanted, _batch_answers(out, len(wanted))):
+            self._read_cache[path] = answer[1] if answer and answer[0] == 'blob' else None
 
     def read_document(self, path: str) -> bytes | None:
         """An oracle document (config, manifest, ledger, lock, trace store), or None.

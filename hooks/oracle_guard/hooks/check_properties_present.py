@@ -24,7 +24,9 @@ def property_tests(view: TreeView, folder: str,
     Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31).
     """
     real, modules = set(), []
-    for entry in view.entries([folder]):
+    entries = view.entries([folder])
+    view.read_many([e.path for e in entries if is_test_module(e.path) and not e.is_symlink])
+    for entry in entries:
         if not is_test_module(entry.path) or entry.is_symlink:
             continue
         modules.append(entry.path)
