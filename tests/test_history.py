@@ -282,6 +282,19 @@ def test_malformed_acknowledgement_is_a_configuration_error(guarded, row, proble
     assert problem in result.err
 
 
+def test_malformed_acknowledgement_is_refused_when_it_is_committed(guarded):
+    mixed = mixed_commit(guarded)
+    guarded.write(ACK, f'acknowledged:\n  - commit: {mixed}\n    owner: agent\n'
+                       '    reason: the agent said so\n')
+    guarded.add()
+
+    result = guarded.run(check_freeze_ledger.main)  # commit mode: the list is staged
+
+    assert result.rc == 2, result.out
+    assert result.err.startswith(f'{ACK}:3:'), result.err
+    assert "owner is 'agent', not a person" in result.err
+
+
 # --- bounded: the cap and shallow clones --------------------------------------------------
 
 def test_history_limit_caps_the_walk_with_a_note(guarded):

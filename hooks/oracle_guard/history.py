@@ -65,7 +65,7 @@ class Commit:
     def label(self) -> str:
         subject = self.subject
         if len(subject) > SUBJECT_SHOWN:
-            subject = subject[:SUBJECT_SHOWN - 1] + '…'
+            subject = subject[:SUBJECT_SHOWN - 3] + '...'
         return f'{self.short} "{subject}"'
 
 

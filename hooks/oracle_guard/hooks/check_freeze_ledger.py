@@ -395,6 +395,12 @@ def baseline_growth(ctx: RunContext) -> list[Finding]:
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
     view = ctx.changes.new
+    if cfg.acknowledged in ctx.changes.touched():
+        # The acknowledged commits sit beside the ledger: a change that edits the list
+        # is refused while it is malformed (exit 2), not only once history mode reads it.
+        from oracle_guard.acknowledgements import read_acknowledgements
+
+        read_acknowledgements(view, cfg.acknowledged)
     ledger = load_ledger(view, cfg)
     if ledger is None:
         # No ledger now: nothing to validate, but deleting one is still judged against the base.
