@@ -120,3 +120,54 @@ class SilenceJudge:
                 'module to optional-modules in a change of its own',
             ))
         return Judgement()
+
+
+@dataclass(frozen=True)
+class AcceptedSilence:
+    """A silence of a test file that needs no freeze, as the run-time checks see it."""
+
+    kind: str
+    why: str  # BASELINE, ENVIRONMENT_SKIP or DECLARED_IMPORT
+    scope: str
+    module: str | None  # what an importorskip imports
+    held: bool | None  # an environment condition in this interpreter; None otherwise
+
+
+def accepted_silences(path: str, source: bytes, judge: SilenceJudge
+                      ) -> dict[str, list[AcceptedSilence]]:
+    """Function identity -> the accepted silences that cover it; module-level ones also
+    under ``''``. The pytest plugin and the audit of ``oracle-guard ci`` ask this."""
+    from oracle_guard.env_conditions import holds_now
+    from oracle_guard.scanner import parse_python
+    from oracle_guard.scanner import ScanError
+    from oracle_guard.scanner import scan_silences
+    from oracle_guard.ledger import function_of
+
+    found: dict[str, list[AcceptedSilence]] = {}
+    try:
+        tree = parse_python(source, path)
+        silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+    except ScanError:
+        return found  # check-named-freezes reports it (OG307)
+    readers: list[ConditionReader] = []
+
+    def reader() -> ConditionReader:
+        if not readers:
+            readers.append(ConditionReader.of_tree(tree))
+        return readers[0]
+
+    for silence in silences:
+        judgement = judge.judge(path, silence, reader)
+        if not judgement.accepted:
+            continue
+        held = None
+        if judgement.accepted == ENVIRONMENT_SKIP:
+            held = holds_now(reader(), list(judgement.conditions), judgement.negate)
+        accepted = AcceptedSilence(silence.kind, judgement.accepted, silence.scope,
+                                   imported_module(silence), held)
+        keys = {function_of(t) for t in silence.targets}
+        if silence.scope == 'module':
+            keys.add('')
+        for key in keys:
+            found.setdefault(key, []).append(accepted)
+    return found

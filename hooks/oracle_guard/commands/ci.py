@@ -176,7 +176,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
         audit_ctx = audit.AuditContext(
             cfg=cfg, record=record, inventory=audit.static_inventory(head_view, cfg.tests),
             ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg.src),
-            junit_expected=junit if is_pytest_command(command) else None,
+            junit_expected=junit if is_pytest_command(command) else None, view=head_view,
         )
         findings.extend(audit.audit(audit_ctx))
 

@@ -87,6 +87,40 @@ class AuditContext:
     today: datetime.date
     src_modules: dict[str, str] = field(default_factory=dict)  # top-level name -> path
     junit_expected: str | None = None  # the JUnit file the run was asked to write
+    view: TreeView | None = None  # HEAD: where the baseline and test files are read
+    _accepted: dict[str, dict[str, list]] = field(default_factory=dict)  # type: ignore[type-arg]
+    _judge: object = None
+    _baseline: object = None
+
+    def head(self) -> TreeView:
+        return self.view or TreeView(self.cfg.root, None)
+
+    def accepted(self, path: str) -> dict[str, list]:  # type: ignore[type-arg]
+        """Rules 39-41: the silences of a test file that need no freeze (baselined,
+        environment conditions, declared imports), as check-named-freezes judges them."""
+        if path not in self._accepted:
+            from oracle_guard.silence_acceptance import accepted_silences
+            from oracle_guard.silence_acceptance import SilenceJudge
+
+            if self._judge is None:
+                self._judge = SilenceJudge.of_view(self.cfg, self.head())
+            source = self.head().read(path)
+            self._accepted[path] = {} if source is None else \
+                accepted_silences(path, source, self._judge)  # type: ignore[arg-type]
+        return self._accepted[path]
+
+    def excluded_at_adoption(self) -> dict[str, str]:
+        """nodeid -> what left it out, from the baseline's ``excluded`` list."""
+        if self._baseline is None:
+            from oracle_guard.baseline import read_baseline
+            from oracle_guard.findings import ConfigError
+
+            try:
+                baseline = read_baseline(self.head(), self.cfg.baseline)
+            except ConfigError:
+                baseline = None  # check-named-freezes reports it
+            self._baseline = baseline.excluded_nodeids() if baseline else {}
+        return self._baseline  # type: ignore[return-value]
 
     def rows_for(self, path: str, identity: str) -> list[FreezeRow]:
         """Live ledger rows that name this test (its file, or a file that no longer
@@ -120,6 +154,37 @@ def silence_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | Non
         return f'{row.id} live until {row.expires}'
     if outcome.kind in ctx.cfg.allow_silences:
         return f'allow-silences: {outcome.kind}'
+    return adoption_explanation(outcome, ctx)
+
+
+# What a skip of the run may be, for each kind of accepted silence in the file.
+_RUN_KINDS = {'skip': ('skip',), 'skipif': ('skipif',), 'xfail': ('xfail',),
+              'unittest-skip': ('unittest-skip', 'skip'), 'importorskip': ('skip',
+                                                                            'collection-skip')}
+
+
+def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | None:
+    """A baselined silence of that very test (rule 39), an environment condition of it
+    that holds in this interpreter (rule 40), or an importorskip of a declared module
+    whose import failed (rule 41)."""
+    from oracle_guard.silence_acceptance import BASELINE
+    from oracle_guard.silence_acceptance import DECLARED_IMPORT
+    from oracle_guard.silence_acceptance import ENVIRONMENT_SKIP
+
+    accepted = ctx.accepted(outcome.path)
+    keys = [function_of(outcome.identity)] if outcome.kind != 'collection-skip' else []
+    keys.append('')  # module level covers every test of the file
+    for key in keys:
+        for silence in accepted.get(key, ()):
+            if outcome.kind not in _RUN_KINDS.get(silence.kind, (silence.kind,)):
+                continue
+            if silence.why == BASELINE:
+                return f'baseline: {silence.kind}'
+            if silence.why == ENVIRONMENT_SKIP and silence.held:
+                return f'environment condition ({silence.kind}) held in this run'
+            if silence.why == DECLARED_IMPORT and silence.module and \
+                    silence.module.split('.')[0] in outcome.reason:
+                return f'importorskip of the declared dependency {silence.module}'
     return None
 
 
@@ -129,6 +194,9 @@ def exclusion_explanation(path: str, identity: str, ctx: AuditContext) -> str | 
     the configuration already left out at adoption extends this."""
     for row in ctx.rows_for(path, identity):
         return f'{row.id} live until {row.expires}'
+    by = ctx.excluded_at_adoption().get(f'{path}::{identity}')
+    if by is not None:
+        return f'left out at adoption ({by}), recorded in {ctx.cfg.baseline}'
     return None
 
 

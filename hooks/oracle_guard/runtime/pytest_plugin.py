@@ -169,11 +169,10 @@ class FreezeGuard:
         self.deselected: set[str] = set()  # functions with a case deselected (-k, -m, hooks)
         self.case_selection = False  # a parametrized case named on the command line
         # Rules 39-41: silences the baseline, an environment condition or a declared
-        # import accept, per file: identity -> [(kind, why, held in this run or None)].
-        self._accepted: dict[str, dict[str, list[tuple[str, str, bool | None]]]] = {}
+        # import accept, per file: function identity -> [AcceptedSilence].
+        self._accepted: dict[str, dict[str, list[Any]]] = {}
         self._judge: Any = None
-        # nodeid -> why its silence needs no freeze (read by the audit of the verified run)
-        self.accepted_silences: dict[str, list[tuple[str, str, bool | None]]] = {}
+        self.accepted_silences: dict[str, list[Any]] = {}  # nodeid -> what accepted it
         self.counts: dict[str, Any] = {}  # nodeid -> lock_runtime.ExampleCount
         self.forms_file: str | None = None
 
@@ -205,56 +204,27 @@ class FreezeGuard:
                 self.problems.append(f'{ledger.path}:{row.line_of("owner")}: {row.id or "a row"} '
                                      f'{why}; a freeze needs a person who answers for it')
 
-    def _accepted_in(self, path: str) -> dict[str, list[tuple[str, str, bool | None]]]:
+    def _accepted_in(self, path: str) -> dict[str, list[Any]]:
         """The silences of one test file that need no freeze, as check-named-freezes
-        judges them, with whether an environment condition holds in this interpreter."""
-        if path in self._accepted:
-            return self._accepted[path]
-        assert self.cfg is not None
-        from oracle_guard.env_conditions import ConditionReader
-        from oracle_guard.env_conditions import holds_now
-        from oracle_guard.scanner import parse_python
-        from oracle_guard.scanner import ScanError
-        from oracle_guard.scanner import scan_silences
-        from oracle_guard.silence_acceptance import ENVIRONMENT_SKIP
-        from oracle_guard.silence_acceptance import SilenceJudge
+        judges them (rules 39-41)."""
+        if path not in self._accepted:
+            assert self.cfg is not None
+            from oracle_guard.silence_acceptance import accepted_silences
+            from oracle_guard.silence_acceptance import SilenceJudge
 
-        found: dict[str, list[tuple[str, str, bool | None]]] = {}
-        self._accepted[path] = found
-        source = TreeView(self.cfg.root, None).read(path)
-        if source is None:
-            return found
-        try:
-            tree = parse_python(source, path)
-            silences = scan_silences(tree, source.decode('utf-8', 'replace'))
-        except ScanError:
-            return found  # check-named-freezes reports it (OG307)
-        if self._judge is None:
-            self._judge = SilenceJudge.of_view(self.cfg, TreeView(self.cfg.root, None))
-        readers: list[ConditionReader] = []
-
-        def reader() -> ConditionReader:
-            if not readers:
-                readers.append(ConditionReader.of_tree(tree))
-            return readers[0]
-
-        for silence in silences:
-            judgement = self._judge.judge(path, silence, reader)
-            if not judgement.accepted:
-                continue
-            held = None
-            if judgement.accepted == ENVIRONMENT_SKIP:
-                held = holds_now(reader(), list(judgement.conditions), judgement.negate)
-            for target in silence.targets:
-                found.setdefault(function_of(target), []).append(
-                    (silence.kind, judgement.accepted, held))
-        return found
+            view = TreeView(self.cfg.root, None)
+            if self._judge is None:
+                self._judge = SilenceJudge.of_view(self.cfg, view)
+            source = view.read(path)
+            self._accepted[path] = {} if source is None else \
+                accepted_silences(path, source, self._judge)
+        return self._accepted[path]
 
     def _accepted_marker(self, item: pytest.Item, identity: str, kind: str) -> bool:
         """Whether a marker without an FZ id is a baselined silence, an environment
         condition or a declared import of this very test (rules 39-41)."""
         accepted = [a for a in self._accepted_in(self._relpath(item)).get(
-            function_of(identity), []) if a[0] == kind]
+            function_of(identity), []) if a.kind == kind]
         if accepted:
             self.accepted_silences.setdefault(item.nodeid, []).extend(accepted)
         return bool(accepted)
