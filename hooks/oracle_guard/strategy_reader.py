@@ -37,7 +37,7 @@ from oracle_guard.strategy_form import unresolved
 
 STRATEGIES = 'hypothesis.strategies.'
 COMPOSITE = 'hypothesis.strategies.composite'
-_MAX_DEPTH = 12
+_MAX_DEPTH = 40  # forms nest through helpers, composites and recursive bases
 _MAX_RANGE = 10_000
 _NO_LOCALS: Mapping[str, Any] = {}
 _UNKNOWN = object()  # a parameter whose value the call does not say
@@ -200,7 +200,8 @@ class StrategyReader:
             if found is not None:
                 reader, name = found
                 return reader.form_of_name(name, depth + 1)
-            return unresolved(text, f'{text} is not a strategy this module defines')
+            return unresolved(text, f'{text} is not a module-level strategy or an import '
+                                    'from the tests (a local variable, a package import)')
         if not isinstance(node_, ast.Call):
             return unresolved(text, 'not a strategy expression')
         return self._call(node_, depth, local)
@@ -384,6 +385,9 @@ class StrategyReader:
             return value
         value = self.values.value(arg)
         if is_unverifiable(value):
+            if isinstance(arg, ast.Call) and not any(
+                    isinstance(n, ast.Name) and n.id in local for n in ast.walk(arg)):
+                return expr(text)  # date(1970, 1, 1): compared as written
             if kind in ('min', 'max', 'size_min', 'flag', 'narrowing_flag'):
                 return unresolved(text, value.why)
             return expr(text)

@@ -181,10 +181,14 @@ def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
     if version >= 2:
         entry['strategies'] = dict(prop.forms)
         for arg, form in sorted(prop.forms.items()):
-            for where, part in unresolved_parts(form):
-                notes.append(f'{prop.path}:{prop.strategy_lines.get(arg, prop.line)}: '
-                             f'{prop.identity}: args.{arg}: {where}: checked at run time '
-                             f'({part["unresolved"]}: {part.get("why", "not readable")})')
+            parts = unresolved_parts(form)
+            if not parts:
+                continue
+            where, part = parts[0]
+            more = f' (+{len(parts) - 1} more parts)' if len(parts) > 1 else ''
+            notes.append(f'{prop.path}:{prop.strategy_lines.get(arg, prop.line)}: '
+                         f'{prop.identity}: args.{arg}: {where}: checked at run time '
+                         f'({part["unresolved"]}: {part.get("why", "not readable")}){more}')
     return entry
 
 
