@@ -222,7 +222,11 @@ def test_commits_before_adoption_are_not_judged(repo):
     repo.write(SRC, 'x = 2\n')
     repo.write(PROPERTY, PROPERTY_TEST + '\n# old habits\n')
     repo.commit('still before the guard')
+    # The adoption commit is the starting point, not a change: here it brings the table
+    # in together with more code and properties, as adopting in a busy branch can.
     repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n')
+    repo.write(SRC, 'x = 3\n')
+    repo.write(PROPERTY, PROPERTY_TEST + '\n# adopted\n')
     repo.commit('adopt oracle-guard')
     trivial_commit(repo)
 
@@ -236,6 +240,40 @@ def test_adopted_revision_starts_history_mode_later(guarded):
     assert guarded.run(mixed_main).rc == 1
 
     assert guarded.run(mixed_main, '--adopted', start).rc == 0
+
+
+def test_adopted_revision_that_does_not_exist_is_a_configuration_error(guarded):
+    trivial_commit(guarded)
+
+    result = guarded.run(mixed_main, '--adopted', 'no-such-revision')
+
+    assert result.rc == 2
+    assert "adopted = 'no-such-revision' is not a commit" in result.err
+
+
+def test_adopted_revision_missing_from_a_shallow_clone_still_judges_head(guarded, tmp_path):
+    start = trivial_commit(guarded)
+    trivial_commit(guarded, 2)
+    mixed_commit(guarded)
+    shallow = _clone(guarded, tmp_path, 2)
+
+    result = shallow.run(mixed_main, '--adopted', start)
+
+    assert result.codes == ['OG201'], result.out
+    assert 'is not in this shallow clone, so only HEAD was judged' in result.out
+
+
+def test_commit_removing_the_table_with_src_is_still_judged(guarded):
+    edit_src(guarded)
+    guarded.write(PROPERTY, PROPERTY_TEST + '\n# tidied\n')
+    guarded.write('pyproject.toml', '[project]\nname = "app"\n')
+    guarded.commit('switch the guard off, with the fix')
+    trivial_commit(guarded)
+
+    result = guarded.run(mixed_main)
+
+    assert sorted(result.codes) == ['OG201', 'OG201'], result.out
+    assert '"switch the guard off, with the fix": [tool.oracle-guard] table' in result.out
 
 
 def test_acknowledged_commit_passes(guarded):

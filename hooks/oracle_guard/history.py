@@ -206,8 +206,14 @@ def commits_since_adoption(root: str, cfg: Config) -> History:
     if cfg.adopted:
         adopted = resolve_or_none(cfg.adopted, root)
         if adopted is None:
-            return History([], None, f'the adopted revision {cfg.adopted!r} is not in this '
-                                     'clone, so no commit since adoption was judged')
+            if git('rev-parse', '--is-shallow-repository', cwd=root).strip() != b'true':
+                raise ConfigError(PYPROJECT, 0, f'adopted = {cfg.adopted!r} is not a commit '
+                                  'of this repository',
+                                  'set adopted to the full id of a commit HEAD descends from')
+            head = [c for c in walk(root, 1, None)[:1] if c.parents]
+            return History(head, TableReader(root, [c.id for c in head]),
+                           f'the adopted revision {cfg.adopted!r} is not in this shallow '
+                           'clone, so only HEAD was judged')
         seen = walk(root, limit, adopted)
     else:
         seen = walk(root, limit, None)
