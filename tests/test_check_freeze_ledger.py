@@ -577,7 +577,7 @@ def test_git_commit_of_an_unrelated_file_is_blocked_by_an_expired_row(frozen, tm
                  yaml.safe_dump({'repos': [{'repo': 'local', 'hooks': [hook]}]}))
     frozen.commit('use the hook')
     env = {**os.environ, 'PRE_COMMIT_HOME': str(tmp_path / 'pre-commit-home')}
-    subprocess.run(('pre-commit', 'install'), cwd=frozen.path, env=env, check=True,
+    subprocess.run((sys.executable, '-m', 'pre_commit', 'install'), cwd=frozen.path, env=env, check=True,
                    capture_output=True)
     frozen.write('README.md', 'docs\n')
     frozen.add('README.md')
@@ -585,7 +585,7 @@ def test_git_commit_of_an_unrelated_file_is_blocked_by_an_expired_row(frozen, tm
                           capture_output=True, text=True)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert 'OG501 FZ-1 expired on 2026-07-01' in proc.stdout + proc.stderr
-    proc = subprocess.run(('pre-commit', 'run', '--all-files'), cwd=frozen.path, env=env,
+    proc = subprocess.run((sys.executable, '-m', 'pre_commit', 'run', '--all-files'), cwd=frozen.path, env=env,
                           capture_output=True, text=True)
     assert proc.returncode == 1
     assert 'OG501' in proc.stdout

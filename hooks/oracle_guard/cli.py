@@ -6,7 +6,6 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from oracle_guard import __version__
 from oracle_guard.runner import add_run_arguments
 from oracle_guard.runner import context_from_args
 from oracle_guard.runner import emit
@@ -31,6 +30,29 @@ COMMANDS = {
     'ci': 'oracle_guard.commands.ci',
     'baseline': 'oracle_guard.commands.baseline',
 }
+
+
+# One line per command for `oracle-guard --help`.
+SUMMARIES = {
+    'check': 'run every hook once (for CI systems without pre-commit)',
+    'ci': 'the pull-request gate: change rules, the test run, and its audit',
+    'init': 'adopt oracle-guard in this repository (config, ledger, manifest, lock, baseline)',
+    'baseline': 'accept the silences that exist now, once (--prune drops stale entries)',
+    'lock': 'write the domain lock from the current property tests',
+    'fixtures': 'add or rehash fixture manifest rows (add, rehash, status)',
+    'flakes': 'compare two JUnit runs and draft ledger rows for flaky tests',
+}
+
+
+def usage() -> str:
+    names = ['check', *COMMANDS]
+    width = max(map(len, names))
+    lines = [f'usage: oracle-guard COMMAND [options]   (oracle-guard COMMAND --help)', '',
+             'Keep test oracles honest.', '', 'commands:']
+    lines += [f'  {name:<{width}}  {SUMMARIES.get(name, "")}'.rstrip() for name in names]
+    lines += ['', 'options:', '  -h, --help   show this message',
+              '  --version    the version, and the commit it was built from when known']
+    return '\n'.join(lines)
 
 
 def available_hooks() -> dict[str, object]:
@@ -66,7 +88,10 @@ def run_check(argv: Sequence[str]) -> int:
             if hasattr(module, 'history_check'):
                 history.append(module.history_check)
         findings += history_findings(ctx, history)
-        return emit(findings, ctx.notes, args.format)
+        status = emit(findings, ctx.notes, args.format)
+        if status == 0 and args.format == 'text':
+            print('oracle-guard: all checks passed')  # one line, like ruff's
+        return status
 
     return guarded(run, args.format, args.debug)
 
@@ -75,11 +100,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = ['check', *COMMANDS]
     if not argv or argv[0] in ('-h', '--help'):
-        print(f'usage: oracle-guard {{{",".join(commands)}}} ...\n\n'
-              'Keep test oracles honest. `oracle-guard COMMAND --help` for details.')
+        (sys.stdout if argv else sys.stderr).write(usage() + '\n')
         return 0 if argv else 2
-    if argv[0] == '--version':
-        print(f'oracle-guard {__version__}')
+    if argv[0] in ('--version', '-V'):
+        from oracle_guard.install_origin import version_line
+        print(version_line())
         return 0
     command, rest = argv[0], argv[1:]
     if command == 'check':

@@ -1,0 +1,62 @@
+"""What a user's environment sees of the package: the manifest, --version, --help, check."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from conftest import ROOT
+from oracle_guard.cli import COMMANDS
+from oracle_guard.cli import main
+
+
+def test_every_hook_declares_the_pre_commit_version_its_stage_names_need():
+    with open(os.path.join(ROOT, '.pre-commit-hooks.yaml'), encoding='utf-8') as f:
+        hooks = yaml.safe_load(f)
+    for hook in hooks:
+        assert hook['minimum_pre_commit_version'] == '3.2.0', hook['id']
+        assert 'pre-commit' in hook['stages']  # the 3.2.0 name of the commit stage
+
+
+def test_help_lists_every_command_with_one_line(capsys):
+    assert main(['--help']) == 0
+    out = capsys.readouterr().out
+    for command in ['check', *COMMANDS]:
+        line = next(line for line in out.splitlines() if line.startswith(f'  {command} '))
+        assert len(line.split(None, 1)[1]) > 10, line
+
+
+def test_version_names_the_commit_of_the_checkout_it_was_installed_from(capsys):
+    assert main(['--version']) == 0
+    out = capsys.readouterr().out
+    head = subprocess.run(('git', 'rev-parse', 'HEAD'), cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip()
+    assert re.fullmatch(r'oracle-guard \d+\.\d+\.\d+ \(commit [0-9a-f]{40}\)\n', out), out
+    assert head in out
+
+
+def test_successful_check_prints_one_summary_line(guarded):
+    guarded.write('README.md', 'an honest change\n')
+    guarded.add()
+    result = guarded.run(main, 'check')
+    assert (result.rc, result.out) == (0, 'oracle-guard: all checks passed\n')
+    guarded.write('src/app.py', 'x = 1\n')
+    guarded.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes: []\n')
+    guarded.add()
+    assert 'all checks passed' not in guarded.run(main, 'check').out
+
+
+def test_the_suite_needs_no_activated_environment():
+    """pre-commit is run as `python -m pre_commit` everywhere, never looked up on PATH."""
+    offenders = []
+    for name in sorted(os.listdir(os.path.join(ROOT, 'tests'))):
+        if name.endswith('.py'):
+            with open(os.path.join(ROOT, 'tests', name), encoding='utf-8') as f:
+                text = f.read()
+            if re.search(r"""\(\s*['"]pre-commit['"]\s*,""", text):
+                offenders.append(name)
+    assert not offenders
+    assert sys.executable
