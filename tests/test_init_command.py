@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import subprocess
 
 from pre_commit.clientlib import load_config as load_pre_commit_config
 
+from conftest import ROOT
 from oracle_guard.hooks import check_fixture_manifest
 from oracle_guard import cli
 from oracle_guard.cli import HOOKS
@@ -35,7 +37,9 @@ def test_init_scaffolds_every_file_in_an_empty_repository(repo):
     assert repo.read('tests/domain_lock.json') == b'{\n  "properties": {},\n  "version": 1\n}\n'
     config = load_pre_commit_config(os.path.join(repo.path, '.pre-commit-config.yaml'))
     assert config['repos'][0]['repo'] == URL
-    assert config['repos'][0]['rev'] == 'v0.1.0'
+    # A rev that exists: the commit of the oracle-guard checkout this one runs from.
+    assert config['repos'][0]['rev'] == subprocess.run(
+        ('git', 'rev-parse', 'HEAD'), cwd=ROOT, capture_output=True, text=True).stdout.strip()
     assert hook_ids(repo) == [list(HOOKS)]
 
 

@@ -1,10 +1,15 @@
-"""``oracle-guard init``: scaffold the guard in a user repository (SPEC §5b).
+"""``oracle-guard init``: adopt the guard in a new or existing repository.
 
-Writes what is missing and nothing else: the ``[tool.oracle-guard]`` table
-(appended to pyproject.toml), an empty ledger with budget 0, an empty fixture
-manifest, an empty trace store, an empty domain lock and the
-``.pre-commit-config.yaml`` entry. An existing file or table is never rewritten,
-so running it twice writes nothing the second time.
+Detects the layout (``src/`` or flat packages; ``tests/`` or ``test/``; the folder that
+holds the Hypothesis properties), then writes what is missing: the ``[tool.oracle-guard]``
+table (appended to pyproject.toml), an empty ledger with budget 0, the fixture manifest
+with a row for every fixture already there (``source: human``, its purpose saying that it
+predates the guard), the trace store, the domain lock of every property there is
+(``oracle-guard lock``), the baseline of the silences there are (``oracle-guard
+baseline``), the ``.pre-commit-config.yaml`` entry pinned to the commit this oracle-guard
+was installed from, and with ``--codeowners OWNER`` CODEOWNERS lines for the oracle files.
+An existing file or table is never overwritten (``--force`` rewrites the generated files);
+``--dry-run`` prints what would be written and writes nothing.
 
 Exit codes: 0 done (or nothing to do), 1 a file init cannot safely edit (the
 snippet to paste is printed), 2 bad input.
@@ -14,11 +19,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import posixpath
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from oracle_guard import __version__
 from oracle_guard.cli import HOOKS
 from oracle_guard.config import config_from_table
 from oracle_guard.config import load_config
@@ -35,7 +40,9 @@ from oracle_guard.runner import guarded
 PRE_COMMIT_CONFIG = '.pre-commit-config.yaml'
 PLACEHOLDER_REPO = 'https://example.invalid/oracle-guard'
 PATH_KEYS = ('src', 'tests', 'properties', 'fixtures', 'manifest', 'traces', 'ledger',
-             'domain-lock')
+             'domain-lock', 'baseline')
+NOT_SOURCE = ('tests', 'test', 'testing', 'docs', 'doc', 'examples', 'example', 'benchmarks',
+              'bench', 'scripts', 'tools', 'build', 'dist', 'site', 'ci')
 EMPTY_LEDGER = (
     '# Named freezes: every skipped or xfailed test, owned and dated (oracle-guard).\n'
     'budget: 0\n'
@@ -52,7 +59,13 @@ class CannotEdit(Exception):
 
 
 def hook_repo_url() -> str:
-    """Where this oracle-guard comes from, if its package metadata says; else a placeholder."""
+    """Where this oracle-guard comes from: the URL or folder it was installed from, its
+    package metadata, else a placeholder."""
+    from oracle_guard.install_origin import installed_origin
+
+    origin = installed_origin().url
+    if origin and not origin.startswith('file://'):
+        return origin
     try:
         from importlib.metadata import metadata
         urls = metadata('oracle-guard').get_all('Project-URL') or []
@@ -81,8 +94,10 @@ def toml_table(values: dict[str, Any]) -> str:
     return '\n'.join(lines) + '\n'
 
 
-def table_values(src: Sequence[str] | None, tests: Sequence[str] | None) -> dict[str, Any]:
+def table_values(src: Sequence[str] | None, tests: Sequence[str] | None,
+                 layout: dict[str, Any] | None = None) -> dict[str, Any]:
     values = {key: SCHEMA[key][0] for key in PATH_KEYS}
+    values.update(layout or {})
     for key, given in (('src', src), ('tests', tests)):
         if given:
             values[key] = [normalize_path(v, folder=True, source='command line', line=0, key=key)
@@ -181,18 +196,24 @@ class Scaffold:
         except UnicodeDecodeError:
             raise ConfigError(path, 0, 'is not valid UTF-8; init leaves it alone') from None
 
+    dry_run = False
+
     def write(self, path: str, text: str, what: str) -> None:
+        if self.dry_run:
+            self.wrote.append(f'would write {path}: {what}')
+            return
         target = self.full(path)
         os.makedirs(os.path.dirname(target) or '.', exist_ok=True)
         with open(target, 'w', encoding='utf-8', newline='') as f:
             f.write(text)
         self.wrote.append(f'wrote {path}: {what}')
 
-    def create(self, path: str, text: str, what: str) -> None:
-        if os.path.lexists(self.full(path)):
-            self.kept.append(f'kept  {path}: it exists')
-            return
+    def create(self, path: str, text: str, what: str, force: bool = False) -> bool:
+        if os.path.lexists(self.full(path)) and not force:
+            self.kept.append(f'kept  {path}: it exists (--force rewrites it)')
+            return False
         self.write(path, text, what)
+        return True
 
     def plan_pyproject(self, values: dict[str, Any]) -> tuple[str | None, str | None]:
         """(current text, new text or None when the table is already there)."""
@@ -238,60 +259,238 @@ class Scaffold:
                    else 'appended the oracle-guard hooks to "repos:"')
 
 
+# -- the layout of an existing repository ---------------------------------------------------
+
+def tracked_files(root: str) -> list[str]:
+    """Tracked files and untracked ones git does not ignore: what the repository holds."""
+    from oracle_guard.gitrepo import git
+    from oracle_guard.gitrepo import split_z
+
+    return sorted(set(split_z(git('ls-files', '-z', '--cached', '--others',
+                                  '--exclude-standard', cwd=root))))
+
+
+def detect_layout(files: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+    """Configuration values for the repository as it is, and one line per finding."""
+    from oracle_guard.scanner import is_test_module
+
+    tops = {f.split('/', 1)[0] for f in files if '/' in f}
+    said: list[str] = []
+    values: dict[str, Any] = {}
+    # Tests: tests/ or test/ at the top; else the test folders inside the packages.
+    roots = [f'{d}/' for d in ('tests', 'test') if d in tops]
+    if not roots:
+        nested = sorted({f.rsplit('/', 1)[0] + '/' for f in files
+                         if is_test_module(f) and f.count('/') <= 4
+                         and f.rsplit('/', 2)[-2] in ('tests', 'test')})
+        roots = [r for r in nested if not any(r != o and r.startswith(o) for o in nested)]
+    tests = roots or ['tests/']
+    values['tests'] = tests
+    said.append(f'tests: {", ".join(tests)}')
+    # Production code: src/, else the top-level packages, else the top-level modules' folder.
+    if 'src' in tops:
+        src = ['src/']
+    else:
+        packages = sorted(d for d in tops if f'{d}/__init__.py' in files and
+                          d.lower() not in NOT_SOURCE and not d.startswith('.'))
+        src = [f'{d}/' for d in packages] or ['src/']
+    values['src'] = src
+    said.append(f'src: {", ".join(src)}' + (' (flat layout)' if src != ['src/'] else ''))
+    first = tests[0]
+    values['fixtures'] = f'{first}fixtures/'
+    values['manifest'] = f'{first}fixtures/manifest.json'
+    values['traces'] = f'{first}fixtures/traces.txt'
+    values['ledger'] = f'{first}freeze_ledger.yaml'
+    values['domain-lock'] = f'{first}domain_lock.json'
+    values['baseline'] = f'{first}oracle_baseline.json'
+    values['properties'] = f'{first}properties/'
+    return values, said
+
+
+def property_folder(root: str, files: Sequence[str], tests: Sequence[str]) -> str | None:
+    """The innermost folder under the test roots that holds every ``@given`` test module."""
+    from oracle_guard.scanner import is_test_module
+
+    found = []
+    for path in files:
+        if not (is_test_module(path) and any(path.startswith(t) for t in tests)):
+            continue
+        try:
+            with open(os.path.join(root, path), 'rb') as f:
+                source = f.read()
+        except OSError:
+            continue
+        if b'@given' in source or b'hypothesis' in source and b'given(' in source:
+            found.append(path)
+    if not found:
+        return None
+    common = os.path.commonpath([posixpath.dirname(p) for p in found]).replace(os.sep, '/')
+    return f'{common}/' if common else None
+
+
+def codeowners_lines(cfg: Any, owner: str) -> list[str]:
+    paths = [cfg.ledger, cfg.manifest, cfg.traces, cfg.domain_lock, cfg.baseline,
+             cfg.properties, '.pre-commit-config.yaml']
+    return [f'/{p} {owner}' for p in dict.fromkeys(paths)]
+
+
 def run_init(args: argparse.Namespace) -> int:
+    from oracle_guard.install_origin import installed_origin
+
     root = repo_root()
     scaffold = Scaffold(root)
+    scaffold.dry_run = args.dry_run
+    origin = installed_origin()
     url = args.hook_repo or hook_repo_url()
+    rev = args.rev or origin.commit
+    if not rev:
+        raise ConfigError('command line', 0, 'the commit this oracle-guard was installed from '
+                          'is not known; pass --rev COMMIT (a commit id of the oracle-guard '
+                          'repository, `git rev-parse HEAD` in a clone of it)')
+    files = tracked_files(root)
+    layout, said = detect_layout(files)
+    if args.tests:
+        layout['tests'] = list(args.tests)
+    props = property_folder(root, files, [normalize_path(t, folder=True, source='command line',
+                                                         line=0, key='tests')
+                                          for t in layout['tests']])
+    if props:
+        layout['properties'] = props
+        said.append(f'properties: {props} (holds the Hypothesis tests)')
     # Every input is read and judged before the first write: bad input writes nothing.
     plans: dict[str, tuple[str | None, str | None]] = {}
     for name, plan in (
-            (PRE_COMMIT_CONFIG, lambda: scaffold.plan_pre_commit(url, args.rev)),
-            (PYPROJECT, lambda: scaffold.plan_pyproject(table_values(args.src, args.tests))),
+            (PRE_COMMIT_CONFIG, lambda: scaffold.plan_pre_commit(url, rev)),
+            (PYPROJECT, lambda: scaffold.plan_pyproject(table_values(args.src, args.tests,
+                                                                     layout))),
     ):
         try:
             plans[name] = plan()
         except CannotEdit as exc:
             scaffold.problems.append(str(exc))
+    for line in said:
+        print(f'found {line}')
     if PYPROJECT in plans:
         scaffold.pyproject(*plans[PYPROJECT])
-    cfg = load_config(root)  # the table as it now stands: an existing one wins
-    scaffold.create(cfg.ledger, EMPTY_LEDGER, 'empty freeze ledger, budget 0')
-    scaffold.create(cfg.manifest, '{\n  "fixtures": {},\n  "version": 1\n}\n',
-                    'empty fixture manifest')
-    scaffold.create(cfg.traces, EMPTY_TRACES, 'empty trace store')
-    scaffold.create(cfg.domain_lock, '{\n  "properties": {},\n  "version": 1\n}\n',
-                    'empty domain lock')
+    if args.dry_run and PYPROJECT in plans and plans[PYPROJECT][1] is not None:
+        cfg = config_from_table(root, read_table(plans[PYPROJECT][1]), plans[PYPROJECT][1])
+    else:
+        cfg = load_config(root)  # the table as it now stands: an existing one wins
+    force = args.force
+    scaffold.create(cfg.ledger, EMPTY_LEDGER, 'empty freeze ledger, budget 0', force)
+    scaffold.create(cfg.traces, EMPTY_TRACES, 'empty trace store', force)
+    manifest_new = scaffold.create(cfg.manifest, '{\n  "fixtures": {},\n  "version": 1\n}\n',
+                                   'empty fixture manifest', force)
+    lock_new = scaffold.create(cfg.domain_lock, '{\n  "properties": {},\n  "version": 1\n}\n',
+                               'empty domain lock', force)
     if PRE_COMMIT_CONFIG in plans:
         scaffold.pre_commit(*plans[PRE_COMMIT_CONFIG])
+    fixtures = [f for f in files if cfg.is_fixture(f)]
+    baseline_exists = os.path.lexists(os.path.join(root, cfg.baseline))
     for line in scaffold.wrote + scaffold.kept:
         print(line)
+    followed = []
+    if fixtures and manifest_new:
+        followed.append(('fixtures', ['add', cfg.fixtures.rstrip('/'), '--source', 'human',
+                                      '--purpose', PREDATES]))
+    if lock_new:
+        followed.append(('lock', ['--dry-run'] if args.dry_run else []))
+    if force or not baseline_exists:
+        followed.append(('baseline', ['--dry-run'] if args.dry_run else []))
+    for command, argv in followed:
+        if args.dry_run and command == 'fixtures':
+            print(f'would add manifest rows for {len(fixtures)} fixture(s) under '
+                  f'{cfg.fixtures} (source human, predating the guard)')
+            continue
+        status = _run_command(command, argv, root)
+        if status:
+            scaffold.problems.append(f'`oracle-guard {command} {" ".join(argv)}` exited '
+                                     f'{status}\n')
+    if args.codeowners:
+        codeowners(scaffold, cfg, args.codeowners)
     for problem in scaffold.problems:
         sys.stderr.write(f'oracle-guard init: {problem}')
-    if scaffold.wrote:
-        print('next: put at least one property test in '
-              f'{cfg.properties}, run `oracle-guard lock`, commit these files on their own, '
-              'then `pre-commit install`')
-        if url == PLACEHOLDER_REPO and any(PRE_COMMIT_CONFIG in w for w in scaffold.wrote):
-            print(f'note: {PRE_COMMIT_CONFIG} points at {PLACEHOLDER_REPO}; pass --hook-repo '
-                  'URL (or edit "repo:") to where your oracle-guard lives')
+    if args.dry_run:
+        print('dry run: nothing was written')
+    elif scaffold.wrote or followed:
+        print(next_steps(cfg, root, files))
     elif not scaffold.problems:
         print('nothing to do: oracle-guard is already set up here')
     return 1 if scaffold.problems else 0
 
 
+PREDATES = ('predates oracle-guard: recorded as it was when the guard was adopted (init); '
+            'a person has not yet said what it asserts')
+
+
+def _run_command(command: str, argv: list[str], root: str) -> int:
+    import importlib
+
+    from oracle_guard.cli import COMMANDS
+
+    module = importlib.import_module(COMMANDS[command])
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        return int(module.main(argv))
+    finally:
+        os.chdir(cwd)
+
+
+def codeowners(scaffold: Scaffold, cfg: Any, owner: str) -> None:
+    path = '.github/CODEOWNERS' if os.path.isdir(scaffold.full('.github')) else 'CODEOWNERS'
+    for candidate in ('CODEOWNERS', '.github/CODEOWNERS', 'docs/CODEOWNERS'):
+        if os.path.isfile(scaffold.full(candidate)):
+            path = candidate
+            break
+    text = scaffold.read(path) or ''
+    missing = [line for line in codeowners_lines(cfg, owner) if line not in text.splitlines()]
+    if not missing:
+        print(f'kept  {path}: it already names {owner} for the oracle files')
+        return
+    lead = '' if not text or text.endswith('\n') else '\n'
+    block = '# oracle files: a person reviews every change to them (oracle-guard)\n'
+    scaffold.write(path, text + lead + block + '\n'.join(missing) + '\n',
+                   f'{owner} owns the oracle files')
+    print(scaffold.wrote[-1])
+
+
+def next_steps(cfg: Any, root: str, files: Sequence[str]) -> str:
+    has_properties = any(f.startswith(cfg.properties) for f in files)
+    steps = ['next steps:']
+    if not has_properties:
+        steps.append(f'  - put at least one property test (a test a person owns) in '
+                     f'{cfg.properties}, then run `oracle-guard lock`')
+    steps += [
+        '  - review what was written; commit it on its own, with no test or src/ edits:',
+        '      git add -A && git commit -m "Adopt oracle-guard"',
+        '  - block bad commits from now on:  pre-commit install',
+        '  - check the whole repository:     pre-commit run --all-files',
+    ]
+    return '\n'.join(steps)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog='oracle-guard init',
-        description='Scaffold oracle-guard in this repository; existing files are kept.',
+        description='Adopt oracle-guard in this repository; existing files are kept.',
     )
     parser.add_argument('--src', action='append', metavar='DIR',
-                        help='production code folder (repeatable; default src/)')
+                        help='production code folder (repeatable; default: detected)')
     parser.add_argument('--tests', action='append', metavar='DIR',
-                        help='test code folder (repeatable; default tests/)')
+                        help='test code folder (repeatable; default: detected)')
     parser.add_argument('--hook-repo', metavar='URL',
-                        help='the oracle-guard git URL or path for .pre-commit-config.yaml')
-    parser.add_argument('--rev', default=f'v{__version__}',
-                        help='the oracle-guard tag to pin (default: %(default)s)')
+                        help='the oracle-guard git URL or path for .pre-commit-config.yaml '
+                             '(default: where this oracle-guard was installed from)')
+    parser.add_argument('--rev', metavar='COMMIT',
+                        help='the oracle-guard commit to pin (default: the commit this '
+                             'oracle-guard was installed from)')
+    parser.add_argument('--codeowners', metavar='OWNER',
+                        help='add CODEOWNERS lines giving OWNER (@team) the oracle files')
+    parser.add_argument('--dry-run', action='store_true', help='show what would be written')
+    parser.add_argument('--force', action='store_true',
+                        help='rewrite the ledger, manifest, trace store, lock and baseline '
+                             'even if they exist')
     parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     return guarded(lambda: run_init(args), 'text', args.debug)
