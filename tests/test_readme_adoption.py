@@ -89,6 +89,10 @@ def test_readme_adoption_commands_pass_and_then_block_a_bare_skip(
     assert not [p for p in committed if p.startswith('.venv/')]
     assert not user.git('status', '--porcelain', '--untracked-files=no').strip()
 
+    # The same verdict without pre-commit, as a CI system without it would ask.
+    check = shell('oracle-guard check --all-files', user, hook_repo)
+    assert check.rc == 0, check.out
+
     head = user.git('rev-parse', 'HEAD')
     user.write('tests/test_other.py', 'import pytest\n\n\n@pytest.mark.skip\n'
                'def test_other():\n    assert [1] * 2 == [1, 1]\n')
