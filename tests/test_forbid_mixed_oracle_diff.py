@@ -420,3 +420,156 @@ def test_fixture_edited_in_a_conftest_with_hooks_next_to_a_src_fix_passes(guarde
     guarded.write('tests/conftest.py', FIXTURE_CONFTEST.replace('GET', 'POST') + '\n\n' + hook)
     guarded.add()
     assert guarded.run(main).rc == 0
+
+
+# -- rule 30: a test identity disappears in the same change as src/ ----------------------
+
+TWO_TESTS = '''\
+from app import parse
+
+
+def test_parse():
+    assert parse(b"x") == b"x"
+
+
+class TestEdges:
+    def test_empty(self):
+        assert parse(b"") == b""
+'''
+
+
+@pytest.fixture
+def two_tests(guarded):  # type: ignore[no-untyped-def]
+    guarded.write('tests/test_app.py', TWO_TESTS)
+    guarded.commit('two tests')
+    return guarded
+
+
+@pytest.mark.parametrize('edit, gone', [
+    pytest.param(lambda r: r.rm('tests/test_app.py'), 'test_parse', id='file-deleted'),
+    pytest.param(lambda r: r.write('tests/test_app.py', TWO_TESTS.replace(
+        'def test_empty', 'def check_empty')), 'TestEdges::test_empty', id='test-renamed'),
+    pytest.param(lambda r: r.write('tests/test_app.py', TWO_TESTS.replace(
+        'class TestEdges', 'class Edges')), 'TestEdges::test_empty', id='class-renamed'),
+    pytest.param(lambda r: r.git('mv', 'tests/test_app.py', 'tests/app_checks.py'),
+                 'test_parse', id='file-renamed-out-of-collection'),
+    pytest.param(lambda r: r.write('tests/test_app.py', '__test__ = False\n' + TWO_TESTS),
+                 'test_parse', id='module-switched-off'),
+    pytest.param(lambda r: r.write('tests/test_app.py', TWO_TESTS + '\ntest_parse = None\n'),
+                 'test_parse', id='rebound-after-def'),
+])
+def test_test_identity_disappears_in_the_same_change_as_src_fails(two_tests, edit, gone):
+    """Rule 30: tests leave in a change of their own."""
+    touch_src(two_tests)
+    edit(two_tests)
+    two_tests.add()
+    result = two_tests.run(main)
+    assert result.rc == 1
+    assert set(result.codes) == {'OG202'}
+    assert f'OG202 test {gone} disappears in the same change as production code: src/app.py' \
+        in result.out
+
+
+def test_test_removed_alone_passes(two_tests):
+    two_tests.rm('tests/test_app.py')
+    assert two_tests.run(main).rc == 0
+
+
+def test_test_moved_to_another_file_next_to_a_src_fix_passes(two_tests):
+    touch_src(two_tests)
+    two_tests.git('mv', 'tests/test_app.py', 'tests/test_parser.py')
+    two_tests.write('tests/test_parser.py', TWO_TESTS + '\n\ndef test_new():\n    assert 1\n')
+    two_tests.add()
+    result = two_tests.run(main)
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_test_removed_in_a_range_with_src_fails(two_tests):
+    base = two_tests.git('rev-parse', 'HEAD').strip()
+    two_tests.rm('tests/test_app.py')
+    two_tests.commit('drop the tests')
+    touch_src(two_tests)
+    two_tests.commit('the fix')
+    result = two_tests.run(main, '--from-ref', base, '--to-ref', 'HEAD')
+    assert set(result.codes) == {'OG202'}
+
+
+# -- rule 37: a git submodule under the tests roots --------------------------------------
+
+def _add_gitlink(repo, path: str) -> None:  # type: ignore[no-untyped-def]
+    sha = repo.git('rev-parse', 'HEAD').strip()
+    repo.git('update-index', '--add', '--cacheinfo', f'160000,{sha},{path}')
+
+
+@pytest.mark.parametrize('path', ['tests/vendored', 'tests/properties/more'])
+def test_submodule_added_under_the_test_roots_fails(guarded, path):
+    """Rule 37: what a submodule checkout holds (a conftest.py too) is never reviewed here."""
+    _add_gitlink(guarded, path)
+    result = guarded.run(main)
+    assert result.codes == ['OG203']
+    assert result.out.startswith(f'{path}:1:1: OG203 git submodule under the test roots')
+
+
+def test_submodule_under_the_test_roots_fails_with_all_files(guarded):
+    _add_gitlink(guarded, 'tests/vendored')
+    guarded.git('commit', '-q', '--no-verify', '-m', 'vendor tests')
+    guarded.git('commit', '-q', '--no-verify', '--allow-empty', '-m', 'something on top')
+    assert guarded.run(main, '--all-files').codes == ['OG203']
+
+
+def test_submodule_outside_the_test_roots_passes(guarded):
+    _add_gitlink(guarded, 'third_party/lib')
+    assert guarded.run(main).rc == 0
+
+
+# -- rule 38: .pre-commit-config.yaml judged with the base side's hook args --------------
+
+PRE_COMMIT = '''\
+repos:
+  - repo: local
+    hooks:
+      - id: forbid-mixed-oracle-diff
+        name: forbid-mixed-oracle-diff
+        entry: oracle-guard-forbid-mixed-oracle-diff
+        language: system
+        pass_filenames: false
+        args: [--src, lib/]
+'''
+
+
+def test_pre_commit_args_re_pointed_away_from_the_code_fail(guarded):
+    """Rule 38: the pull request's own args (--src vendor/) cannot hide its lib/ edit."""
+    guarded.write('lib/core.py', 'x = 1\n')
+    guarded.write('.pre-commit-config.yaml', PRE_COMMIT)
+    guarded.commit('the guard, configured through hook args')
+    guarded.write('lib/core.py', 'x = 2\n')
+    guarded.write('.pre-commit-config.yaml', PRE_COMMIT.replace('lib/', 'vendor/'))
+    guarded.add()
+    # pre-commit runs the hook with the args of the file it is judging
+    result = guarded.run(main, '--src', 'vendor/')
+    assert result.codes == ['OG201']
+    assert result.out.startswith('.pre-commit-config.yaml:1:1: OG201 oracle file changed in '
+                                 'the same change as production code: lib/core.py')
+
+
+def test_pre_commit_properties_re_pointed_with_a_property_edit_fails(guarded):
+    guarded.write('.pre-commit-config.yaml', PRE_COMMIT.replace(
+        '--src, lib/', '--properties, tests/props/'))
+    guarded.write('tests/props/test_p.py', 'def test_p():\n    assert 1\n')
+    guarded.commit('properties configured through hook args')
+    touch_src(guarded)
+    guarded.write('tests/props/test_p.py', 'def test_p():\n    pass\n')
+    guarded.write('.pre-commit-config.yaml', PRE_COMMIT.replace(
+        '--src, lib/', '--properties, tests/elsewhere/'))
+    guarded.add()
+    result = guarded.run(main, '--properties', 'tests/elsewhere/')
+    assert sorted(result.codes) == ['OG201', 'OG201']
+    assert 'tests/props/test_p.py:1:1: OG201 human-owned property test' in result.out
+
+
+def test_pre_commit_args_changed_alone_passes(guarded):
+    guarded.write('.pre-commit-config.yaml', PRE_COMMIT)
+    guarded.commit('guard')
+    guarded.write('.pre-commit-config.yaml', PRE_COMMIT.replace('lib/', 'vendor/'))
+    guarded.add()
+    assert guarded.run(main, '--src', 'vendor/').rc == 0

@@ -110,17 +110,96 @@ def _shown(items: Sequence[str]) -> str:
     return ', '.join(items[:SHOWN]) + extra
 
 
-def check(ctx: RunContext) -> list[Finding]:
+def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str, int, str]]:
+    """(path, line, identity) of tests the base had in a touched test module that no
+    touched test module defines any more: deleted, renamed, moved out of a file pytest
+    collects, or switched off by ``__test__ = False`` (rule 30).
+
+    Only the test files of the change are read, on both sides; a test moved to another
+    file of the change keeps its identity. The properties folder has its own rules.
+    """
+    properties = tuple(c.properties for c in cfgs)
+
+    def test_code(path: str) -> bool:
+        return any(c.is_test_code(path) for c in cfgs) and not path.startswith(properties)
+
+    paths = sorted(p for p in changes.touched() if test_code(p))
+    if not paths:
+        return []
+    from oracle_guard.ledger import function_of
+    from oracle_guard.scanner import is_test_module
+    from oracle_guard.scanner import parse_python
+    from oracle_guard.scanner import ScanError
+    from oracle_guard.scanner import scan_tests
+
+    base: dict[str, tuple[str, int]] = {}
+    now: set[str] = set()
+    for path in paths:
+        if not is_test_module(path):
+            continue
+        for raw, into_base in ((changes.read_base(path), True), (changes.read_new(path), False)):
+            if raw is None:
+                continue
+            try:
+                tests = scan_tests(parse_python(raw, path))
+            except ScanError:
+                continue  # an unparsable new side collects nothing; check-named-freezes says why
+            for test in tests:
+                identity = function_of(test.identity)
+                if into_base:
+                    base.setdefault(identity, (path, test.line))
+                else:
+                    now.add(identity)
+    return sorted((path, line, identity) for identity, (path, line) in base.items()
+                  if identity not in now)
+
+
+def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
+    """Gitlinks under the tests roots or the properties folder (rule 37): pytest collects
+    what a submodule checkout holds, conftest.py included, and none of it is reviewed here.
+
+    A commit or a range looks at the paths it adds (one ``git ls-files``, only when it
+    adds some there); other runs at the whole test tree.
+    """
+    from oracle_guard.changeset import COMMIT
+    from oracle_guard.changeset import HISTORY
+    from oracle_guard.changeset import RANGE
+
+    roots = tuple(sorted({r for c in cfgs for r in (*c.tests, c.properties)}))
+    if changes.mode in (COMMIT, RANGE, HISTORY):
+        paths = [p for p in changes.added_or_modified() if p.startswith(roots)]
+        entries = changes.new.entries(paths) if paths else []
+    else:
+        entries = changes.new.entries(list(roots))
+    return sorted(e.path for e in entries if e.is_submodule and e.path.startswith(roots))
+
+
+def judging_configs(ctx: RunContext) -> list[Config]:
+    """The configuration now, at the base, and as the base side's hook args set it (a
+    change that re-points ``--src`` in .pre-commit-config.yaml is judged by the old args,
+    rule 38)."""
+    from oracle_guard.precommit_config import configs_from_hook_args
+    from oracle_guard.precommit_config import PRE_COMMIT_CONFIG
+
+    cfgs = [ctx.cfg, ctx.base_cfg]
+    if PRE_COMMIT_CONFIG in ctx.changes.touched():
+        cfgs.extend(configs_from_hook_args(ctx.base_cfg,
+                                           ctx.changes.read_base(PRE_COMMIT_CONFIG)))
+    return cfgs
+
+
+def mixed_findings(ctx: RunContext) -> list[Finding]:
+    """The rules about the change: oracle files and vanished tests next to ``src/``."""
     missing = ctx.missing_base(HOOK)
     if missing or not ctx.changes.has_base:
         return missing
     changes = ctx.changes
-    cfgs = [ctx.cfg, ctx.base_cfg]
+    cfgs = judging_configs(ctx)
     src = changes.touched_under({root for c in cfgs for root in c.src})
     if not src:
         return []
     src_shown = _shown(src)
-    return [
+    findings = [
         Finding(
             path, 1, 1, 'OG201',
             f'{what} changed in the same change as production code: {src_shown}',
@@ -129,11 +208,33 @@ def check(ctx: RunContext) -> list[Finding]:
         )
         for path, what in oracle_changes(cfgs, changes)
     ]
+    findings.extend(
+        Finding(
+            path, line, 1, 'OG202',
+            f'test {identity} disappears in the same change as production code: {src_shown}',
+            'tests leave in a change of their own: restore it (git restore --staged --worktree '
+            f'--source=HEAD {path}) and remove or rename it in a commit without src/',
+        )
+        for path, line, identity in vanished_tests(cfgs, changes)
+    )
+    return findings
+
+
+def check(ctx: RunContext) -> list[Finding]:
+    cfgs = [ctx.cfg, ctx.base_cfg] if ctx.changes.has_base else [ctx.cfg]
+    findings = [
+        Finding(path, 1, 1, 'OG203', 'git submodule under the test roots: pytest would run '
+                'code this repository does not review',
+                f'remove it (git rm --cached {path}) and commit the tests as files if needed')
+        for path in submodules_under_tests(cfgs, ctx.changes)
+    ]
+    return findings + mixed_findings(ctx)
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
-    """One commit of history mode: every rule here is about the change, so all apply."""
-    return check(ctx)
+    """One commit of history mode: the rules about the change (the submodule rule is
+    about the tree, which the run itself judges once)."""
+    return mixed_findings(ctx)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
