@@ -639,3 +639,58 @@ def test_row_deleted_in_a_range_while_the_test_still_names_its_id_fails(frozen):
     frozen.write('NOTES.md', 'more\n')
     frozen.commit('notes')
     assert check(frozen, '--from-ref', base, '--to-ref', 'HEAD').codes == ['OG516']
+
+
+# -- rule 42: the guard's own settings loosened together with test code or src/ ----------
+
+def _set(repo, line: str) -> None:  # type: ignore[no-untyped-def]
+    repo.write('pyproject.toml', repo.read('pyproject.toml').decode() + line + '\n')
+
+
+@pytest.mark.parametrize('line, what', [
+    ('allow-silences = ["skip"]', 'allow-silences widened by skip'),
+    ('max-freeze-days = 365', 'max-freeze-days raised from 90 to 365'),
+])
+@pytest.mark.parametrize('other', ['src', 'test'])
+def test_guard_setting_loosened_together_with_code_or_test_edits_fails(frozen, line, what, other):
+    """Rule 42: loosening must be its own change."""
+    _set(frozen, line)
+    if other == 'src':
+        frozen.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    else:
+        _edit_test(frozen)
+    frozen.add()
+    result = check(frozen)
+    assert result.codes == ['OG517']
+    assert result.out.startswith('pyproject.toml:6:1: OG517 ' + what + ' in the same change as ')
+
+
+def test_guard_setting_loosened_alone_passes(frozen):
+    _set(frozen, 'allow-silences = ["skip"]\nmax-freeze-days = 365')
+    frozen.add()
+    assert check(frozen).rc == 0
+
+
+def test_guard_setting_tightened_together_with_a_src_edit_passes(frozen):
+    _set(frozen, 'max-freeze-days = 365')
+    frozen.commit('longer freezes')
+    text = frozen.read('pyproject.toml').decode().replace('365', '120')
+    frozen.write('pyproject.toml', text)
+    frozen.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    frozen.add()
+    assert check(frozen).rc == 0
+
+
+def test_allow_silences_widened_through_pre_commit_args_with_a_test_edit_fails(frozen):
+    config = ('repos:\n  - repo: local\n    hooks:\n      - id: check-named-freezes\n'
+              '        name: n\n        entry: oracle-guard-check-named-freezes\n'
+              '        language: system\n        args: []\n')
+    frozen.write('.pre-commit-config.yaml', config)
+    frozen.commit('hooks')
+    frozen.write('.pre-commit-config.yaml', config.replace('args: []',
+                                                           'args: [--allow-silences, skip]'))
+    _edit_test(frozen)
+    frozen.add()
+    result = check(frozen)
+    assert result.codes == ['OG517']
+    assert result.out.startswith('.pre-commit-config.yaml:1:1: OG517 allow-silences widened by skip')

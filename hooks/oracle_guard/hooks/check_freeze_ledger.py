@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from oracle_guard.changeset import COMMIT
 from oracle_guard.changeset import NO_BASE
 from oracle_guard.config import Config
+from oracle_guard.config import _key_line
+from oracle_guard.config import config_from_table
 from oracle_guard.config import PYPROJECT
+from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import TreeView
@@ -31,6 +34,8 @@ from oracle_guard.ledger import read_ledger
 from oracle_guard.ledger import removed_ids
 from oracle_guard.ledger import ROW_FIELDS
 from oracle_guard.ledger import ROW_MODES
+from oracle_guard.precommit_config import configs_from_hook_args
+from oracle_guard.precommit_config import PRE_COMMIT_CONFIG
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
 from oracle_guard.scanner import is_test_module
@@ -392,6 +397,87 @@ def baseline_growth(ctx: RunContext) -> list[Finding]:
     return baseline_growth_findings(ctx)
 
 
+# -- rule 42: the guard's own settings loosened next to test code or src/ ---------------
+
+def _settings(cfgs: Sequence[Config]) -> dict[str, object]:
+    """The settings whose widening lets more through, the widest any of ``cfgs`` gives:
+    silence kinds exempt, modules an importorskip may name (once that key exists), how
+    far ahead a freeze may expire."""
+    return {
+        'allow-silences': frozenset(k for c in cfgs for k in c.allow_silences),
+        'optional-modules': frozenset(m for c in cfgs
+                                      for m in getattr(c, 'optional_modules', ()) or ()),
+        'max-freeze-days': max(c.max_freeze_days for c in cfgs),
+    }
+
+
+def _loosened(before: Sequence[Config], after: Sequence[Config]) -> list[tuple[str, str]]:
+    """(key, what) for each setting ``after`` widens compared with ``before``."""
+    old, new = _settings(before), _settings(after)
+    found = []
+    for key in ('allow-silences', 'optional-modules'):
+        added = sorted(new[key] - old[key])  # type: ignore[operator]
+        if added:
+            found.append((key, f'{key} widened by {", ".join(added)}'))
+    if new['max-freeze-days'] > old['max-freeze-days']:  # type: ignore[operator]
+        found.append(('max-freeze-days', f'max-freeze-days raised from '
+                      f'{old["max-freeze-days"]} to {new["max-freeze-days"]}'))
+    return found
+
+
+def _table_config(ctx: RunContext, raw: bytes | None) -> Config | None:
+    if raw is None:
+        return Config(root=ctx.cfg.root)
+    try:
+        text = raw.decode('utf-8-sig')
+        return config_from_table(ctx.cfg.root, read_table(text), text)
+    except (ConfigError, UnicodeDecodeError):
+        return None  # the hooks report an unreadable table as a configuration error
+
+
+def settings_loosening_findings(ctx: RunContext) -> list[Finding]:
+    """Rule 42: a setting that lets more through, widened in the same change as test code
+    or ``src/``, fails; alone it passes (that small diff is what a person reviews).
+
+    The settings are read from ``[tool.oracle-guard]`` and from the args of the
+    oracle-guard hooks in .pre-commit-config.yaml, each on both sides of the change; a
+    change touching neither costs nothing. (The baseline growing, the same rule, is
+    ``baseline_growth`` above: OG520.)
+    """
+    changes = ctx.changes
+    if not changes.has_base:
+        return []
+    touched = changes.touched()
+    sources = [p for p in (PYPROJECT, PRE_COMMIT_CONFIG) if p in touched]
+    if not sources:
+        return []
+    cfg = ctx.cfg
+    others = sorted(p for p in touched if cfg.is_test_code(p) or cfg.is_src(p) or
+                    ctx.base_cfg.is_src(p))
+    if not others:
+        return []
+    base_table = _table_config(ctx, changes.read_base(PYPROJECT))
+    new_table = _table_config(ctx, changes.read_new(PYPROJECT))
+    if base_table is None or new_table is None:
+        return []
+    # the table, and each oracle-guard hook entry's args on top of it, on both sides
+    before = [base_table, *configs_from_hook_args(base_table,
+                                                  changes.read_base(PRE_COMMIT_CONFIG))]
+    after = [new_table, *configs_from_hook_args(new_table, changes.read_new(PRE_COMMIT_CONFIG))]
+    shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
+    text = (changes.read_new(PYPROJECT) or b'').decode('utf-8', 'replace')
+    findings = []
+    for key, what in _loosened(before, after):
+        in_table = _key_line(text, key) if PYPROJECT in sources else 0
+        path = PYPROJECT if in_table else sources[-1]
+        findings.append(Finding(
+            path, in_table or 1, 1, 'OG517',
+            f'{what} in the same change as {shown}; loosening must be a change of its own',
+            'commit the setting alone, in a change with no test or src/ edits, so a person '
+            'reviews it'))
+    return findings
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
     view = ctx.changes.new
@@ -402,25 +488,28 @@ def check(ctx: RunContext) -> list[Finding]:
 
         read_acknowledgements(view, cfg.acknowledged)
     ledger = load_ledger(view, cfg)
+    settings = settings_loosening_findings(ctx)
     if ledger is None:
         # No ledger now: nothing to validate, but deleting one is still judged against the base.
-        return change_findings(ctx, empty_ledger(cfg.ledger)) + baseline_growth(ctx)
+        return settings + change_findings(ctx, empty_ledger(cfg.ledger)) + baseline_growth(ctx)
     findings = ledger_findings(ledger, cfg, ctx.today)  # expiry: on every commit
     if identities_may_have_changed(ctx):
         findings.extend(vanished_findings(ledger, view, cfg))
     findings.extend(change_findings(ctx, ledger))
     findings.extend(baseline_growth(ctx))
-    return findings
+    return findings + settings
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
     """Row 27 for one commit of history mode: the ledger that commit left, against its
     first parent. The whole-ledger rules judge only the ledger as it is now."""
     cfg, touched = ctx.cfg, ctx.changes.touched()
+    settings = settings_loosening_findings(ctx)
     if cfg.ledger not in touched and ctx.base_cfg.ledger not in touched:
-        return baseline_growth(ctx)
+        return settings + baseline_growth(ctx)
     ledger = load_ledger(ctx.changes.new, cfg)
-    return change_findings(ctx, ledger or empty_ledger(cfg.ledger)) + baseline_growth(ctx)
+    return settings + change_findings(ctx, ledger or empty_ledger(cfg.ledger)) + \
+        baseline_growth(ctx)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
