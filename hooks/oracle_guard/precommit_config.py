@@ -6,8 +6,6 @@ none. So the change is also judged with the arguments the base side gave (rule 3
 """
 from __future__ import annotations
 
-import argparse
-
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
@@ -46,10 +44,15 @@ def guard_hook_args(raw: bytes | None) -> list[list[str]]:
 
 def configs_from_hook_args(base_cfg: Config, raw: bytes | None) -> list[Config]:
     """``base_cfg`` with each base-side oracle-guard hook's args applied on top."""
+    entries = guard_hook_args(raw)
+    if not entries:
+        return []
+    import argparse
+
     parser = argparse.ArgumentParser(add_help=False)
     add_config_arguments(parser)
     configs = []
-    for args in guard_hook_args(raw):
+    for args in entries:
         try:
             known, _rest = parser.parse_known_args(args)
             configs.append(apply_arguments(base_cfg, known))
