@@ -355,3 +355,167 @@ def test_ledger_row_removed_together_with_its_skip_passes(guarded):
     repo.add()
     result = repo.run(main, '--today', TODAY, 'tests/freeze_ledger.yaml', 'tests/test_headers.py')
     assert (result.rc, result.out) == (0, '')
+
+
+# -- skip names from any _pytest module; references that do not skip --------------------
+
+@pytest.mark.parametrize('source', [
+    pytest.param('from _pytest.python import skip\n\ndef test_a():\n    skip("later")\n',
+                 id='_pytest.python.skip'),
+    pytest.param('import _pytest.runner\n\ndef test_a():\n    raise _pytest.runner.Skipped("x")\n',
+                 id='_pytest.runner.Skipped'),
+    pytest.param('from _pytest import outcomes as o\n\ndef test_a():\n    o.skip("x")\n',
+                 id='_pytest.outcomes-module-alias'),
+    pytest.param('from _pytest.mark.structures import MARK_GEN\n\n@MARK_GEN.xfail\n'
+                 'def test_a():\n    assert 0\n', id='MARK_GEN.xfail'),
+])
+def test_skip_imported_from_a_private_pytest_module_fails(repo, source):
+    result = run(repo, source)
+    assert result.codes == ['OG301']
+
+
+@pytest.mark.parametrize('source', [
+    pytest.param('import pytest\n\ndef test_a():\n    with pytest.raises(pytest.skip.Exception):\n'
+                 '        pytest.importorskip("nope", reason="FZ-14")\n',
+                 id='pytest.raises(pytest.skip.Exception)'),
+    pytest.param('import unittest\n\nclass TestA(unittest.TestCase):\n    def test_a(self):\n'
+                 '        self.assertRaises(unittest.SkipTest, run)\n', id='assertRaises(SkipTest)'),
+    pytest.param('from _pytest.outcomes import Skipped\n\ndef test_a():\n'
+                 '    assert not isinstance(ValueError(), Skipped)\n', id='isinstance(Skipped)'),
+])
+def test_reference_to_a_skip_exception_that_skips_nothing_is_not_a_site(repo, source):
+    result = run(repo, source.replace('pytest.importorskip("nope", reason="FZ-14")', 'run()'))
+    assert (result.rc, result.out) == (0, '')
+
+
+@pytest.mark.parametrize('source', [
+    pytest.param('import pytest\n\ndef test_a():\n    with pytest.raises(pytest.skip.Exception):\n'
+                 '        pytest.importorskip("nope")\n', id='with-pytest.raises'),
+    pytest.param('import pytest\n\ndef test_a():\n    try:\n        pytest.skip("x")\n'
+                 '    except pytest.skip.Exception:\n        pass\n', id='try-except'),
+    pytest.param('import pytest\n\ndef test_a():\n    try:\n        pytest.importorskip("sys")\n'
+                 '    except pytest.skip.Exception:\n        assert False, "spurious skip"\n',
+                 id='except-asserts'),
+])
+def test_skip_the_test_itself_catches_is_not_a_site(repo, source):
+    result = run(repo, source)
+    assert (result.rc, result.out) == (0, '')
+
+
+@pytest.mark.parametrize('source', [
+    pytest.param('import pytest\n\ndef test_a():\n    try:\n        pytest.skip("x")\n'
+                 '    except pytest.skip.Exception:\n        raise\n', id='handler-re-raises'),
+    pytest.param('import pytest\n\ndef test_a():\n    with pytest.raises(ValueError):\n'
+                 '        pytest.skip("x")\n', id='raises-another-exception'),
+    pytest.param('import pytest\n\ndef test_a():\n    try:\n        pytest.xfail("x")\n'
+                 '    except pytest.skip.Exception:\n        pass\n', id='xfail-not-caught-by-skip'),
+])
+def test_skip_that_escapes_the_handler_is_still_a_site(repo, source):
+    assert run(repo, source).codes == ['OG301']
+
+
+def test_skip_exception_raised_or_derived_from_is_still_a_site(repo):
+    source = ('import unittest\n\nclass Later(unittest.SkipTest):\n    pass\n\n\n'
+              'def test_a():\n    raise Later()\n')
+    assert run(repo, source).codes == ['OG301']
+
+
+# -- rule 35: __code__ and pytest internals assigned in test code -----------------------
+
+@pytest.mark.parametrize('source', [
+    pytest.param('import _pytest.python\n\n_pytest.python.Function.runtest = lambda self: None\n',
+                 id='Function.runtest'),
+    pytest.param('from _pytest.python import Function as F\n\nF.runtest = lambda self: None\n',
+                 id='aliased-class'),
+    pytest.param('import pytest\n\npytest.fail = print\n', id='pytest.fail'),
+    pytest.param('import pytest\n\n\ndef test_a():\n    pytest.raises.__defaults__ = ()\n',
+                 id='in-a-test-body'),
+    pytest.param('def fixed():\n    return 1\n\n\ndef parse():\n    return 0\n\n\n'
+                 'parse.__code__ = fixed.__code__\n\n\ndef test_parse():\n    assert parse() == 1\n',
+                 id='__code__-swapped'),
+    pytest.param('import pytest\n\n\ndef test_a(monkeypatch):\n'
+                 '    monkeypatch.setattr("_pytest.python.Function.runtest", lambda s: None)\n',
+                 id='monkeypatch-by-name'),
+    pytest.param('import pytest\n\nsetattr(pytest, "fail", print)\n', id='setattr'),
+    pytest.param('import pytest\n\nvars(pytest)["fail"] = print\n', id='vars-namespace'),
+])
+def test_assignment_to_code_or_pytest_internals_fails(repo, source):
+    """Rule 35: test code may not change pytest or swap a function's code."""
+    result = run(repo, source)
+    assert result.codes == ['OG308']
+
+
+def test_ordinary_attribute_assignment_in_tests_passes(repo):
+    source = ('import pytest\n\n\nclass TestA:\n    def setup_method(self):\n'
+              '        self.value = 1\n\n    def test_a(self, monkeypatch):\n'
+              '        monkeypatch.setattr("os.sep", "/")\n        assert self.value\n')
+    result = run(repo, source)
+    assert (result.rc, result.out) == (0, '')
+
+
+# -- rule 36: a coding cookie other than UTF-8 ---------------------------------------------
+
+UTF7_HIDDEN_SKIP = (b'# -*- coding: utf-7 -*-\nimport pytest\n\n\n'
+                    b'def test_a():\n    # nothing here +AAo-    pytest.skip("later")\n'
+                    b'    assert False\n')
+
+
+@pytest.mark.parametrize('source', [
+    pytest.param(UTF7_HIDDEN_SKIP, id='utf-7-hides-a-skip'),
+    pytest.param(b'#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n'
+                 b'def test_a():\n    assert "\xe9"\n', id='latin-1-on-line-2'),
+])
+def test_test_file_with_a_coding_cookie_other_than_utf8_fails(repo, source):
+    """Rule 36: what is reviewed must be what runs."""
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_headers.py', source)
+    result = repo.run(main, '--today', TODAY, path)
+    assert result.codes == ['OG307']
+    assert 'declares coding' in result.out
+
+
+@pytest.mark.parametrize('cookie', [b'# -*- coding: utf-8 -*-\n', b'# coding=UTF8\n', b''])
+def test_test_file_declaring_utf8_passes(repo, cookie):
+    result = run(repo, (cookie + b'def test_a():\n    assert "\xc3\xa9"\n').decode())
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_utf7_hidden_skip_really_runs_as_a_skip(repo, tmp_path):
+    """The move rule 36 blocks is real: Python decodes the cookie, the skip executes."""
+    import subprocess
+    import sys
+
+    test_file = tmp_path / 'test_hidden.py'
+    test_file.write_bytes(UTF7_HIDDEN_SKIP)
+    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                           '-p', 'no:oracle_guard', str(test_file)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert '1 skipped' in proc.stdout, proc.stdout
+
+
+# -- rule 34: a test module or package shadowing the code under test ---------------------
+
+@pytest.mark.parametrize('path', [
+    'tests/app.py', 'tests/app/__init__.py', 'tests/hypothesis.py', 'tests/unit/pytest/__init__.py',
+])
+def test_test_module_shadowing_the_code_under_test_fails(guarded, path):
+    """Rule 34: pytest puts tests/ first on sys.path, so `import app` finds this."""
+    guarded.write(path, 'def parse(b):\n    return b\n')
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, path)
+    assert result.codes == ['OG309']
+    assert result.out.startswith(f'{path}:1:1: OG309 importable as ')
+
+
+def test_test_package_named_like_the_code_inside_a_tests_package_passes(guarded):
+    guarded.write('tests/__init__.py', '')
+    guarded.write('tests/app/__init__.py', '')
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, 'tests/__init__.py', 'tests/app/__init__.py')
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_test_helper_with_its_own_name_passes(guarded):
+    guarded.write('tests/app_helpers.py', 'def build():\n    return b""\n')
+    guarded.add()
+    assert guarded.run(main, '--today', TODAY, 'tests/app_helpers.py').rc == 0

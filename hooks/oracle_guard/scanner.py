@@ -20,7 +20,9 @@ import unicodedata
 import warnings
 
 from oracle_guard.records import FrozenRecord
+from oracle_guard.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
 from oracle_guard.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
+from oracle_guard.silence_prefilter import might_tamper  # noqa: F401 -- rule 35
 from oracle_guard.records import Record
 
 FREEZE_ID = re.compile(r'\bFZ-\d+\b')
@@ -50,6 +52,16 @@ SILENCES = {
     'unittest.expectedFailure': 'expectedFailure',
     'unittest.SkipTest': 'SkipTest',
 }
+# The exception classes among SILENCES: a site only where raised or derived from.
+_EXCEPTIONS = frozenset(('pytest.skip.Exception', 'pytest.xfail.Exception', 'pytest.Skipped',
+                         'pytest.XFailed', 'unittest.SkipTest'))
+# What catching each exception class ends: the calls and raises that throw it.
+_SKIPPED = frozenset(('pytest.skip', 'pytest.importorskip', 'pytest.skip.Exception',
+                      'pytest.Skipped'))
+_XFAILED = frozenset(('pytest.xfail', 'pytest.xfail.Exception', 'pytest.XFailed'))
+_CAUGHT_BY = {'pytest.skip.Exception': _SKIPPED, 'pytest.Skipped': _SKIPPED,
+              'pytest.xfail.Exception': _XFAILED, 'pytest.XFailed': _XFAILED,
+              'unittest.SkipTest': frozenset(('unittest.SkipTest', 'skipTest'))}
 # Names that `from pytest import *` brings in.
 _PYTEST_STAR = ('mark', 'skip', 'xfail', 'importorskip', 'param')
 # The last name of every spelling in SILENCES (plus ``skipTest``): a silence is always
@@ -272,7 +284,20 @@ def _is_named_mark(node: ast.AST, aliases: ImportAliases) -> bool:
                                  name in _DECORATOR_FACTORIES)
 
 
+# pytest's outcome functions and exceptions, re-exported by many ``_pytest`` modules
+# (``_pytest.python.skip``, ``_pytest.runner.Skipped``): under any ``_pytest.*`` module
+# they mean the public name. ``MARK_GEN`` is the object ``pytest.mark`` is.
+_PYTEST_OUTCOMES = frozenset(('skip', 'xfail', 'importorskip', 'Skipped', 'XFailed'))
+
+
 def _canonical(name: str) -> str:
+    if name.startswith('_pytest.'):
+        parts = name.split('.')
+        for i, part in enumerate(parts[1:], 1):
+            if part == 'MARK_GEN':
+                return '.'.join(('pytest.mark', *parts[i + 1:]))
+            if part in _PYTEST_OUTCOMES:
+                return '.'.join(('pytest', *parts[i:]))
     for prefix, replacement in _CANONICAL_PREFIXES:
         if name.startswith(prefix):
             return replacement + name[len(prefix):]
@@ -355,6 +380,9 @@ class _SilenceFinder(ast.NodeVisitor):
         self.function: str | None = None  # identity of the enclosing test-level function
         self.decorated: tuple[str, ...] | None = None  # targets while inside decorators
         self.silences: list[Silence] = []
+        self.caught: frozenset[str] = frozenset()  # spellings a surrounding handler catches
+        self.raising = False  # inside the exception of a `raise`
+        self.in_bases = False  # inside the base classes of a class statement
 
     def visit(self, node: ast.AST) -> None:
         # A statement on no line that names a silence cannot hold one: skip its subtree.
@@ -383,6 +411,8 @@ class _SilenceFinder(ast.NodeVisitor):
         return tuple(self.module_tests), 'module'
 
     def _record(self, node: ast.AST, kind: str, call: ast.Call | None, spelling: str) -> None:
+        if spelling in self.caught:
+            return  # raised inside `pytest.raises(pytest.skip.Exception)`: it skips nothing
         targets, scope = self._targets()
         self.silences.append(Silence(
             line=node.lineno, col=node.col_offset + 1, kind=kind,  # type: ignore[attr-defined]
@@ -399,8 +429,10 @@ class _SilenceFinder(ast.NodeVisitor):
             for deco in node.decorator_list:
                 self.visit(deco)
             self.decorated = saved
+            saved_bases, self.in_bases = self.in_bases, True
             for base in [*node.bases, *node.keywords]:
                 self.visit(base)
+            self.in_bases = saved_bases
             self.classes.append((node, prefix))
             for stmt in node.body:
                 self.visit(stmt)
@@ -525,8 +557,59 @@ class _SilenceFinder(ast.NodeVisitor):
             return
         self.generic_visit(node)
 
+    # -- a skip raised where the test itself catches it -----------------------------------
+    def _catches(self, node: ast.AST | None) -> frozenset[str]:
+        """The outcome spellings an ``except`` type or ``pytest.raises`` argument catches."""
+        if node is None:
+            return frozenset()
+        if isinstance(node, ast.Tuple):
+            return frozenset(s for elt in node.elts for s in self._catches(elt))
+        return _CAUGHT_BY.get(self.aliases.resolve(node) or '', frozenset())
+
+    def _visit_caught(self, body: list[ast.stmt], caught: frozenset[str]) -> None:
+        saved, self.caught = self.caught, self.caught | caught
+        for stmt in body:
+            self.visit(stmt)
+        self.caught = saved
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        caught: frozenset[str] = frozenset()
+        for item in node.items:
+            self.visit(item)
+            expr = item.context_expr
+            if isinstance(expr, ast.Call) and expr.args and \
+                    self.aliases.resolve(expr.func) == 'pytest.raises':
+                caught |= self._catches(expr.args[0])
+        self._visit_caught(node.body, caught)
+
+    visit_AsyncWith = visit_With
+
+    def visit_Try(self, node: ast.Try) -> None:
+        # A handler that re-raises lets the silence through; one that does not ends it.
+        caught = frozenset(s for h in node.handlers
+                           if not any(isinstance(n, ast.Raise) for b in h.body for n in ast.walk(b))
+                           for s in self._catches(h.type))
+        self._visit_caught(node.body, caught)
+        for block in (node.handlers, node.orelse, node.finalbody):
+            for child in block:
+                self.visit(child)
+
+    visit_TryStar = visit_Try
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        saved, self.raising = self.raising, True
+        if node.exc is not None:
+            self.visit(node.exc)
+        self.raising = saved
+        if node.cause is not None:
+            self.visit(node.cause)
+
     def _reference(self, node: ast.Name | ast.Attribute) -> bool:
         name = self.aliases.resolve(node)
+        if name in _EXCEPTIONS and not self.raising and not self.in_bases:
+            # `pytest.raises(pytest.skip.Exception)`, `isinstance(e, SkipTest)`: naming the
+            # exception class skips nothing; raising it, or deriving from it, does.
+            return True
         if name in SILENCES:
             self._record(node, SILENCES[name], None, name)
             return True
@@ -671,3 +754,52 @@ def silences_naming(view, roots: tuple[str, ...], freeze_ids, is_test_code
                 if freeze_id in wanted:
                     found.append((path, silence, freeze_id))
     return found
+
+
+# -- what is reviewed must be what runs (rule 35) -------------------------------------
+
+def _is_pytest_object(name: str | None) -> bool:
+    return name is not None and (name in ('pytest', '_pytest') or
+                                 name.startswith(('pytest.', '_pytest.')))
+
+
+def tampering(tree: ast.Module) -> list[tuple[int, int, str]]:
+    """(line, col, what) of every assignment to a function's ``__code__`` or to an
+    attribute of a ``pytest``/``_pytest`` object, however reached (rule 35): such a test
+    runs code nobody reviews as the test, or changes how pytest runs every test."""
+    aliases = ImportAliases(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if node.attr == '__code__':
+                found.append((node.lineno, node.col_offset + 1, 'assigns a function\'s __code__'))
+            elif _is_pytest_object(aliases.resolve(node.value)):
+                owner = aliases.resolve(node.value)
+                found.append((node.lineno, node.col_offset + 1,
+                              f'assigns {owner}.{node.attr}, an attribute of pytest'))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            value = node.value
+            owner = None
+            if isinstance(value, ast.Attribute) and value.attr == '__dict__':
+                owner = aliases.resolve(value.value)
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and \
+                    value.func.id == 'vars' and value.args:
+                owner = aliases.resolve(value.args[0])
+            if _is_pytest_object(owner):
+                found.append((node.lineno, node.col_offset + 1,
+                              f'writes into the namespace of {owner}, a pytest object'))
+        elif isinstance(node, ast.Call) and node.args and (
+                (isinstance(node.func, ast.Name) and node.func.id in ('setattr', 'delattr')) or
+                (isinstance(node.func, ast.Attribute) and
+                 node.func.attr in ('setattr', 'delattr'))):
+            first = node.args[0]
+            owner = first.value if isinstance(first, ast.Constant) and \
+                isinstance(first.value, str) else aliases.resolve(first)
+            attr = node.args[1] if len(node.args) > 1 else None
+            if _is_pytest_object(owner if isinstance(owner, str) else None):
+                found.append((node.lineno, node.col_offset + 1,
+                              f'patches {owner}, a pytest object'))
+            elif isinstance(attr, ast.Constant) and attr.value == '__code__':
+                found.append((node.lineno, node.col_offset + 1,
+                              'sets a function\'s __code__'))
+    return sorted(found)

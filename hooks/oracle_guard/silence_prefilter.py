@@ -26,3 +26,121 @@ def might_silence(source: bytes) -> bool:
     text = unicodedata.normalize('NFKC', source.decode('utf-8', 'replace'))
     normalized = text.encode('utf-8', 'replace')
     return any(word in normalized for word in MARKER_WORDS)
+
+
+# -- rule 36: what Python decodes must be what is reviewed ---------------------------------
+
+def foreign_encoding(source: bytes) -> tuple[int, str] | None:
+    """(line, name) of a PEP 263 coding cookie that is not UTF-8, or None.
+
+    Python decodes the file with the declared codec; everything oracle-guard reads (and
+    a reviewer sees) is UTF-8. Under ``# -*- coding: utf-7 -*-`` a skip can look like a
+    comment, so such a file is refused rather than scanned. Python looks at the first
+    line, and at the second only when the first is blank or a comment.
+    """
+    if b'coding' not in source[:1024]:
+        return None  # the usual file: no regex, no codec lookup
+    import codecs
+    import re
+
+    if source.startswith(b'\xef\xbb\xbf'):
+        source = source[3:]
+    for number, line in enumerate(re.split(rb'\r\n|\r|\n', source[:1024], maxsplit=2)[:2], 1):
+        match = re.match(rb'^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)', line)
+        if match:
+            name = match.group(1).decode('ascii', 'replace')
+            normal = name[:12].lower().replace('_', '-')
+            if normal == 'utf-8' or normal.startswith('utf-8-'):
+                return None
+            try:
+                if codecs.lookup(normal).name == 'utf-8':
+                    return None
+            except LookupError:
+                pass  # Python refuses the file as well; it is still not UTF-8
+            return number, name
+        if not re.match(rb'^[ \t\f]*(?:[#\r\n]|$)', line):
+            return None
+    return None
+
+
+# -- rule 35: can the file assign to __code__ or to a pytest object? ----------------------
+
+# What `from pytest import *` binds that has attributes worth patching.
+_PYTEST_STAR = (b'mark', b'skip', b'xfail', b'importorskip', b'param')
+_NAME_CHARS = frozenset(b'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_')
+_RUN_CHARS = _NAME_CHARS | frozenset(b'. \t')
+_AUGMENTED = (b'+', b'-', b'*', b'/', b'%', b'@', b'&', b'|', b'^', b'<<', b'>>', b'//', b'**')
+
+
+def _store_follows(window: bytes) -> bool:
+    """Whether ``window`` (what follows a name on its line) assigns an attribute reached
+    through the name: ``.attr = ...``, ``.a.b += ...``, ``.attr, y = ...``, ``.a in``."""
+    i, end = 0, len(window)
+    while i < end and window[i] in b' \t':
+        i += 1
+    if i == end or window[i] != ord('.'):
+        return False
+    start = i
+    while i < end and window[i] in _RUN_CHARS:
+        i += 1
+    run, rest = window[start:i], window[i:]
+    if rest.startswith(b',') or b' in ' in run + b' ':  # a tuple target, `for ... in`
+        return True
+    if rest.startswith(b'=') and not rest.startswith(b'=='):
+        return True
+    return any(rest.startswith(op + b'=') for op in _AUGMENTED)
+
+
+def _stores_through(source: bytes, name: bytes) -> bool:
+    """Whether some line assigns an attribute reached through ``name``. Each use of the
+    name is looked at in a window of its own line, so a huge line costs linear time."""
+    start = 0
+    while True:
+        at = source.find(name, start)
+        if at < 0:
+            return False
+        start = at + len(name)
+        if at and source[at - 1] in _NAME_CHARS | {ord('.')}:
+            continue  # part of a longer name, or an attribute of something else
+        if start < len(source) and source[start] in _NAME_CHARS:
+            continue
+        end = source.find(b'\n', start, start + 200)
+        if _store_follows(source[start:end if end != -1 else start + 200]):
+            return True
+
+
+def _pytest_names(source: bytes) -> list[bytes] | None:
+    """Names bound from pytest (``import pytest as pt``, ``from pytest import mark as m``),
+    or None when an import list spans lines (the parser reads it)."""
+    names = [b'pytest']
+    for marker in (b'import pytest as ', b'from pytest import '):
+        start = 0
+        while True:
+            at = source.find(marker, start)
+            if at < 0:
+                break
+            start = at + len(marker)
+            end = source.find(b'\n', start)
+            listed = source[start:end if end != -1 else len(source)].split(b'#', 1)[0]
+            if b'(' in listed or b'\\' in listed:
+                return None
+            if b'*' in listed:
+                names.extend(_PYTEST_STAR)
+            names.extend(part.split()[-1] for part in listed.split(b',') if part.split())
+    return names
+
+
+def might_tamper(source: bytes) -> bool:
+    """The byte prefilter for rule 35: a file that cannot assign to ``__code__`` or to a
+    pytest object is not parsed for it. Plain byte searches, no regex: each use of pytest
+    (or a name imported from it) is looked at on its own line."""
+    if b'__code__' in source or b'_pytest' in source:
+        return True
+    if b'pytest' not in source:
+        return False
+    if any(word in source for word in (b'setattr', b'__dict__', b'vars(', b'del ', b'del\t')):
+        return True
+    names = _pytest_names(source)
+    if names is None:
+        return True
+    return any(_stores_through(source, name) for name in dict.fromkeys(names))

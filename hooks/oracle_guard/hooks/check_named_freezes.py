@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 
 from oracle_guard.changeset import ALL_FILES
 from oracle_guard.changeset import NO_BASE
@@ -104,19 +105,36 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
+    from oracle_guard.silence_prefilter import foreign_encoding
     from oracle_guard.silence_prefilter import might_silence
+    from oracle_guard.silence_prefilter import might_tamper
 
-    if not might_silence(source):
+    cookie = foreign_encoding(source)
+    if cookie is not None:  # rule 36
+        line, name = cookie
+        return [Finding(path, line, 1, 'OG307',
+                        f'test file declares coding {name!r}: Python decodes it differently '
+                        'from UTF-8, so what is reviewed here is not what runs',
+                        'save the file as UTF-8 and delete the coding line')]
+    silences_possible, tampering_possible = might_silence(source), might_tamper(source)
+    if not (silences_possible or tampering_possible):
         return []
     from oracle_guard.scanner import parse_python
     from oracle_guard.scanner import scan_silences
     from oracle_guard.scanner import ScanError
+    from oracle_guard.scanner import tampering
 
     try:
         tree = parse_python(source, path)
-        silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+        silences = scan_silences(tree, source.decode('utf-8', 'replace')) \
+            if silences_possible else []
+        tampered = tampering(tree) if tampering_possible else []  # rule 35
     except ScanError as exc:
         return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
+                        'make the file valid Python 3 (UTF-8): a test file nobody can parse '
+                        'cannot be checked')]
+    except RecursionError:
+        return [Finding(path, 1, 1, 'OG307', 'test file is nested too deeply to be scanned',
                         'make the file valid Python 3 (UTF-8): a test file nobody can parse '
                         'cannot be checked')]
     readers: list = []
@@ -127,7 +145,10 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
             readers.append(ConditionReader.of_tree(tree))
         return readers[0]
 
-    findings = []
+    findings = [Finding(path, line, col, 'OG308', f'test code {what}',
+                        'a test may not change pytest or swap a function\'s code: fix the '
+                        'code under test instead')
+                for line, col, what in tampered]
     for silence in silences:
         if silence.kind in cfg.allow_silences:
             continue
@@ -222,6 +243,7 @@ def check(ctx: RunContext) -> list[Finding]:
             continue
         findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines, judge))
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
+    findings.extend(shadowing_findings(cfg, files, view or ctx.judged or TreeView(cfg.root, None)))
     if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):  # every file was seen
         stale = judge.stale_entries()
         if stale:
@@ -229,6 +251,62 @@ def check(ctx: RunContext) -> list[Finding]:
                              f'{cfg.baseline} match no silence any more (stale); '
                              '`oracle-guard baseline --prune` removes them')
     return findings
+
+
+# Always shadowed when a test folder puts a module of this name first on sys.path.
+SHADOWED_LIBRARIES = ('pytest', '_pytest', 'unittest', 'hypothesis')
+
+
+def _import_name(path: str) -> tuple[str, str] | None:
+    """(import name, folder that would be on sys.path) of a module or package file."""
+    folder, name = posixpath.split(path)
+    if name == '__init__.py':
+        folder, name = posixpath.split(folder)
+    elif name.endswith('.py'):
+        name = name[:-3]
+    else:
+        return None
+    return (name, folder) if name.isidentifier() else None
+
+
+def shadowing_findings(cfg: Config, files: Sequence[str], view: TreeView) -> list[Finding]:
+    """Rule 34: a module or package in the test code whose import name is a top-level
+    name of the code under ``src`` (or pytest, unittest, hypothesis) shadows it.
+
+    pytest's default import mode puts the first folder above a test module that is not a
+    package (has no ``__init__.py``) at the front of ``sys.path``, so ``tests/app.py`` or
+    ``tests/app/__init__.py`` is what ``import app`` finds, not ``src/app``. Only the test
+    files being judged are candidates; one ``git ls-files`` asks whether ``src`` holds
+    their names, one more whether their folders are packages.
+    """
+    candidates: dict[str, list[tuple[str, str]]] = {}
+    for path in files:
+        named = _import_name(path)
+        if named is not None:
+            candidates.setdefault(named[0], []).append((path, named[1]))
+    if not candidates:
+        return []
+    lookups = [f'{root}{name}{suffix}' for root in cfg.src for name in sorted(candidates)
+               if name not in SHADOWED_LIBRARIES for suffix in ('', '.py')]
+    shadowed = {name: f'the {name!r} library' for name in SHADOWED_LIBRARIES}
+    for entry in view.entries(lookups) if lookups else []:
+        for root in cfg.src:
+            if entry.path.startswith(root):
+                top = entry.path[len(root):].split('/', 1)[0]
+                top = top[:-3] if top.endswith('.py') else top
+                shadowed.setdefault(top, f'{root}{top} (the code under test)')
+    hits = [(path, folder, name) for name, places in sorted(candidates.items())
+            if name in shadowed for path, folder in places]
+    if not hits:
+        return []
+    packages = {posixpath.dirname(p) for p in view.paths(
+        sorted({posixpath.join(folder, '__init__.py') for _p, folder, _n in hits}))}
+    return [Finding(path, 1, 1, 'OG309',
+                    f'importable as {name!r} from {folder or "."}/, which pytest puts first on '
+                    f'sys.path: it shadows {shadowed[name]}',
+                    f'rename it (e.g. {name}_helpers), or make {folder or "."}/ a package '
+                    'with an __init__.py')
+            for path, folder, name in hits if folder not in packages]
 
 
 def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
