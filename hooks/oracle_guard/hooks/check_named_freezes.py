@@ -276,13 +276,16 @@ def shadowing_findings(cfg: Config, files: Sequence[str], view: TreeView) -> lis
     pytest's default import mode puts the first folder above a test module that is not a
     package (has no ``__init__.py``) at the front of ``sys.path``, so ``tests/app.py`` or
     ``tests/app/__init__.py`` is what ``import app`` finds, not ``src/app``. Only the test
-    files being judged are candidates; one ``git ls-files`` asks whether ``src`` holds
-    their names, one more whether their folders are packages.
+    files being judged that are not test modules are candidates; one ``git ls-files``
+    asks whether ``src`` holds their names, one more whether their folders are packages.
     """
     candidates: dict[str, list[tuple[str, str]]] = {}
     for path in files:
         named = _import_name(path)
-        if named is not None:
+        # Test modules (test_*.py, *_test.py) and conftest.py are named for pytest, not
+        # for importing: a commit of tests alone asks git nothing here.
+        if named is not None and named[0] != 'conftest' and not (
+                named[0].startswith('test_') or named[0].endswith('_test')):
             candidates.setdefault(named[0], []).append((path, named[1]))
     if not candidates:
         return []
