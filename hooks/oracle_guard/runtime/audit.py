@@ -25,6 +25,8 @@ OG710 a Hypothesis property that generated no example
 OG711 a Hypothesis property weaker than its lock at call time
 OG712 a module under the test roots shadows the package under ``src``
 OG713 the pytest configuration tries to switch the plugin (or the JUnit report) off
+OG714 a property called code other than what its imports bind (a name rebound, a function
+      under ``src`` replaced by test code, a builtin replaced)
 """
 from __future__ import annotations
 
@@ -495,6 +497,10 @@ class _Audit:
             self.add(path, line, 'OG709', f'{nodeid} was reported as passed, but its call '
                      f'raised {call["raised"]} (a report rewritten by a hook)',
                      'remove the hook that rewrites test reports')
+        for problem in call.get('replaced') or ():
+            self.add(path, line, 'OG714', f'{nodeid}: at call time, {problem}',
+                     'a property must call the code under src its imports bind: remove what '
+                     'rebinds or replaces it (a fixture, a plugin, another test module)')
         own = call.get('own')
         if own is None:
             if test is not None:

@@ -71,14 +71,17 @@ def own_function(obj: Any, path: str) -> Any:
     current = obj
     for _ in range(32):
         function = getattr(current, '__func__', current)
-        code = getattr(function, '__code__', None)
-        if isinstance(code, types.CodeType) and same_file(code.co_filename, path):
-            return function
+        # Hypothesis first: its @given wrapper's code claims the test's file and first
+        # line (hypothesis.internal.reflection.impersonate), but the test's own code is
+        # inner_test.
         handle = getattr(function, 'hypothesis', None)
         inner = getattr(handle, 'inner_test', None)
         if inner is not None and inner is not function:
             current = inner
             continue
+        code = getattr(function, '__code__', None)
+        if isinstance(code, types.CodeType) and same_file(code.co_filename, path):
+            return function
         wrapped = getattr(function, '__wrapped__', None)
         if wrapped is None or wrapped is function:
             return None
@@ -286,6 +289,9 @@ class RunRecorder:
         lock_problems = self._lock_problems(item, obj)
         if lock_problems:
             event['lock'] = lock_problems
+        replaced = self._replaced_names(item)
+        if replaced:
+            event['replaced'] = replaced
         counter = _ExampleCounter.install(obj)
         seen = _CodeWatch(watched)
         seen.start()
@@ -320,6 +326,21 @@ class RunRecorder:
             return list(lock_runtime.check_collected(self.cfg, [item]))
         except Exception as exc:  # noqa: BLE001 -- a lock that cannot be read is a finding
             return [f'{item.nodeid}: the lock could not be checked at call time: {exc}']
+
+    def _replaced_names(self, item: Any) -> list[str]:
+        """For a property (a test under the properties folder), after its fixtures ran:
+        the names it calls through that no longer mean what its source binds."""
+        if self.cfg is None:
+            return []
+        properties = os.path.realpath(os.path.join(self.cfg.root, self.cfg.properties))
+        if not os.path.realpath(str(item.path)).startswith(properties.rstrip(os.sep) + os.sep):
+            return []
+        from oracle_guard.runtime.property_namespace import replaced_names
+        try:
+            return replaced_names(getattr(item, 'module', None), str(item.path),
+                                  self.cfg.root, tuple(self.cfg.src))
+        except Exception as exc:  # noqa: BLE001 -- what cannot be checked is a finding
+            return [f'the names it calls could not be checked: {exc!r}']
 
     @hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: Any, call: Any) -> Generator[None]:

@@ -1,0 +1,248 @@
+"""What a property test really calls, checked at call time (``oracle-guard ci``, OG714).
+
+The properties are the human-owned oracle, and the audit proves that their own code ran.
+But the code reaches the code under test through names: ``from calc import add`` binds
+``add`` in the test module, which is then looked up when the test runs. An agent that may
+not edit the property can still change what those names mean before the test is called:
+
+* rebind the property module's global (``monkeypatch.setattr(request.module, "add", ...)``
+  in a fixture-only conftest, ``sys.modules[...]`` from another test module at import, a
+  plugin named by ``pytest_plugins`` in a test module);
+* replace the function in the module under ``src`` (``calc.add = fixed`` from a test
+  module collected before the property), or put a fake module in ``sys.modules``;
+* shadow a builtin (``builtins.max = ...``) or add a global the file never binds.
+
+So, just before a property runs, every name its file binds by an import or a ``def``/
+``class`` must still be what that statement bound, the modules under ``src`` must hold no
+function compiled from a file elsewhere in the repository (test code planted into the
+production module), and no builtin may be replaced by code from the repository.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+import sys
+import types
+from typing import Any
+
+# file -> (names bound by imports: name -> (module, attribute or None, level),
+#          names bound by def/class, every name the module binds, star import present)
+_BINDINGS: dict[str, tuple[dict[str, tuple[str, str | None, int]], set[str], set[str], bool]] = {}
+
+
+def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements run at module level, including those in if/try/with/for blocks."""
+    found = []
+    todo = list(body)
+    while todo:
+        node = todo.pop(0)
+        found.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ('body', 'orelse', 'finalbody'):
+            todo.extend(getattr(node, name, None) or ())
+        for handler in getattr(node, 'handlers', None) or ():
+            todo.extend(handler.body)
+    return found
+
+
+def _bindings(path: str) -> tuple[dict[str, tuple[str, str | None, int]], set[str], set[str], bool]:
+    cached = _BINDINGS.get(path)
+    if cached is not None:
+        return cached
+    imports: dict[str, tuple[str, str | None, int]] = {}
+    defined: set[str] = set()
+    bound: set[str] = set()
+    star = False
+    try:
+        with open(path, 'rb') as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    if tree is not None:
+        for node in _module_statements(tree.body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        imports[alias.asname] = (alias.name, None, 0)
+                        bound.add(alias.asname)
+                    else:
+                        top = alias.name.split('.')[0]
+                        imports[top] = (top, None, 0)
+                        bound.add(top)
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if alias.name == '*':
+                        star = True
+                        continue
+                    name = alias.asname or alias.name
+                    imports[name] = (node.module or '', alias.name, node.level)
+                    bound.add(name)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+                bound.add(node.name)
+        # Every other way a name can come to be bound at module level (assignments,
+        # loops, `global` in a function, walrus): those names are left alone.
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bound.add(node.id)
+            elif isinstance(node, ast.Global):
+                bound.update(node.names)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound.add(node.name)
+            elif isinstance(node, ast.alias):
+                bound.add((node.asname or node.name).split('.')[0])
+    # A name bound twice (imported, then assigned) is not an import's to judge.
+    for name in list(imports):
+        if name in defined:
+            del imports[name]
+    result = (imports, defined, bound, star)
+    _BINDINGS[path] = result
+    return result
+
+
+def defining_file(value: Any) -> str | None:
+    """The file whose code a function or class comes from (None: not Python code)."""
+    value = getattr(value, '__func__', value)
+    code = getattr(value, '__code__', None)
+    if isinstance(code, types.CodeType):
+        return code.co_filename
+    if isinstance(value, type):
+        module = sys.modules.get(getattr(value, '__module__', '') or '')
+        file = getattr(module, '__file__', None)
+        return file if isinstance(file, str) else None
+    return None
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+class _Place:
+    """The repository and its ``src`` roots, as real paths."""
+
+    def __init__(self, root: str, src_roots: tuple[str, ...]) -> None:
+        self.root = os.path.realpath(root)
+        self.src = tuple(os.path.realpath(os.path.join(root, s)) for s in src_roots)
+
+    def real(self, file: str) -> str:
+        return os.path.realpath(file) if not file.startswith('<') else file
+
+    def outside_src(self, file: str | None) -> bool:
+        """Code compiled from a file of the repository outside ``src`` (test code)."""
+        if file is None or file.startswith('<'):
+            return False
+        real = self.real(file)
+        return _inside(real, self.root) and not any(_inside(real, s) for s in self.src)
+
+    def rel(self, file: str | None) -> str:
+        if not file or file.startswith('<'):
+            return file or '?'
+        real = self.real(file)
+        return os.path.relpath(real, self.root).replace(os.sep, '/') if _inside(
+            real, self.root) else real
+
+    def src_module(self, name: str, module: Any, src_names: set[str]) -> bool:
+        if name.split('.')[0] in src_names:
+            return True
+        file = getattr(module, '__file__', None)
+        return isinstance(file, str) and any(_inside(self.real(file), s) for s in self.src)
+
+
+def _resolve(module: Any, target: tuple[str, str | None, int]) -> tuple[bool, Any]:
+    """(known, the object the import statement binds today)."""
+    name, attribute, level = target
+    if level:
+        package = (getattr(module, '__package__', None) or '').split('.')
+        if level - 1 > len(package):
+            return False, None
+        base = '.'.join(package[:len(package) - (level - 1)])
+        name = f'{base}.{name}' if name and base else (name or base)
+    source = sys.modules.get(name)
+    if source is None:
+        return False, None
+    if attribute is None:
+        return True, source
+    if hasattr(source, attribute):
+        return True, getattr(source, attribute)
+    submodule = sys.modules.get(f'{name}.{attribute}')
+    return (submodule is not None), submodule
+
+
+def src_top_names(root: str, src_roots: tuple[str, ...]) -> set[str]:
+    """Top-level module and package names under the ``src`` roots."""
+    names = set()
+    for src in src_roots:
+        folder = os.path.join(root, src)
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.endswith('.py'):
+                names.add(entry[:-3])
+            elif os.path.isfile(os.path.join(folder, entry, '__init__.py')):
+                names.add(entry)
+    return names
+
+
+def replaced_names(module: Any, test_file: str, root: str, src_roots: tuple[str, ...]
+                   ) -> list[str]:
+    """One line per name of the property's module (or module under ``src``, or builtin)
+    that no longer means what the property's source says."""
+    place = _Place(root, src_roots)
+    problems: list[str] = []
+    namespace = getattr(module, '__dict__', {})
+    imports, defined, bound, star = _bindings(test_file)
+    for name, target in sorted(imports.items()):
+        if name not in namespace:
+            continue
+        known, expected = _resolve(module, target)
+        if known and namespace[name] is not expected:
+            where = place.rel(defining_file(namespace[name]))
+            problems.append(f'{name!r} was rebound after the import that binds it (now '
+                            f'{_describe(namespace[name])} from {where})')
+    for name in sorted(defined):
+        value = namespace.get(name)
+        file = defining_file(value)
+        # Library decorators may return their own code (or generated code); code from
+        # another file of this repository is a replacement.
+        if file is not None and not file.startswith('<') and _inside(
+                place.real(file), place.root) and place.real(file) != place.real(test_file):
+            problems.append(f'{name!r}, defined in the property file, was replaced by '
+                            f'{_describe(value)} from {place.rel(file)}')
+    if not star:
+        for name, value in sorted(namespace.items()):
+            if name in bound or name.startswith(('__', '@')):
+                continue
+            if isinstance(value, (types.FunctionType, types.ModuleType, type)) or \
+                    name in vars(builtins):
+                problems.append(f'{name!r} was added to the property\'s module from outside '
+                                f'(a {_describe(value)} from {place.rel(defining_file(value))})')
+    src_names = src_top_names(root, src_roots)
+    for modname, source in sorted(list(sys.modules.items()), key=lambda kv: kv[0]):
+        if source is None or not place.src_module(modname, source, src_names):
+            continue
+        for attribute, value in list(vars(source).items()):
+            if attribute.startswith('__') or not isinstance(value, (types.FunctionType, type)):
+                continue
+            file = defining_file(value)
+            if place.outside_src(file):
+                problems.append(f'{modname}.{attribute} is {_describe(value)} from '
+                                f'{place.rel(file)}, not code under src')
+    for attribute, value in sorted(vars(builtins).items()):
+        if isinstance(value, (types.FunctionType, type)):
+            file = defining_file(value)
+            if file is not None and (file.startswith('<') or _inside(place.real(file),
+                                                                     place.root)):
+                problems.append(f'builtins.{attribute} is {_describe(value)} from '
+                                f'{place.rel(file)}')
+    return problems
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, types.ModuleType):
+        return f'module {value.__name__}'
+    name = getattr(value, '__qualname__', None) or type(value).__name__
+    return f'{"class" if isinstance(value, type) else "function"} {name}'

@@ -1,0 +1,165 @@
+"""``oracle-guard ci`` on a repository with a Hypothesis property (the human-owned oracle).
+
+The pull request breaks ``calc.add``; the property ``test_add_matches_sum`` catches it.
+An agent may not edit the property next to ``src/``, so each cheat here leaves the
+property's file alone and changes what its names mean before it runs (OG714): plain
+``python -m pytest`` goes green, ``oracle-guard ci`` must fail naming the property.
+The first test is the honest counterpart: a passing property passes the gate.
+"""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from ci_repo import BASE_FILES
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import PYTEST
+
+PROPERTY = 'tests/properties/test_add_props.py::test_add_matches_sum'
+PROPERTY_FILES = {
+    'tests/properties/test_add_props.py': '''\
+        from hypothesis import given, settings, strategies as st
+
+        from calc import add
+
+
+        @settings(max_examples=200, derandomize=True)
+        @given(st.integers(0, 10), st.integers(0, 10))
+        def test_add_matches_sum(a, b):
+            assert add(a, b) == sum([a, b])
+        ''',
+    'tests/domain_lock.json': '''\
+        {"version": 1, "properties": {"test_add_matches_sum":
+            {"max_examples": 200, "derandomize": true}}}
+        ''',
+}
+# Out of scope by design (unit tests are the agent's to edit): test_add expects the bug.
+UNIT_TEST_EDITED = {
+    'tests/test_calc.py': textwrap.dedent(BASE_FILES['tests/test_calc.py']).replace(
+        'add(2, 3) == 5', 'add(2, 3) == 6'),
+}
+FIXED_ADD = 'lambda a, b: a + b'
+
+
+@pytest.fixture(scope='session')
+def template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return build_template(str(tmp_path_factory.mktemp('ci-props') / 'repo'), PROPERTY_FILES)
+
+
+@pytest.fixture
+def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def cheat_works_but_ci_fails(calc: CiRepo, files: dict, *mentions: str) -> None:
+    calc.pull_request(files)
+    plain, ci = calc.both(PYTEST)
+    assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
+    assert ci.rc == 1, ci.out
+    lines = [line for line in ci.lines('OG714') if PROPERTY in line]
+    assert lines, f'no OG714 naming the property in:\n{ci.out}'
+    for mention in mentions:
+        assert any(mention in line for line in lines), f'{mention!r} not in:\n{ci.out}'
+
+
+def test_honest_change_with_a_passing_property_passes_ci(calc: CiRepo) -> None:
+    # Hypothesis's @given wrapper claims the test's file and first line for its own code;
+    # the audit must follow it to the property's own function (no OG708, no OG714).
+    calc.pull_request({'src/calc/__init__.py': 'def add(a, b):\n    return b + a\n\n\n'
+                       'def mul(a, b):\n    return a * b\n'}, bug=False)
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+def test_fixture_only_conftest_rebinding_the_property_global_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {**UNIT_TEST_EDITED, 'tests/conftest.py': f'''\
+        import pytest
+
+
+        @pytest.fixture(autouse=True)
+        def _stable(request, monkeypatch):
+            if request.module.__name__.endswith('_props'):
+                monkeypatch.setattr(request.module, 'add', {FIXED_ADD})
+        '''}, "'add' was rebound", 'tests/conftest.py')
+
+
+def test_test_module_rebinding_the_property_global_at_import_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/test_calc.py': UNIT_TEST_EDITED['tests/test_calc.py']
+                                    + textwrap.dedent(f'''
+        import sys as _sys
+        for _module in list(_sys.modules.values()):
+            if getattr(_module, '__name__', '').endswith('test_add_props'):
+                _module.add = {FIXED_ADD}
+        ''')}, "'add' was rebound", 'tests/test_calc.py')
+
+
+def test_plugin_named_by_pytest_plugins_in_a_test_module_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {
+        'tests/test_calc.py': 'pytest_plugins = ["calc_testing"]\n'
+                              + UNIT_TEST_EDITED['tests/test_calc.py'],
+        'src/calc_testing.py': f'''\
+            def pytest_runtest_setup(item):
+                if item.module.__name__.endswith('_props'):
+                    item.module.add = {FIXED_ADD}
+            '''}, "'add' was rebound", 'src/calc_testing.py')
+
+
+def test_test_module_collected_first_replacing_the_src_function_fails_ci(calc: CiRepo) -> None:
+    # tests/aaa/ is collected before tests/properties/: the property imports the fake.
+    cheat_works_but_ci_fails(calc, {'tests/aaa/test_early.py': f'''\
+        import calc
+
+        calc.add = {FIXED_ADD}
+
+
+        def test_early():
+            assert calc.mul(2, 2) == 4
+        '''}, 'calc.add is function <lambda> from tests/aaa/test_early.py')
+
+
+def test_fake_src_package_put_in_sys_modules_fails_ci(calc: CiRepo) -> None:
+    cheat_works_but_ci_fails(calc, {'tests/aaa/test_early.py': f'''\
+        import sys
+        import types
+
+        import calc as _real
+
+        _fake = types.ModuleType('calc')
+        _fake.__file__ = _real.__file__
+        _fake.mul = _real.mul
+        _fake.add = {FIXED_ADD}
+        sys.modules['calc'] = _fake
+
+
+        def test_early():
+            assert _real.mul(2, 2) == 4
+        '''}, 'calc.add is function <lambda> from tests/aaa/test_early.py')
+
+
+def test_builtin_replaced_by_a_test_module_fails_ci(calc: CiRepo) -> None:
+    # The property compares with sum(); a test module collected after it replaces the
+    # builtin by one that agrees with the bug.
+    cheat_works_but_ci_fails(calc, {'tests/test_calc.py': UNIT_TEST_EDITED['tests/test_calc.py']
+                                    + textwrap.dedent('''
+        import builtins as _builtins
+        _sum = _builtins.sum
+        _builtins.sum = lambda xs, start=0: add(*xs) if isinstance(xs, list) and len(xs) == 2 else _sum(xs, start)
+        ''')}, 'builtins.sum is function <lambda> from tests/test_calc.py')
+
+
+def test_pytest_plugin_from_a_committed_dist_info_fails_ci(calc: CiRepo) -> None:
+    # `python -m pytest` puts the working folder first on sys.path, and pytest loads the
+    # pytest11 entry points of every distribution found there: no conftest, no config.
+    cheat_works_but_ci_fails(calc, {
+        **UNIT_TEST_EDITED,
+        'calc_dev-0.1.dist-info/METADATA': 'Metadata-Version: 2.1\nName: calc-dev\nVersion: 0.1\n',
+        'calc_dev-0.1.dist-info/entry_points.txt': '[pytest11]\ncalc_dev = calc_devtools\n',
+        'calc_devtools.py': f'''\
+            def pytest_runtest_setup(item):
+                if item.module.__name__.endswith('_props'):
+                    item.module.add = {FIXED_ADD}
+            '''}, "'add' was rebound", 'calc_devtools.py')
