@@ -192,3 +192,64 @@ def test_property_discarding_every_example_does_not_pass(pytester):
     result = run(pytester)
     outcomes = result.parseoutcomes()
     assert outcomes.get('passed', 0) == 0 and outcomes.get('failed') == 1, result.stdout.str()
+
+
+# -- what the source does not show: locked from a collection run --------------------------
+
+HELPER_PROPERTY = '''\
+from hypothesis import given, settings, strategies as st
+
+
+def bounded():
+    limit = 10  # more than `return <strategy>`: the static reader cannot read it
+    return st.integers(0, limit)
+
+
+@settings(max_examples=5)
+@given(x=bounded())
+def test_domain(x):
+    assert x >= 0
+'''
+
+
+def test_part_the_source_hides_is_locked_by_collect_and_checked_by_the_plugin(guarded):
+    import subprocess
+    import sys
+
+    from oracle_guard.commands import lock as lock_command
+    from oracle_guard.hooks import check_generator_lock
+
+    guarded.write('tests/properties/test_domain.py', HELPER_PROPERTY)
+    result = guarded.run(lock_command.main, '--upgrade', '--collect')
+    assert result.rc == 0, result.out + result.err
+    assert 'test_domain: args.x: 1 part(s) locked from the collection run' in result.out
+    lock = json.loads(guarded.read('tests/domain_lock.json'))
+    assert lock['properties']['test_domain']['strategies']['x'] == {
+        'strategy': 'integers', 'min_value': 0, 'max_value': 10}
+    guarded.commit('lock, with the collected form')
+
+    # the helper narrows what it returns; the static hook cannot see it and says so
+    guarded.write('tests/properties/test_domain.py',
+                  HELPER_PROPERTY.replace('limit = 10', 'limit = 1'))
+    guarded.add()
+    hook = guarded.run(check_generator_lock.main)
+    assert hook.rc == 0 and 'checked at run time' in hook.out, hook.out
+    # the plugin does see it
+    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                           'tests/properties/test_domain.py'], cwd=guarded.path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout
+    assert ('tests/properties/test_domain.py::test_domain: tests less than its lock '
+            '(tests/domain_lock.json): args.x: integers(max_value): locked 10, live 1') in \
+        proc.stdout
+
+
+def test_without_collect_a_hidden_part_stays_unresolved_and_is_noted(guarded):
+    from oracle_guard.commands import lock as lock_command
+
+    guarded.write('tests/properties/test_domain.py', HELPER_PROPERTY)
+    result = guarded.run(lock_command.main, '--upgrade')
+    assert 'args.x: strategy: checked at run time (bounded()' in result.out
+    form = json.loads(guarded.read('tests/domain_lock.json'))['properties']['test_domain'][
+        'strategies']['x']
+    assert form['unresolved'] == 'bounded()'

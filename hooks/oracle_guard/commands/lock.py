@@ -192,6 +192,41 @@ def proposed_entry(prop: PropertyTest, candidates: ProfileCandidates,
     return entry
 
 
+def collected_forms(cfg: Config, notes: list[str]) -> dict[str, Any]:
+    """identity -> argument -> live form, from ``pytest --collect-only`` with the plugin's
+    ``--oracle-guard-write-forms`` (imports the tests: only on --collect)."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        target = os.path.join(scratch, 'forms.json')
+        command = [sys.executable, '-m', 'pytest', '--collect-only', '-q',
+                   '-p', 'no:cacheprovider', '-p', 'oracle_guard',
+                   f'--oracle-guard-root={cfg.root}', f'--oracle-guard-write-forms={target}']
+        proc = subprocess.run(command, cwd=cfg.root, capture_output=True, text=True)
+        try:
+            with open(target, encoding='utf-8') as f:
+                forms = json.load(f)
+        except (OSError, ValueError):
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+            notes.append('--collect: pytest wrote no strategy forms (exit code '
+                          f'{proc.returncode}): {" | ".join(tail)}')
+            return {}
+    return forms if isinstance(forms, dict) else {}
+
+
+def fill_from_run(static: Any, live: Any) -> Any:
+    """The static form with every part it could not read taken from the live form."""
+    if is_unresolved(static):
+        return live if live is not None and not is_unresolved(live) else static
+    if isinstance(static, dict) and isinstance(live, dict):
+        return {k: fill_from_run(v, live.get(k)) for k, v in static.items()}
+    if isinstance(static, list) and isinstance(live, list) and len(static) == len(live):
+        return [fill_from_run(a, b) for a, b in zip(static, live)]
+    return static
+
+
 def merge_forms(identity: str, old: dict[str, Any], new: dict[str, Any], allow_loosen: bool,
                 notes: list[str]) -> dict[str, Any]:
     """Per argument: an equal or provably wider form replaces the locked one; a narrower
@@ -247,10 +282,12 @@ def merge_entry(identity: str, old: dict[str, Any], new: dict[str, Any], allow_l
 
 def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources,
                 only: Sequence[str], allow_loosen: bool, notes: list[str],
-                upgrade: bool = False) -> dict[str, Any]:
+                upgrade: bool = False, live: dict[str, Any] | None = None
+                ) -> dict[str, Any]:
     """The new lock. A new lock is version 2; a version-1 lock stays version 1 (written
     exactly as before) unless ``upgrade``, which adds the whole strategies to every entry
-    and keeps every version-1 field, so nothing is loosened."""
+    and keeps every version-1 field, so nothing is loosened. ``live`` (from --collect)
+    fills what the source does not show with the live forms."""
     candidates = ProfileCandidates(sources)
     data = lock.as_json()
     version = 2 if upgrade or not lock.present else lock.version
@@ -259,6 +296,15 @@ def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: Profil
     for prop in props:
         if only and prop.identity not in only and not (upgrade and lock.version < 2):
             continue
+        if live is not None and version >= 2:
+            forms = live.get(prop.identity, {})
+            for arg, form in list(prop.forms.items()):
+                filled = fill_from_run(form, forms.get(arg))
+                if filled != form:
+                    before, after = len(unresolved_parts(form)), len(unresolved_parts(filled))
+                    notes.append(f'{prop.path}:{prop.line}: {prop.identity}: args.{arg}: '
+                                 f'{before - after} part(s) locked from the collection run')
+                    prop.forms[arg] = filled
         proposal = proposed_entry(prop, candidates, notes, version)
         old = properties.get(prop.identity)
         properties[prop.identity] = proposal if old is None else \
@@ -282,6 +328,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help='let the lock go down to what the tests run today')
     parser.add_argument('--dry-run', action='store_true',
                         help='print the diff without writing the lock')
+    parser.add_argument('--collect', action='store_true',
+                        help='lock what the source does not show from a `pytest '
+                             '--collect-only` run (imports the tests)')
     parser.add_argument('--upgrade', action='store_true',
                         help='rewrite a version-1 lock as version 2 (whole strategies), '
                              'keeping every locked field')
@@ -299,8 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         lock = read_lock_bytes(before, cfg.domain_lock)
         props, sources = collect(cfg)
         notes: list[str] = []
+        live = collected_forms(cfg, notes) if args.collect else None
         data = update_lock(lock, props, sources, args.identities, args.allow_loosen, notes,
-                           upgrade=args.upgrade)
+                           upgrade=args.upgrade, live=live)
         after = dump_lock(data)
         old_text = before.decode('utf-8-sig') if before is not None else ''
         diff = list(difflib.unified_diff(
