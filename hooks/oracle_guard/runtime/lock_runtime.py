@@ -237,7 +237,7 @@ def check_call(cfg: Config, item: Any, test: Any) -> list[str]:
         lock = _cached_lock(cfg)
     except ConfigError as exc:
         return [str(exc)]
-    return _item_problems(item, test, lock, at_call=True)
+    return _item_problems(item, test, lock, at_call=True) or []
 
 
 class ExampleCount:
