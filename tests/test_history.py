@@ -99,6 +99,21 @@ def test_ledger_loosened_with_a_test_edit_in_an_earlier_commit_fails(guarded):
     assert f'{loosened[:7]} "budget and test": budget raised from 0 to 2' in result.out
 
 
+def test_baseline_grown_with_a_test_edit_in_an_earlier_commit_fails(guarded):
+    from oracle_guard.commands.baseline import main as baseline_main
+
+    guarded.write('tests/test_new.py', 'import pytest\n\n\n@pytest.mark.skip\n'
+                                       'def test_n():\n    assert 0\n')
+    assert guarded.run(baseline_main).rc == 0
+    grown = guarded.commit('a skip and the baseline that accepts it')
+    trivial_commit(guarded)
+
+    result = guarded.run(check_freeze_ledger.main)
+
+    assert result.codes == ['OG520'], result.out
+    assert f'{grown[:7]} "a skip and the baseline that accepts it": baseline grown' in result.out
+
+
 def test_property_removed_with_src_in_an_earlier_commit_fails(guarded):
     guarded.write('tests/properties/test_more.py', PROPERTY_TEST.replace(
         'test_parse_never_throws', 'test_parse_keeps_bytes'))

@@ -501,8 +501,9 @@ def check(ctx: RunContext) -> list[Finding]:
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
-    """Row 27 for one commit of history mode: the ledger that commit left, against its
-    first parent. The whole-ledger rules judge only the ledger as it is now."""
+    """Rules 27, 29 and 42 for one commit of history mode: the ledger and the baseline
+    that commit left, against its first parent. The whole-ledger rules judge only the
+    ledger as it is now."""
     cfg, touched = ctx.cfg, ctx.changes.touched()
     settings = settings_loosening_findings(ctx)
     if cfg.ledger not in touched and ctx.base_cfg.ledger not in touched:
