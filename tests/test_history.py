@@ -114,6 +114,37 @@ def test_baseline_grown_with_a_test_edit_in_an_earlier_commit_fails(guarded):
     assert f'{grown[:7]} "a skip and the baseline that accepts it": baseline grown' in result.out
 
 
+def test_ledger_row_removed_while_a_test_named_it_in_an_earlier_commit_fails(guarded):
+    import datetime
+
+    expires = (datetime.date.today() + datetime.timedelta(days=30)).isoformat()
+    guarded.write(LEDGER, 'budget: 1\nfreezes: []\n')
+    guarded.commit('raise the budget, alone')
+    guarded.write(LEDGER, f'''\
+        budget: 1
+        freezes:
+          - id: FZ-1
+            nodeid: tests/test_app.py::test_parse
+            class: order-dependent
+            evidence: fails after test_cache_warm
+            owner: alice
+            expires: {expires}
+        ''')
+    frozen = ('import pytest\n\n\n@pytest.mark.skip(reason="FZ-1")\n'
+              'def test_parse():\n    assert True\n')
+    guarded.write('tests/test_app.py', frozen)
+    guarded.commit('freeze test_parse')
+    guarded.write(LEDGER, 'budget: 1\nfreezes: []\n')
+    dropped = guarded.commit('drop the freeze row, keep the skip')
+    guarded.write('tests/test_app.py', 'def test_parse():\n    assert True\n')
+    guarded.commit('unskip')
+
+    result = guarded.run(check_freeze_ledger.main)
+
+    assert result.codes == ['OG516'], result.out
+    assert f'{dropped[:7]} "drop the freeze row, keep the skip": ' in result.out
+
+
 def test_property_removed_with_src_in_an_earlier_commit_fails(guarded):
     guarded.write('tests/properties/test_more.py', PROPERTY_TEST.replace(
         'test_parse_never_throws', 'test_parse_keeps_bytes'))
