@@ -7,6 +7,7 @@ mechanism. The legitimate counterparts at the end must pass.
 """
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -68,6 +69,23 @@ def test_autouse_fixture_skipping_through_a_computed_name_fails_ci(calc: CiRepo)
                 getattr(pytest, ''.join(['s', 'k', 'i', 'p']))('flaky on CI')
         '''}, 'OG706', 'tests/test_calc.py::test_add', 'AddCase::test_add_unit')
     assert 'test command exited 0' in ci.summary
+
+
+def test_github_format_prints_annotations_and_the_summary_line(calc: CiRepo) -> None:
+    calc.pull_request({'tests/conftest.py': '''\
+        import pytest
+
+
+        @pytest.fixture(autouse=True)
+        def _later(request):
+            if request.node.name == 'test_add':
+                pytest.skip('later')
+        '''})
+    ci = calc.ci(PYTEST, '--format', 'github')
+    assert ci.rc == 1
+    assert any(line.startswith('::error file=tests/test_calc.py,line=8,col=1,title=OG706::')
+               for line in ci.out.splitlines()), ci.out
+    assert ci.summary == 'oracle-guard ci: 2 finding(s); test command exited 0', ci.out
 
 
 def test_skip_exception_re_exported_from_a_helper_outside_tests_fails_ci(calc: CiRepo) -> None:
@@ -324,8 +342,19 @@ def test_registered_marker_next_to_a_src_fix_passes_ci(calc: CiRepo) -> None:
 
 def test_frozen_test_with_a_live_ledger_row_passes_ci(calc: CiRepo) -> None:
     calc.pull_request({'tests/freeze_ledger.yaml': FROZEN_ADD}, bug=False)
-    ci = calc.ci(PYTEST, '--today', '2098-12-01')
+    report = os.path.join(calc.path, '..', 'review.md')
+    summary = os.path.join(calc.path, '..', 'step-summary.md')
+    with open(summary, 'w', encoding='utf-8') as f:
+        f.write('# earlier step\n')
+    ci = calc.ci(PYTEST, '--today', '2098-12-01', '--report', report,
+                 env={'GITHUB_STEP_SUMMARY': summary})
     assert ci.rc == 0, ci.out
+    with open(report, encoding='utf-8') as f:
+        text = f.read()
+    assert '### Freeze rows added' in text
+    assert '| FZ-1 | tests/test_calc.py::test_add | order-dependent | alice | 2099-01-01 |' in text
+    with open(summary, encoding='utf-8') as f:
+        assert f.read() == '# earlier step\n' + text
 
 
 def test_real_failure_keeps_the_test_commands_exit_code(calc: CiRepo) -> None:

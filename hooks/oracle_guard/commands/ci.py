@@ -17,6 +17,7 @@ exited C``. Exit 1 when N > 0, otherwise C; 2 for bad configuration.
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import shlex
 import subprocess
@@ -43,9 +44,7 @@ from oracle_guard.runner import utc_today
 PLUGIN_ARGS = ('-p', 'oracle_guard')
 
 
-def _date(value: str):  # type: ignore[no-untyped-def]
-    import datetime
-
+def _date(value: str) -> datetime.date:
     try:
         return datetime.date.fromisoformat(value)
     except ValueError:
@@ -138,11 +137,12 @@ def change_rules(ctx: RunContext) -> list[Finding]:
     return findings
 
 
-def ci(args: argparse.Namespace, command: list[str]) -> int:
+def range_context(base_ref: str, today: datetime.date | None = None) -> RunContext:
+    """The change ``BASE...HEAD`` with the configuration widened over both sides."""
     root = repo_root()
-    base = resolve_or_none(args.base, root)
+    base = resolve_or_none(base_ref, root)
     if base is None:
-        raise ConfigError('--base', 0, f'{args.base!r} is not a revision in this clone',
+        raise ConfigError('--base', 0, f'{base_ref!r} is not a revision in this clone',
                           'fetch the base branch with full history (actions/checkout '
                           'fetch-depth: 0)')
     head = resolve_or_none('HEAD', root)
@@ -151,15 +151,24 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     try:
         merge_base = git('merge-base', base, head, cwd=root).decode().strip()
     except GitError:
-        raise ConfigError('--base', 0, f'{args.base} and HEAD share no history in this clone',
+        raise ConfigError('--base', 0, f'{base_ref} and HEAD share no history in this clone',
                           'fetch full history (actions/checkout fetch-depth: 0)') from None
     head_view = TreeView(root, head)
     cfg = widened(load_config(root, head_view), load_config(root, TreeView(root, merge_base)))
-    today = args.today or utc_today()
-    ctx = RunContext(cfg=cfg, from_ref=base, to_ref=head, require_base=True,
-                     judged=head_view, today=today)
+    return RunContext(cfg=cfg, from_ref=base_ref, to_ref=head, require_base=True,
+                      judged=head_view, today=today or utc_today())
+
+
+def ci(args: argparse.Namespace, command: list[str]) -> int:
+    ctx = range_context(args.base, args.today)
+    cfg, today = ctx.cfg, ctx.today
+    head_view = ctx.judged
+    assert head_view is not None
     findings = change_rules(ctx)
 
+    # Everything the audit and the report need is imported before the test command runs:
+    # the pull request's code runs in that command and could rewrite files on disk.
+    from oracle_guard import review_report  # noqa: F401
     from oracle_guard.runtime import audit
     from oracle_guard.runtime.run_record import read_record
 
@@ -193,12 +202,8 @@ def _write_review(args: argparse.Namespace, ctx: RunContext) -> None:
     summary = os.environ.get('GITHUB_STEP_SUMMARY')
     if not args.report and not summary:
         return
-    try:
-        from oracle_guard.review_report import review_report
-    except ModuleNotFoundError as exc:
-        if exc.name != 'oracle_guard.review_report':
-            raise
-        return
+    from oracle_guard.review_report import review_report
+
     text = review_report(ctx)
     if args.report:
         with open(args.report, 'w', encoding='utf-8') as f:
