@@ -395,3 +395,69 @@ def test_clean_pull_request_under_xdist_passes_ci(calc: CiRepo) -> None:
                        'def test_mul_zero():\n    assert mul(0, 5) == 0\n'}, bug=False)
     ci = calc.ci(XDIST)
     assert ci.rc == 0, ci.out
+
+
+# -- Hypothesis: the lock at call time, and examples that were really drawn ----------------
+PROPERTY = '''\
+from hypothesis import example, given, settings, strategies as st
+
+from calc import add
+
+
+@settings(max_examples=200, derandomize=True, database=None)
+@example(0, 0)
+@given(st.integers(0, 10), st.integers(0, 10))
+def test_add_matches_sum(a, b):
+    assert add(a, b) == a + b
+'''
+PROPERTY_LOCK = '{"version": 1, "properties": {"test_add_matches_sum": ' \
+                '{"max_examples": 200, "derandomize": true}}}\n'
+# A bug only the property finds (the unit tests never add 7).
+SEVEN_BUG = 'def add(a, b):\n    return a + b + (a == 7)\n\n\ndef mul(a, b):\n    return a * b\n'
+
+
+def test_hypothesis_settings_swapped_after_collection_fail_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    template = build_template(str(tmp_path / 'template'), {
+        'tests/properties/test_add_props.py': PROPERTY,
+        'tests/domain_lock.json': PROPERTY_LOCK,
+    })
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    ci = cheat_works_but_ci_fails(calc, {
+        'src/calc/__init__.py': SEVEN_BUG,
+        'tests/conftest.py': '''\
+            import pytest
+            from hypothesis import settings
+
+
+            @pytest.fixture(autouse=True)
+            def _fast(request):
+                test = getattr(request.node, 'obj', None)
+                if getattr(test, 'is_hypothesis_test', False):
+                    test._hypothesis_internal_use_settings = settings(
+                        test._hypothesis_internal_use_settings, max_examples=1)
+            ''',
+    }, 'OG711', 'tests/properties/test_add_props.py::test_add_matches_sum', 'max_examples')
+    assert 'test command exited 0' in ci.summary
+
+
+def test_hypothesis_property_that_draws_no_example_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    template = build_template(str(tmp_path / 'template'), {
+        'tests/properties/test_add_props.py': PROPERTY,
+        'tests/domain_lock.json': PROPERTY_LOCK,
+    })
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    cheat_works_but_ci_fails(calc, {
+        'src/calc/__init__.py': SEVEN_BUG,
+        'tests/conftest.py': '''\
+            import pytest
+            from hypothesis import Phase, settings
+
+
+            @pytest.fixture(autouse=True)
+            def _explicit_only(request):
+                test = getattr(request.node, 'obj', None)
+                if getattr(test, 'is_hypothesis_test', False):
+                    test._hypothesis_internal_use_settings = settings(
+                        test._hypothesis_internal_use_settings, phases=[Phase.explicit])
+            ''',
+    }, 'OG710', 'tests/properties/test_add_props.py::test_add_matches_sum', 'no example')
