@@ -412,6 +412,9 @@ def test_add_matches_sum(a, b):
 '''
 PROPERTY_LOCK = '{"version": 1, "properties": {"test_add_matches_sum": ' \
                 '{"max_examples": 200, "derandomize": true}}}\n'
+# With the plugin on, its own call-time checks fail these cheats in plain pytest too; the
+# pull request therefore switches it off, which oracle-guard ci undoes.
+PLUGIN_OFF = PYTEST_INI.format('-p no:oracle_guard')
 # A bug only the property finds (the unit tests never add 7).
 SEVEN_BUG = 'def add(a, b):\n    return a + b + (a == 7)\n\n\ndef mul(a, b):\n    return a * b\n'
 
@@ -424,6 +427,7 @@ def test_hypothesis_settings_swapped_after_collection_fail_ci(tmp_path) -> None:
     calc = copy_template(template, str(tmp_path / 'repo'))
     ci = cheat_works_but_ci_fails(calc, {
         'src/calc/__init__.py': SEVEN_BUG,
+        'pytest.ini': PLUGIN_OFF,
         'tests/conftest.py': '''\
             import pytest
             from hypothesis import settings
@@ -437,17 +441,19 @@ def test_hypothesis_settings_swapped_after_collection_fail_ci(tmp_path) -> None:
                         test._hypothesis_internal_use_settings, max_examples=1)
             ''',
     }, 'OG711', 'tests/properties/test_add_props.py::test_add_matches_sum', 'max_examples')
-    assert 'test command exited 0' in ci.summary
+    assert ci.lines('OG713'), ci.out
 
 
 def test_hypothesis_property_that_draws_no_example_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The lock holds derandomize only: nothing in it says how many examples to draw.
     template = build_template(str(tmp_path / 'template'), {
         'tests/properties/test_add_props.py': PROPERTY,
-        'tests/domain_lock.json': PROPERTY_LOCK,
+        'tests/domain_lock.json': PROPERTY_LOCK.replace('"max_examples": 200, ', ''),
     })
     calc = copy_template(template, str(tmp_path / 'repo'))
     cheat_works_but_ci_fails(calc, {
         'src/calc/__init__.py': SEVEN_BUG,
+        'pytest.ini': PLUGIN_OFF,
         'tests/conftest.py': '''\
             import pytest
             from hypothesis import Phase, settings

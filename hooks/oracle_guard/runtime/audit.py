@@ -451,6 +451,7 @@ class _Audit:
                              '(a pytest_runtestloop or pytest_runtest_protocol hook, or '
                              'session.shouldstop)', 'let the session run every collected test')
                 continue
+            self.hypothesis(nodeid, path, line)
             if outcome in ('skipped', 'xfailed'):
                 self.silence(nodeid, path, line, identity)
             elif outcome in ('passed', 'xpassed'):
@@ -477,6 +478,22 @@ class _Audit:
                  'fix the test, or freeze it with a ledger row (FZ id, owner, class, expiry) '
                  'in a change of its own')
 
+    def hypothesis(self, nodeid: str, path: str, line: int) -> None:
+        """What the record saw of a Hypothesis property, whatever its outcome: the plugin
+        may have failed it already, but the finding names the mechanism."""
+        call = self.record.calls.get(nodeid)
+        if call is None:
+            return
+        for problem in call.get('lock') or ():
+            self.add(path, line, 'OG711', f'{nodeid}: at call time: {problem}',
+                     'restore the settings and strategies the lock records; loosening the '
+                     'lock is a change of its own')
+        examples = call.get('examples')
+        if examples is not None and not call.get('raised') and \
+                examples - (call.get('explicit') or 0) <= 0:
+            self.add(path, line, 'OG710', f'{nodeid}: the Hypothesis property generated no '
+                     'example in this run', 'restore the generate phase and max_examples')
+
     def execution(self, nodeid: str, path: str, line: int, identity: str) -> None:
         item = self.record.items.get(nodeid, {})
         if item.get('type') not in ('Function', 'TestCaseFunction'):
@@ -489,10 +506,6 @@ class _Audit:
                      'pytest_runtest_protocol hook of its own)',
                      'remove what replaces pytest\'s test call')
             return
-        for problem in call.get('lock') or ():
-            self.add(path, line, 'OG711', f'{nodeid}: at call time: {problem}',
-                     'restore the settings and strategies the lock records; loosening the '
-                     'lock is a change of its own')
         if call.get('raised'):
             self.add(path, line, 'OG709', f'{nodeid} was reported as passed, but its call '
                      f'raised {call["raised"]} (a report rewritten by a hook)',
@@ -527,10 +540,6 @@ class _Audit:
             self.add(path, line, 'OG708', f'{nodeid}: the code that ran is not the code '
                      f'compiled from {path} (__code__ replaced at import time)',
                      'remove the assignment to __code__; the code reviewed must be the code run')
-        examples = call.get('examples')
-        if examples is not None and examples - (call.get('explicit') or 0) <= 0:
-            self.add(path, line, 'OG710', f'{nodeid}: the Hypothesis property generated no '
-                     'example in this run', 'restore the generate phase and max_examples')
 
     # -- shadowing -----------------------------------------------------------------------
     def shadowing(self) -> None:
