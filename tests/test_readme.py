@@ -111,3 +111,14 @@ def test_ci_runs_exactly_the_readme_test_command():
     ci_lines = [line.strip() for line in read('.ci/run').splitlines()]
     assert command in ci_lines
     assert ci_lines[-1] == command  # its exit code (5 too: no tests collected) is CI's
+
+
+def test_readme_workflow_uses_only_the_actions_inputs():
+    action = yaml.safe_load(read('action.yml'))
+    gate = section(read('README.md'), 'The pull-request gate')
+    workflow = yaml.safe_load(re.search(r'```yaml\n(.*?)```', gate, re.S).group(1))
+    steps = workflow['jobs']['oracle-guard']['steps']
+    [step] = [s for s in steps if s.get('uses', '').startswith('OWNER/oracle-guard@')]
+    assert set(step['with']) <= set(action['inputs']), set(step['with']) - set(action['inputs'])
+    checkout = [s for s in steps if s.get('uses', '').startswith('actions/checkout@')]
+    assert checkout[0]['with']['fetch-depth'] == 0  # the merge-base must be in the clone
