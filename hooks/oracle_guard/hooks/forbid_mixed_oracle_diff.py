@@ -158,8 +158,8 @@ def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[s
     """Gitlinks under the tests roots or the properties folder (rule 37): pytest collects
     what a submodule checkout holds, conftest.py included, and none of it is reviewed here.
 
-    A commit or a range looks at the paths it adds (one ``git ls-files``, only when it
-    adds some there); other runs at the whole test tree.
+    A commit or a range looks at the paths it adds, by the modes its diff reports (or one
+    ``git ls-files`` where it reports none); other runs at the whole test tree.
     """
     from oracle_guard.changeset import COMMIT
     from oracle_guard.changeset import HISTORY
@@ -167,8 +167,12 @@ def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[s
 
     roots = tuple(sorted({r for c in cfgs for r in (*c.tests, c.properties)}))
     if changes.mode in (COMMIT, RANGE, HISTORY):
-        paths = [p for p in changes.added_or_modified() if p.startswith(roots)]
-        entries = changes.new.entries(paths) if paths else []
+        added = [c for c in changes.changes if c.status != 'D' and c.path.startswith(roots)]
+        # The staged diff usually says each path's mode: then git is not asked again.
+        found = [c.path for c in added if c.mode == '160000']
+        unknown = [c.path for c in added if c.mode is None]
+        entries = changes.new.entries(unknown) if unknown else []
+        return sorted(found + [e.path for e in entries if e.is_submodule])
     else:
         entries = changes.new.entries(list(roots))
     return sorted(e.path for e in entries if e.is_submodule and e.path.startswith(roots))
