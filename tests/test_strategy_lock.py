@@ -279,6 +279,17 @@ def test_domain(x, y):
     assert 'args.y: locked text(), but the test no longer draws this argument' in result.out
 
 
+def test_argument_added_without_a_locked_form_is_an_unlocked_argument(guarded):
+    repo = locked_repo(guarded, 'st.integers()')
+    result = commit_check(repo, text=HEADER + '''
+@given(x=st.integers(), y=st.text())
+def test_domain(x, y):
+    assert x is not None
+''')
+    assert result.codes == ['OG601'], result.out
+    assert 'unlocked argument: test_domain draws y' in result.out
+
+
 # -- row 27 for version 2 ----------------------------------------------------------------
 
 def test_lock_form_narrowed_with_test_code_in_the_same_change_fails(guarded):

@@ -238,6 +238,14 @@ def judge_forms(prop: PropertyTest, entry: LockEntry, notes: list[str]) -> list[
     from oracle_guard.strategy_form import compare
 
     findings = []
+    if entry.strategies:
+        # Row 24 for whole strategies: an argument the lock has no form for is unlocked;
+        # narrowing it later would pass unseen.
+        for arg in sorted(set(prop.forms) - set(entry.strategies)):
+            findings.append(Finding(
+                prop.path, prop.strategy_lines.get(arg, prop.line), 1, 'OG601',
+                f'unlocked argument: {prop.identity} draws {arg}, which its entry\'s '
+                '"strategies" does not lock', LOCK_HINT))
     for arg, locked in sorted(entry.strategies.items()):
         line = prop.strategy_lines.get(arg, prop.line)
         if arg not in prop.forms:

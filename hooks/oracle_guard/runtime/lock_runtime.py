@@ -203,7 +203,9 @@ def form_problems(nodeid: str, lock_path: str, entry: Any, test: Any) -> list[st
     from oracle_guard.strategy_form import short
 
     live = live_forms(test)
-    problems = []
+    problems = [f'{nodeid}: unlocked argument: {arg} has no form under "strategies" in '
+                f'{lock_path} (run `oracle-guard lock`)'
+                for arg in sorted(set(live) - set(entry.strategies))]
     for arg, locked in sorted(entry.strategies.items()):
         if arg not in live:
             problems.append(f'{nodeid}: tests less than its lock ({lock_path}): args.{arg}: '
