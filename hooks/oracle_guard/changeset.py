@@ -42,15 +42,18 @@ HISTORY = 'history'  # one commit of history mode, judged against its first pare
 
 
 class Change(FrozenRecord):
-    __slots__ = ('status', 'path', 'old_path', 'mode')
+    __slots__ = ('status', 'path', 'old_path', 'mode', 'object_id')
     status: str  # one of A, M, D, R, C, T
     path: str
     old_path: str | None
-    mode: str | None  # git's mode of ``path`` after the change, when the diff says it
+    # git's mode and object id of ``path`` after the change, when the diff says them.
+    mode: str | None
+    object_id: str | None
 
     def __init__(self, status: str, path: str, old_path: str | None = None,
-                 mode: str | None = None) -> None:
-        self._set(status=status, path=path, old_path=old_path, mode=mode)
+                 mode: str | None = None, object_id: str | None = None) -> None:
+        self._set(status=status, path=path, old_path=old_path, mode=mode,
+                  object_id=object_id)
 
 
 class ChangeSet(Record):
@@ -149,19 +152,19 @@ def parse_name_status(out: bytes) -> tuple[Change, ...]:
 def parse_raw(out: bytes) -> tuple[Change, ...]:
     """``git diff --raw -z`` output: ``:OLDMODE NEWMODE OLDSHA NEWSHA S\0path\0``, or
     ``...R100\0old\0new\0`` for a rename or copy. The same changes as
-    ``--name-status``, with the mode each path has after the change."""
+    ``--name-status``, with the mode and object id each path has after the change."""
     fields = out.split(b'\0')
     changes = []
     i = 0
     while i < len(fields) and fields[i]:
         meta = fields[i].decode().split(' ')
-        mode, status = meta[1], meta[4][0]
+        mode, object_id, status = meta[1], meta[3], meta[4][0]
         if status in 'RC':
             old, new = os.fsdecode(fields[i + 1]), os.fsdecode(fields[i + 2])
-            changes.append(Change(status, new, old, mode))
+            changes.append(Change(status, new, old, mode, object_id))
             i += 3
         else:
-            changes.append(Change(status, os.fsdecode(fields[i + 1]), None, mode))
+            changes.append(Change(status, os.fsdecode(fields[i + 1]), None, mode, object_id))
             i += 2
     return tuple(changes)
 
