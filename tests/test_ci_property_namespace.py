@@ -16,7 +16,9 @@ from ci_repo import BASE_FILES
 from ci_repo import build_template
 from ci_repo import CiRepo
 from ci_repo import copy_template
+from ci_repo import git
 from ci_repo import PYTEST
+from ci_repo import write
 
 PROPERTY = 'tests/properties/test_add_props.py::test_add_matches_sum'
 PROPERTY_FILES = {
@@ -73,6 +75,39 @@ def test_honest_change_with_a_passing_property_passes_ci(calc: CiRepo) -> None:
     ci = calc.ci(PYTEST)
     assert ci.rc == 0, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+def test_property_folder_test_doubles_and_alternative_imports_pass_ci(calc: CiRepo) -> None:
+    # Human-owned code in the properties folder may replace what the property calls (its
+    # own test double), and a name bound by two imports (try/except ImportError) has no
+    # single source to compare with: neither is OG714.
+    write(calc.path, {
+        'tests/properties/conftest.py': '''\
+            import pytest
+
+            import calc
+
+
+            @pytest.fixture(autouse=True)
+            def _plain_mul(monkeypatch):
+                monkeypatch.setattr(calc, 'mul', lambda a, b: a * b)
+            ''',
+        'tests/properties/test_add_props.py': PROPERTY_FILES['tests/properties/test_add_props.py']
+        .replace('from calc import add\n', '''from calc import add
+
+        try:
+            from math import isqrt as root
+        except ImportError:
+            from math import sqrt as root
+        '''),
+    })
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'a test double for the properties')
+    calc.pull_request({'src/calc/__init__.py': 'def add(a, b):\n    return b + a\n\n\n'
+                       'def mul(a, b):\n    return b * a\n'}, bug=False)
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
+    assert not ci.lines('OG714'), ci.out
 
 
 def test_fixture_only_conftest_rebinding_the_property_global_fails_ci(calc: CiRepo) -> None:

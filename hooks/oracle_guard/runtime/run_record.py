@@ -338,7 +338,7 @@ class RunRecorder:
         from oracle_guard.runtime.property_namespace import replaced_names
         try:
             return replaced_names(getattr(item, 'module', None), str(item.path),
-                                  self.cfg.root, tuple(self.cfg.src))
+                                  self.cfg.root, tuple(self.cfg.src), self.cfg.properties)
         except Exception as exc:  # noqa: BLE001 -- what cannot be checked is a finding
             return [f'the names it calls could not be checked: {exc!r}']
 
