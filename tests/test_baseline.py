@@ -239,3 +239,22 @@ def test_malformed_baseline_is_a_configuration_error(guarded):
     result = guarded.run(freezes_main, 'tests/test_legacy.py')
     assert result.rc == 2
     assert 'tests/oracle_baseline.json:1: version 2 is not 1' in result.err
+
+
+def test_the_adoption_commit_itself_may_hold_the_baseline_and_test_moves(repo):
+    """Before adoption nothing was guarded: the commit that adds the table, the baseline
+    and moves a test into the properties folder is not a baseline that grew."""
+    repo.write('pyproject.toml', '[project]\nname = "app"\n')
+    repo.write('tests/test_legacy.py', LEGACY)
+    repo.commit('before adoption')
+    repo.write('pyproject.toml', '[project]\nname = "app"\n\n[tool.oracle-guard]\n'
+                                 'src = ["src/"]\n')
+    repo.write('tests/freeze_ledger.yaml', 'budget: 0\nfreezes: []\n')
+    assert repo.run(baseline_main).rc == 0
+    os.makedirs(os.path.join(repo.path, 'tests/properties'))
+    repo.git('mv', 'tests/test_legacy.py', 'tests/properties/test_legacy.py')
+    repo.run(baseline_main, '--prune')
+    repo.run(baseline_main)
+    repo.add()
+    result = repo.run(ledger_main)
+    assert result.rc == 0, result.out

@@ -244,8 +244,8 @@ def baseline_growth_findings(ctx) -> list[Finding]:  # type: ignore[no-untyped-d
     (``baseline = "..."`` in the table) is no way around it.
     """
     changes = ctx.changes
-    if not changes.has_base:
-        return []
+    if not changes.has_base or not ctx.base_cfg.has_table:
+        return []  # the adoption itself: nothing was guarded before, nothing grew
     cfg = ctx.cfg
     base_path = ctx.base_cfg.baseline
     touched = changes.touched()

@@ -325,7 +325,11 @@ def property_folder(root: str, files: Sequence[str], tests: Sequence[str]) -> st
     if not found:
         return None
     common = os.path.commonpath([posixpath.dirname(p) for p in found]).replace(os.sep, '/')
-    return f'{common}/' if common else None
+    if not common or f'{common}/' in tests:
+        # Spread over the whole test root: making every test human-owned is not what a
+        # properties folder means. The next steps ask for one instead.
+        return None
+    return f'{common}/'
 
 
 def codeowners_lines(cfg: Any, owner: str) -> list[str]:
