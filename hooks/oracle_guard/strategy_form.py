@@ -741,12 +741,20 @@ def _lazy_form(strategy: Any, depth: int) -> Any:
         return unresolved(_repr(strategy), f'{name or "this strategy"} is not a strategy '
                                            'oracle-guard knows')
     try:
-        bound = inspect.signature(function).bind(*args, **kwargs)
+        signature = inspect.signature(function)
+        bound = signature.bind(*args, **kwargs)
     except (TypeError, ValueError):
         return unresolved(_repr(strategy), 'its arguments do not match its signature')
+    # Parameters not passed (or passed as the very default object, as older releases
+    # store them) take this module's defaults, which node() fills in, not the installed
+    # Hypothesis's: text()'s default alphabet differs between releases.
     params = {}
     known = {p for p, _, _ in PARAMETERS[name]}
     for param, value in bound.arguments.items():
+        declared = signature.parameters.get(param)
+        if declared is not None and value is declared.default and \
+                not isinstance(value, (int, float, str, bool, type(None))):
+            continue
         param = ALIASES.get(name, {}).get(param, param)
         if param in known:
             if value is None and param in params:
