@@ -58,3 +58,19 @@ def test_baselined_silence_is_accepted_and_a_new_one_is_not(project, monkeypatch
     result = project.runpytest_inprocess()
     result.assert_outcomes()
     result.stdout.fnmatch_lines(['*test_b: @pytest.mark.skip without a freeze id*'])
+
+
+def test_plugin_warns_when_the_hooks_are_pinned_to_another_commit(project):
+    from oracle_guard.install_origin import installed_origin
+
+    write_test(project, 'def test_a():\n    assert 1\n')
+    entry = ('repos:\n  - repo: https://example.invalid/oracle-guard\n    rev: {rev}\n'
+             '    hooks:\n      - id: check-named-freezes\n')
+    project.path.joinpath('.pre-commit-config.yaml').write_text(entry.format(rev='deadbeef' * 5))
+    result = project.runpytest_inprocess()
+    result.stdout.fnmatch_lines(['oracle-guard: warning: the oracle-guard plugin here is '
+                                 'commit *, but .pre-commit-config.yaml pins the hooks at '
+                                 'deadbeefdead*'])
+    commit = installed_origin().commit
+    project.path.joinpath('.pre-commit-config.yaml').write_text(entry.format(rev=commit))
+    assert 'warning' not in project.runpytest_inprocess().stdout.str()

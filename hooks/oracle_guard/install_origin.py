@@ -92,3 +92,46 @@ def version_line() -> str:
     origin = installed_origin()
     built = f' (commit {origin.commit})' if origin.commit else ''
     return f'oracle-guard {__version__}{built}'
+
+
+def pinned_hook_revs(root: str) -> list[str]:
+    """The ``rev`` of each ``.pre-commit-config.yaml`` entry that runs oracle-guard hooks."""
+    path = os.path.join(root, '.pre-commit-config.yaml')
+    if not os.path.isfile(path):
+        return []
+    try:
+        import yaml
+
+        with open(path, encoding='utf-8') as f:
+            config = yaml.safe_load(f)
+    except Exception:  # noqa: BLE001 -- the hooks report a broken config, not the plugin
+        return []
+    from oracle_guard.cli import HOOKS
+
+    revs = []
+    repos = config.get('repos') if isinstance(config, dict) else None
+    for repo in repos if isinstance(repos, list) else ():
+        if not isinstance(repo, dict) or repo.get('repo') in ('local', 'meta'):
+            continue
+        hooks = repo.get('hooks') if isinstance(repo.get('hooks'), list) else []
+        if any(isinstance(h, dict) and h.get('id') in HOOKS for h in hooks) and \
+                isinstance(repo.get('rev'), str):
+            revs.append(repo['rev'])
+    return revs
+
+
+def version_mismatch(root: str) -> str | None:
+    """A warning when the installed oracle-guard (the plugin, the CLI) is not the commit
+    the repository's pre-commit hooks are pinned to; None when they agree or either side
+    is unknown (a tag cannot be compared without the network)."""
+    revs = [r for r in pinned_hook_revs(root) if re.fullmatch(r'[0-9a-f]{7,40}', r)]
+    if not revs:
+        return None
+    commit = installed_origin().commit
+    if not commit:
+        return None
+    if all(commit.startswith(rev) for rev in revs):
+        return None
+    return (f'the oracle-guard plugin here is commit {commit[:12]}, but '
+            f'.pre-commit-config.yaml pins the hooks at {", ".join(r[:12] for r in revs)}: '
+            'install the same revision (pip install "oracle-guard @ git+URL@REV")')

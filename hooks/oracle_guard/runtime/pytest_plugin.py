@@ -476,6 +476,12 @@ class FreezeGuard:
             report.longrepr = f'{reason}\n\n{report.longrepr}'
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.cfg is not None:
+            from oracle_guard.install_origin import version_mismatch
+
+            mismatch = version_mismatch(self.cfg.root)
+            if mismatch:
+                terminalreporter.line(f'oracle-guard: warning: {mismatch}')
         if self.problems:
             terminalreporter.section('oracle-guard: the session was failed', sep='=')
             for problem in self.problems:
