@@ -16,6 +16,7 @@ from ci_repo import BASE_FILES
 from ci_repo import build_template
 from ci_repo import CiRepo
 from ci_repo import copy_template
+from ci_repo import git
 from ci_repo import PYTEST
 from ci_repo import Run
 
@@ -230,6 +231,16 @@ def test_collection_hook_star_imported_from_a_helper_fails_ci(calc: CiRepo) -> N
     }, 'OG704', 'tests/test_calc.py::test_add', 'deselected')
 
 
+def test_test_file_renamed_to_a_name_pytest_does_not_collect_fails_ci(calc: CiRepo) -> None:
+    calc.pull_request({})
+    git(calc.path, 'mv', 'tests/test_calc.py', 'tests/check_calc.py')
+    git(calc.path, 'commit', '-q', '-m', 'rename')
+    plain, ci = calc.both()
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 1
+    assert any('tests/check_calc.py::test_add' in line for line in ci.lines('OG703')), ci.out
+
+
 def test_collect_ignore_through_globals_setdefault_fails_ci(calc: CiRepo) -> None:
     cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
         globals().setdefault('collect_' + 'ignore', []).append('test_calc.py')
@@ -265,6 +276,24 @@ def test_addopts_switching_the_plugin_off_does_not_switch_off_the_audit(calc: Ci
             ''',
     }, 'OG713', 'no:oracle_guard')
     assert any('tests/test_calc.py::test_add' in line for line in ci.lines('OG706')), ci.out
+
+
+def test_plugin_metadata_committed_in_the_repository_fails_ci(calc: CiRepo) -> None:
+    # `python -m pytest` puts the working folder on sys.path: importlib.metadata finds the
+    # committed .dist-info and pytest loads its pytest11 entry point as a plugin.
+    cheat_works_but_ci_fails(calc, {
+        'helper-0.1.dist-info/METADATA': 'Metadata-Version: 2.1\nName: helper\nVersion: 0.1\n',
+        'helper-0.1.dist-info/entry_points.txt': '[pytest11]\nhelper = helperplug\n',
+        'helperplug.py': '''\
+            import pytest
+
+
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_runtest_setup(item):
+                if item.name == 'test_add':
+                    pytest.skip('later')
+            ''',
+    }, 'OG715', 'helper-0.1.dist-info/entry_points.txt')
 
 
 def test_tests_package_shadowing_the_src_package_fails_ci(calc: CiRepo) -> None:

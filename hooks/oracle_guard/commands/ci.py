@@ -183,9 +183,12 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
         except ConfigError:
             ledger = None  # check-freeze-ledger has reported it; nothing is frozen
         audit_ctx = audit.AuditContext(
-            cfg=cfg, record=record, inventory=audit.static_inventory(head_view, cfg.tests),
+            cfg=cfg, record=record, inventory={
+                **audit.static_inventory(head_view, cfg.tests),
+                **audit.moved_out_of_collection(ctx.changes, cfg.tests)},
             ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg.src),
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
+            tracked=frozenset(head_view.paths()),
         )
         findings.extend(audit.audit(audit_ctx))
 

@@ -27,6 +27,7 @@ OG712 a module under the test roots shadows the package under ``src``
 OG713 the pytest configuration tries to switch the plugin (or the JUnit report) off
 OG714 a property called code other than what its imports bind (a name rebound, a function
       under ``src`` replaced by test code, a builtin replaced)
+OG715 pytest loaded a plugin whose package metadata is committed in the repository
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 
+from oracle_guard.changeset import ChangeSet
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
 from oracle_guard.gitrepo import TreeView
@@ -88,6 +90,7 @@ class AuditContext:
     ledger: FreezeLedger | None
     today: datetime.date
     src_modules: dict[str, str] = field(default_factory=dict)  # top-level name -> path
+    tracked: frozenset[str] = frozenset()  # files at HEAD, for what the record names
     junit_expected: str | None = None  # the JUnit file the run was asked to write
     view: TreeView | None = None  # HEAD: where the baseline and test files are read
     _accepted: dict[str, dict[str, list]] = field(default_factory=dict)  # type: ignore[type-arg]
@@ -273,6 +276,35 @@ def static_inventory(view: TreeView, roots: Iterable[str]) -> dict[tuple[str, st
     return inventory
 
 
+def moved_out_of_collection(changes: ChangeSet, roots: Iterable[str]
+                            ) -> dict[tuple[str, str], TestDef]:
+    """Tests of a test module the change deleted or renamed that now live in a file
+    pytest's default rules do not collect (``git mv tests/test_core.py
+    tests/check_core.py``): they still exist, they just stopped running."""
+    roots = tuple(roots)
+    gone: set[str] = set()
+    for change in changes.changes:
+        old = change.old_path if change.status == 'R' else (
+            change.path if change.status == 'D' else None)
+        if old and old.startswith(roots) and is_test_module(old):
+            source = changes.read_base(old)
+            if source is not None:
+                gone.update(test.identity for test in file_inventory(source, old))
+    found: dict[tuple[str, str], TestDef] = {}
+    if not gone:
+        return found
+    for change in changes.changes:
+        path = change.path
+        if change.status == 'D' or not path.startswith(roots) or not path.endswith('.py') or \
+                is_test_module(path):
+            continue
+        source = changes.read_new(path)
+        for test in file_inventory(source or b'', path):
+            if test.identity in gone:
+                found[(path, test.identity)] = test
+    return found
+
+
 def src_modules(view: TreeView, roots: Iterable[str]) -> dict[str, str]:
     """Top-level import names defined under the ``src`` roots -> their path."""
     found: dict[str, str] = {}
@@ -432,8 +464,9 @@ class _Audit:
             if exclusion_explanation(path, identity, ctx) is None:
                 self.add(path, test.line, 'OG703',
                          f'{path}::{identity} was not collected (--ignore, collect_ignore, '
-                         'a narrower testpaths/python_files, __test__ = False, a collection '
-                         'hook, or it was not in the run)',
+                         'a narrower testpaths/python_files, a file name pytest does not '
+                         'collect, __test__ = False, a collection hook, or it was not in '
+                         'the run)',
                          'a pull request runs every test that pytest\'s default rules find '
                          'under the test roots; freeze it in the ledger if it must not run')
 
@@ -554,6 +587,21 @@ class _Audit:
                      'import the code under src')
 
 
+    def committed_plugins(self) -> None:
+        root = os.path.realpath(self.ctx.cfg.root)
+        for dist in sorted(self.record.plugin_dists):
+            rel = os.path.relpath(dist, root).replace(os.sep, '/')
+            if rel.startswith('..'):
+                continue
+            entry_points = f'{rel}/entry_points.txt'
+            if entry_points in self.ctx.tracked:
+                self.add(entry_points, 1, 'OG715', f'pytest loaded a plugin through '
+                         f'{entry_points}, package metadata committed in the repository: '
+                         'it runs like a conftest, unreviewed as one',
+                         'remove the committed .dist-info/.egg-info; install plugins as '
+                         'dependencies')
+
+
 def audit(ctx: AuditContext) -> list[Finding]:
     run = _Audit(ctx)
     finished = run.finished()
@@ -562,4 +610,5 @@ def audit(ctx: AuditContext) -> list[Finding]:
     run.inventory()
     run.outcomes(finished)
     run.shadowing()
+    run.committed_plugins()
     return run.findings

@@ -389,7 +389,8 @@ class RunRecorder:
                      'loop_completed': self.loop_completed,
                      'shouldfail': bool(session.shouldfail),
                      'shouldstop': bool(session.shouldstop),
-                     'code': code, 'modules': self._modules()}, flush=True)
+                     'code': code, 'modules': self._modules(),
+                     'plugin_dists': self._plugin_dists()}, flush=True)
 
     def pytest_unconfigure(self, config: Any) -> None:
         self._flush()
@@ -417,6 +418,21 @@ class RunRecorder:
                     break
             verdicts[nodeid] = verdict
         return verdicts
+
+    def _plugin_dists(self) -> list[str]:
+        """Where the metadata of every plugin pytest loaded through an entry point lives:
+        a ``*.dist-info`` committed into the repository is loaded from the working folder."""
+        found = []
+        try:
+            pairs = self.config.pluginmanager.list_plugin_distinfo()
+        except Exception:  # noqa: BLE001 -- a pluggy without it: nothing to list
+            return found
+        for _plugin, dist in pairs:
+            inner = getattr(dist, '_dist', dist)
+            path = getattr(inner, '_path', None)
+            if path is not None:
+                found.append(os.path.realpath(str(path)))
+        return sorted(set(found))
 
     def _modules(self) -> dict[str, str]:
         """Top-level modules imported from inside the repository, and from where: a
@@ -544,6 +560,7 @@ class RunRecord:
     calls: dict[str, dict[str, Any]] = field(default_factory=dict)
     code: dict[str, Any] = field(default_factory=dict)
     modules: dict[str, str] = field(default_factory=dict)
+    plugin_dists: set[str] = field(default_factory=set)
     roots: set[str] = field(default_factory=set)
 
     @property
@@ -630,3 +647,4 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         process.exitstatus = event.get('exitstatus')
         record.code.update(event.get('code') or {})
         record.modules.update(event.get('modules') or {})
+        record.plugin_dists.update(event.get('plugin_dists') or ())
