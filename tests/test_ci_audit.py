@@ -262,6 +262,16 @@ def test_pytest_ini_addopts_leaving_tests_out_fails_ci(calc: CiRepo, addopts: st
                              'tests/test_calc.py::test_add')
 
 
+def test_narrowed_tests_roots_do_not_narrow_the_inventory(calc: CiRepo) -> None:
+    # The pull request points [tool.oracle-guard] tests at a folder without test_add;
+    # the base side's wider roots still count.
+    cheat_works_but_ci_fails(calc, {
+        'pyproject.toml': BASE_FILES['pyproject.toml'].replace(
+            'src = ["src/"]', 'src = ["src/"]\n        tests = ["tests/properties/"]'),
+        'pytest.ini': PYTEST_INI.format('--ignore tests/test_calc.py'),
+    }, 'OG703', 'tests/test_calc.py::test_add')
+
+
 def test_addopts_switching_the_plugin_off_does_not_switch_off_the_audit(calc: CiRepo) -> None:
     ci = cheat_works_but_ci_fails(calc, {
         'pytest.ini': PYTEST_INI.format('-p no:oracle_guard'),
