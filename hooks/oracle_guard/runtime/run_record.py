@@ -108,22 +108,21 @@ def code_fingerprint(code: types.CodeType) -> str:
     return digest.hexdigest()
 
 
-def _codes_by_place(module_code: types.CodeType) -> dict[tuple[str, int], list[str]]:
-    """(name, first line) -> fingerprints of every code object compiled in a module."""
-    found: dict[tuple[str, int], list[str]] = {}
+def _codes_by_place(module_code: types.CodeType) -> dict[tuple[str, int], list[types.CodeType]]:
+    """(name, first line) -> every code object compiled in a module."""
+    found: dict[tuple[str, int], list[types.CodeType]] = {}
     todo = [module_code]
     while todo:
         code = todo.pop()
         for const in code.co_consts:
             if isinstance(const, types.CodeType):
                 todo.append(const)
-                found.setdefault((const.co_name, const.co_firstlineno), []).append(
-                    code_fingerprint(const))
+                found.setdefault((const.co_name, const.co_firstlineno), []).append(const)
     return found
 
 
 def compiled_from_source(path: str, config: Any, rewritten: bool
-                         ) -> tuple[str, dict[tuple[str, int], list[str]]] | None:
+                         ) -> tuple[str, dict[tuple[str, int], list[types.CodeType]]] | None:
     """(sha256 of the source bytes, code objects) of a test file compiled the way pytest
     imports it: with pytest's assertion rewriting when the module was rewritten."""
     try:
@@ -189,6 +188,10 @@ class RunRecorder:
         # nodeid -> (own function's code object, path, rewritten): verified at the end
         self.ran_code: dict[str, tuple[types.CodeType, str, bool]] = {}
         self.loop_completed = False
+        # path -> the module code pytest's assertion rewriter compiled from source in this
+        # run: the reference the test functions' code is compared with, for free.
+        self.fresh_modules: dict[str, types.CodeType] = {}
+        self._capture_rewrites()
         import pytest
 
         from oracle_guard import __version__
@@ -196,6 +199,32 @@ class RunRecorder:
                      'worker': os.environ.get('PYTEST_XDIST_WORKER'),
                      'pytest': pytest.__version__, 'plugin': __version__,
                      'python': sys.version.split()[0]}, flush=True)
+
+    def _capture_rewrites(self) -> None:
+        """Keep the code objects pytest's assertion rewriter compiles from the test files
+        (before any conftest is imported): a module pytest rewrites in this run needs no
+        second compile at the end. Modules read from pytest's bytecode cache are compiled
+        again by ``compiled_from_source`` (a cache file can be forged)."""
+        try:
+            from _pytest.assertion import rewrite
+        except ImportError:  # pragma: no cover
+            return
+        original = getattr(rewrite, '_rewrite_test', None)
+        if original is None or getattr(original, '_oracle_guard', False):
+            return
+        fresh = self.fresh_modules
+
+        @functools.wraps(original)
+        def rewrite_test(fn: Any, config: Any) -> Any:
+            result = original(fn, config)
+            try:
+                fresh[os.path.realpath(str(fn))] = result[1]
+            except (TypeError, IndexError, OSError):
+                pass
+            return result
+
+        rewrite_test._oracle_guard = True  # type: ignore[attr-defined]
+        rewrite._rewrite_test = rewrite_test
 
     # -- writing ---------------------------------------------------------------------
     def _write(self, event: dict[str, Any], flush: bool = False) -> None:
@@ -407,13 +436,16 @@ class RunRecorder:
             for mode in (rewritten, not rewritten):
                 key = (path, mode)
                 if key not in compiled:
-                    compiled[key] = compiled_from_source(path, self.config, mode)
+                    fresh = self.fresh_modules.get(os.path.realpath(path)) if mode else None
+                    compiled[key] = (None, _codes_by_place(fresh)) if fresh is not None \
+                        else compiled_from_source(path, self.config, mode)
                 found = compiled[key]
                 if found is None:
                     continue
                 digest, places = found
-                verdict = {'source': digest, 'same': ran in places.get(
-                    (code.co_name, code.co_firstlineno), ())}
+                candidates = places.get((code.co_name, code.co_firstlineno), ())
+                verdict = {'source': digest, 'same': any(
+                    c is code or code_fingerprint(c) == ran for c in candidates)}
                 if verdict['same']:
                     break
             verdicts[nodeid] = verdict
