@@ -45,13 +45,20 @@ def adoption_steps() -> list[tuple[str, str]]:
 
 
 def project(repo: Repo) -> Repo:
-    """A small existing project: src/ layout, tests/, no oracle-guard yet."""
+    """A small existing project: src/ layout, tests/ with a skip and a fixture, no guard yet."""
     repo.write('pyproject.toml', '[project]\nname = "app"\nversion = "1.0"\n')
     repo.write('src/app/__init__.py', 'def add(a, b):\n    return a + b\n')
     repo.write('tests/test_core.py',
                'from app import add\n\n\ndef test_add_is_commutative():\n'
                '    assert add(2, 3) == add(3, 2) == 5\n')
     repo.write('tests/test_other.py', 'def test_other():\n    assert [1] * 2 == [1, 1]\n')
+    # What a real suite has before adoption: a skip, an environment skip, a fixture.
+    repo.write('tests/test_slow.py',
+               'import sys\n\nimport pytest\n\n\n@pytest.mark.skip(reason="takes an hour")\n'
+               'def test_full_import():\n    assert True\n\n\n'
+               '@pytest.mark.skipif(sys.platform == "win32", reason="POSIX paths")\n'
+               'def test_posix_path():\n    assert "/".join(["a", "b"]) == "a/b"\n')
+    repo.write('tests/fixtures/sample.json', '{"a": 1}\n')
     repo.commit('an existing project')
     return repo
 
@@ -87,6 +94,7 @@ def test_readme_adoption_commands_pass_and_then_block_a_bare_skip(
     committed = user.git('ls-files').split()
     assert 'tests/freeze_ledger.yaml' in committed and '.pre-commit-config.yaml' in committed
     assert not [p for p in committed if p.startswith('.venv/')]
+    assert 'tests/oracle_baseline.json' in committed  # the skip that was already there
     assert not user.git('status', '--porcelain', '--untracked-files=no').strip()
 
     # The same verdict without pre-commit, as a CI system without it would ask.
