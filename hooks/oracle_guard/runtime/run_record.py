@@ -322,7 +322,11 @@ class RunRecorder:
         if replaced:
             event['replaced'] = replaced
         counter = _ExampleCounter.install(obj)
-        seen = _CodeWatch(watched)
+        # A property's own function is the inner test the counter calls: a call counted
+        # is the proof, and Hypothesis's engine runs unprofiled.
+        counted = counter is not None and own is not None and \
+            getattr(counter.inner, '__func__', counter.inner) is own
+        seen = _CodeWatch(None if counted else watched)
         seen.start()
         try:
             outcome = yield
@@ -330,7 +334,10 @@ class RunRecorder:
             seen.stop()
             if counter is not None:
                 counter.remove()
-        event['entered'] = seen.entered
+        if counted:
+            event['entered'] = counter.calls > 0 and getattr(own, '__code__', None) is watched
+        else:
+            event['entered'] = seen.entered
         excinfo = outcome.excinfo
         if excinfo is not None and not _is_silence(excinfo[1]):
             event['raised'] = excinfo[0].__name__
