@@ -405,6 +405,38 @@ def test_test_run_control_added_next_to_a_src_fix_fails(guarded, path, text):
     assert result.out.startswith(f'{path}:1:1: OG201')
 
 
+@pytest.mark.parametrize('text', [
+    pytest.param('pytest_plugins = ["app"]\n\n\ndef test_x():\n    assert True\n',
+                 id='pytest-plugins-named'),
+    pytest.param('globals()["pytest_" + "plugins"] = ["app"]\n\n\ndef test_x():\n'
+                 '    assert True\n', id='pytest-plugins-through-globals'),
+    pytest.param('from tests.helpers import *\n\n\ndef test_x():\n    assert True\n',
+                 id='star-import'),
+])
+def test_test_module_loading_a_plugin_next_to_a_src_fix_fails(guarded, text):
+    """Rule 32: pytest loads what a test module's pytest_plugins names, so a plugin
+    written in src/ and named from a unit test module can rewrite every outcome."""
+    guarded.write('tests/helpers.py', 'def drop(items):\n    items.clear()\n')
+    guarded.write('tests/test_unit.py', 'def test_x():\n    assert True\n')
+    guarded.commit('unit test')
+    touch_src(guarded)
+    guarded.write('tests/test_unit.py', text)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert result.out.startswith('tests/test_unit.py:1:1: OG201 test module: the plugins')
+
+
+def test_test_module_edited_without_plugins_next_to_a_src_fix_passes(guarded):
+    guarded.write('tests/test_unit.py', 'import app\n\n\ndef test_x():\n    assert app\n')
+    guarded.commit('unit test')
+    touch_src(guarded)
+    guarded.write('tests/test_unit.py', 'import app\n\napp.LIMIT = 3\n\n\n'
+                  'def test_x():\n    assert app.LIMIT == 3\n')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
 def test_test_run_control_added_alone_passes(guarded):
     guarded.write('tests/conftest.py', 'import os\n\n\ndef pytest_unconfigure(config):\n'
                   '    os._exit(0)\n')

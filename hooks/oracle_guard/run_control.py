@@ -277,9 +277,11 @@ class _ControlFinder:
             self.visit(child, statement)
 
 
-def run_control(raw: bytes | None) -> list[tuple[str, str]] | Unreadable:
+def run_control(raw: bytes | None, keep: Callable[[str], bool] | None = None,
+                ) -> list[tuple[str, str]] | Unreadable:
     """(why, statement) for every statement of a conftest or tests ``__init__.py`` that
     can decide which tests run or what their outcome is; [] for an absent file.
+    ``keep`` narrows the list to the reasons it accepts.
 
     Fixtures and helpers change with the code all the time and are not listed. Compared
     as syntax (``ast.dump``, no line numbers), so moving code around is no change.
@@ -298,15 +300,36 @@ def run_control(raw: bytes | None) -> list[tuple[str, str]] | Unreadable:
         finder.visit(tree, tree)
     except RecursionError:
         return ('unparsable', raw)
-    return sorted(set(finder.parts))
+    return sorted({part for part in finder.parts if keep is None or keep(part[0])})
 
 
-def run_control_change(base: bytes | None, new: bytes | None) -> list[str]:
+def run_control_change(base: bytes | None, new: bytes | None,
+                       keep: Callable[[str], bool] | None = None) -> list[str]:
     """Why the test-run control of a conftest or tests ``__init__.py`` differs, or []."""
-    before, after = run_control(base), run_control(new)
+    before, after = run_control(base, keep), run_control(new, keep)
     if before == after:
         return []
     if isinstance(before, tuple) or isinstance(after, tuple):
         return ['cannot be parsed']
     gone, added = set(before) - set(after), set(after) - set(before)
     return sorted({why for why, _ in gone | added})
+
+
+# -- test modules that load plugins (rule 32) ---------------------------------------------
+
+# pytest reads ``pytest_plugins`` from every test module it imports and loads what it
+# names as plugins (``Module._importtestmodule`` -> ``consider_module``): a test module can
+# bring test-run control from anywhere, src/ included. Only these reasons count for test
+# modules; their other statements (patching, helpers) are the test's own business.
+_PLUGIN_MARKERS = (b'pytest_plugins', b'import *', b'globals', b'vars')
+
+
+def _loads_plugins(why: str) -> bool:
+    return 'pytest_plugins' in why or why.startswith(('star import', 'uses globals', 'uses vars'))
+
+
+def plugin_loading_change(base: bytes | None, new: bytes | None) -> list[str]:
+    """Why what a test module makes pytest load as plugins differs, or []."""
+    if not any(marker in raw for raw in (base, new) if raw for marker in _PLUGIN_MARKERS):
+        return []  # a byte search decides most test modules without a parse
+    return run_control_change(base, new, _loads_plugins)

@@ -56,6 +56,12 @@ def pytest_config_change(path: str, changes: ChangeSet,
         if why:
             kind = 'conftest hooks' if name == 'conftest.py' else 'tests __init__.py'
             return f'{kind}: test-run control changed ({"; ".join(why[:3])})'
+    elif name.endswith('.py') and path.startswith(tests):
+        from oracle_guard.run_control import plugin_loading_change
+
+        why = plugin_loading_change(changes.read_base(path), changes.read_new(path))
+        if why:
+            return f'test module: the plugins it makes pytest load changed ({"; ".join(why[:3])})'
     return None
 
 
