@@ -507,6 +507,39 @@ def test_test_module_shadowing_the_code_under_test_fails(guarded, path):
     assert result.out.startswith(f'{path}:1:1: OG309 importable as ')
 
 
+@pytest.mark.parametrize('path', ['pytest.py', 'pytest/__init__.py', '_pytest/python.py',
+                                  'hypothesis/__init__.py'])
+def test_module_at_the_root_shadowing_pytest_fails(guarded, path):
+    """Rule 34: `python -m pytest` runs ./pytest.py instead of pytest, so the change's own
+    code would be the test runner (found by the adversarial review)."""
+    guarded.write(path, 'import sys\nsys.exit(0)\n')
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, path)
+    assert result.codes == ['OG309']
+    assert result.out.startswith(f'{path}:1:1: OG309 importable as ')
+    assert guarded.run(main, '--today', TODAY, '--all-files').codes == ['OG309']
+
+
+def test_root_module_with_its_own_name_passes(guarded):
+    guarded.write('pytest_helpers.py', 'X = 1\n')
+    guarded.write('tools/pytest.py', 'X = 1\n')
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, 'pytest_helpers.py', 'tools/pytest.py')
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_root_pytest_module_really_replaces_pytest(tmp_path):
+    """The move is real: `python -m pytest` in that folder runs it and exits 0."""
+    import subprocess
+    import sys
+
+    (tmp_path / 'pytest.py').write_text('raise SystemExit(0)\n')
+    (tmp_path / 'test_bug.py').write_text('def test_bug():\n    assert False\n')
+    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q'], capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert (proc.returncode, proc.stdout) == (0, '')
+
+
 def test_test_package_named_like_the_code_inside_a_tests_package_passes(guarded):
     guarded.write('tests/__init__.py', '')
     guarded.write('tests/app/__init__.py', '')

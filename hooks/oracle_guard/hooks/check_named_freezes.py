@@ -244,6 +244,7 @@ def check(ctx: RunContext) -> list[Finding]:
         findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines, judge))
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
     findings.extend(shadowing_findings(cfg, files, view or ctx.judged or TreeView(cfg.root, None)))
+    findings.extend(root_shadowing_findings(ctx, view or ctx.judged or TreeView(cfg.root, None)))
     if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):  # every file was seen
         stale = judge.stale_entries()
         if stale:
@@ -310,6 +311,31 @@ def shadowing_findings(cfg: Config, files: Sequence[str], view: TreeView) -> lis
                     f'rename it (e.g. {name}_helpers), or make {folder or "."}/ a package '
                     'with an __init__.py')
             for path, folder, name in hits if folder not in packages]
+
+
+def root_shadowing_findings(ctx: RunContext, view: TreeView) -> list[Finding]:
+    """Rule 34 at the repository root: ``python -m pytest`` puts the working folder first
+    on ``sys.path``, so a ``pytest.py`` (or ``pytest/``, ``_pytest/``, ``hypothesis/``,
+    ``unittest/``) there is what runs instead of the library: the change's own code would
+    be the test runner, and could report anything."""
+    if ctx.filenames and not ctx.all_files:  # pre-commit passed them (python files only)
+        candidates = [p.replace(os.sep, '/') for p in ctx.filenames]
+    elif ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):
+        candidates = view.paths([name + suffix for name in SHADOWED_LIBRARIES
+                                 for suffix in ('', '.py')])
+    else:
+        candidates = ctx.changes.added_or_modified()
+    hits = []
+    for path in candidates:
+        top = path.split('/', 1)[0]
+        name = top[:-3] if top.endswith('.py') and '/' not in path else top
+        if name in SHADOWED_LIBRARIES and (path.endswith('.py') or '/' not in path):
+            hits.append((path, name))
+    return [Finding(path, 1, 1, 'OG309',
+                    f'importable as {name!r} from the repository root, which `python -m pytest` '
+                    f'puts first on sys.path: it shadows the {name!r} library',
+                    f'rename it; nothing at the root may be named {name}')
+            for path, name in sorted(hits)]
 
 
 def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
