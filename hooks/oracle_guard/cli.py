@@ -47,7 +47,7 @@ SUMMARIES = {
 def usage() -> str:
     names = ['check', *COMMANDS]
     width = max(map(len, names))
-    lines = [f'usage: oracle-guard COMMAND [options]   (oracle-guard COMMAND --help)', '',
+    lines = ['usage: oracle-guard COMMAND [options]   (oracle-guard COMMAND --help)', '',
              'Keep test oracles honest.', '', 'commands:']
     lines += [f'  {name:<{width}}  {SUMMARIES.get(name, "")}'.rstrip() for name in names]
     lines += ['', 'options:', '  -h, --help   show this message',

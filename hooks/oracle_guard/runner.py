@@ -138,7 +138,8 @@ else:  # the same name for modules that import it; collections.abc is not worth 
     Check = 'Callable[[RunContext], list[Finding]]'
 
 
-def _date(value: str) -> datetime.date:
+def iso_date(value: str) -> datetime.date:
+    """argparse type of every --today option: a YYYY-MM-DD date, or a usage error."""
     import argparse
     import datetime
 
@@ -159,7 +160,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> No
                         help='judge the whole tree, not only what is staged')
     parser.add_argument('--require-base', action='store_true',
                         help='fail when no base revision is available for the change rules')
-    parser.add_argument('--today', type=_date, help='the date expiries are compared with')
+    parser.add_argument('--today', type=iso_date, help='the date expiries are compared with')
     parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
     add_config_arguments(parser)
 

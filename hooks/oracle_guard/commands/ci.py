@@ -39,16 +39,11 @@ from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
 from oracle_guard.runner import RunContext
+from oracle_guard.runner import iso_date
 from oracle_guard.runner import utc_today
 
 PLUGIN_ARGS = ('-p', 'oracle_guard')
 
-
-def _date(value: str) -> datetime.date:
-    try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'not a date (YYYY-MM-DD): {value!r}') from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help='output format (default: text; github prints annotations)')
     parser.add_argument('--report', metavar='FILE.md',
                         help='write the review report (Markdown) of every oracle change here')
-    parser.add_argument('--today', type=_date, help='the date expiries are compared with')
+    parser.add_argument('--today', type=iso_date, help='the date expiries are compared with')
     parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
     return parser
 

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
 
+from oracle_guard.runner import iso_date
 from oracle_guard.runner import utc_today
 from oracle_guard.hooks.check_fixture_manifest import sha256_of
 from oracle_guard.config import add_config_arguments
@@ -354,13 +355,6 @@ def cmd_status(ws: Workspace, args: argparse.Namespace) -> int:
     return 1
 
 
-def _date(value: str) -> Any:
-    import datetime
-    try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'not a date (YYYY-MM-DD): {value!r}') from None
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -382,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     rehash.add_argument('--source', choices=SOURCES, help='change the row\'s source too')
     rehash.add_argument('--trace-id')
     rehash.add_argument('--schema')
-    rehash.add_argument('--today', type=_date, help='the date freezes are judged live on')
+    rehash.add_argument('--today', type=iso_date, help='the date freezes are judged live on')
     sub.add_parser('status', help='unmanifested, missing and modified fixtures')
     for command in sub.choices.values():
         add_config_arguments(command)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 
+from oracle_guard.runner import iso_date
 from oracle_guard.runner import utc_today
 from oracle_guard.findings import ConfigError
 from oracle_guard.ledger import NEVER_FREEZABLE
@@ -257,12 +258,6 @@ def run_command(command: Sequence[str], runs: int, folder: str) -> list[str]:
     return paths
 
 
-def _date(value: str) -> datetime.date:
-    try:
-        return datetime.date.fromisoformat(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'not a date (YYYY-MM-DD): {value!r}') from None
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -280,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help='run the command after "--" (pytest ...) and compare its runs')
     parser.add_argument('--runs', type=int, default=2, metavar='N',
                         help='how many times --run runs the command (default: 2)')
-    parser.add_argument('--today', type=_date, default=None,
+    parser.add_argument('--today', type=iso_date, default=None,
                         help='the date suggested expiries count from (default: today)')
     parser.add_argument('--days', type=int, default=30, metavar='N',
                         help='suggested expiry: today plus N days (default: 30)')

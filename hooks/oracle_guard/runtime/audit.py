@@ -473,7 +473,6 @@ class _Audit:
     # -- outcomes ------------------------------------------------------------------------
     def outcomes(self, finished: bool) -> None:
         record = self.record
-        ctx = self.ctx
         stopped = any(p.shouldfail for p in record.processes)
         for nodeid in sorted(record.items):
             path, line, identity, _ = self.place(nodeid)
