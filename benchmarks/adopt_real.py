@@ -92,18 +92,18 @@ class Shell:
 
 def silence_census(root: str) -> dict[str, object]:
     """What check-named-freezes makes of every silence, judged with no baseline."""
-    from oracle_guard.baseline import empty_baseline
+    from oracle_guard.oracle.baseline import empty_baseline
     from oracle_guard.config import load_config
-    from oracle_guard.declared_dependencies import read_project_facts
-    from oracle_guard.env_conditions import ConditionReader
-    from oracle_guard.gitrepo import TreeView
-    from oracle_guard.scanner import might_silence
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import scan_silences
-    from oracle_guard.silence_acceptance import dotted_name
-    from oracle_guard.silence_acceptance import SilenceJudge
-    from oracle_guard.env_conditions import silence_conditions
+    from oracle_guard.reading.declared_dependencies import read_project_facts
+    from oracle_guard.reading.env_conditions import ConditionReader
+    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.reading.scanner import might_silence
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.silence_acceptance import dotted_name
+    from oracle_guard.reading.silence_acceptance import SilenceJudge
+    from oracle_guard.reading.env_conditions import silence_conditions
 
     cfg = load_config(root)
     view = TreeView(root, None)
@@ -225,9 +225,9 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
 def property_module(root: str, candidates: list[str]) -> str:
     """The project's choice in step 4: the test module with the most ``@given`` tests
     whose every test checks something (rule 31), else the first such module."""
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import scan_tests
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import scan_tests
 
     best: tuple[int, str] | None = None
     for path in sorted(candidates):
@@ -248,8 +248,8 @@ def property_module(root: str, candidates: list[str]) -> str:
 
 
 def _first_test(root: str, path: str) -> tuple[int, int, str] | None:
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import test_functions
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import test_functions
 
     with open(os.path.join(root, path), 'rb') as f:
         tree = parse_python(f.read(), path)

@@ -33,9 +33,9 @@ import tarfile
 import tempfile
 import time
 
-from oracle_guard.property_reader import read_properties
-from oracle_guard.strategy_form import unresolved_parts
-from oracle_guard.strategy_reader import module_candidates
+from oracle_guard.reading.property_reader import read_properties
+from oracle_guard.oracle.strategy_form import unresolved_parts
+from oracle_guard.reading.strategy_reader import module_candidates
 
 
 def unpack(source: str, into: str) -> str:

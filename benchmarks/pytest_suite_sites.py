@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'hooks'))
 
 from oracle_guard.config import Config  # noqa: E402
 from oracle_guard.hooks.check_named_freezes import check_file  # noqa: E402
-from oracle_guard.ledger import empty_ledger  # noqa: E402
+from oracle_guard.oracle.ledger import empty_ledger  # noqa: E402
 
 
 def testing_folder(version: str, workdir: str) -> str:

@@ -37,9 +37,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'hooks'))
 
 from oracle_guard.hooks import check_named_freezes  # noqa: E402
-from oracle_guard import scanner  # noqa: E402
+from oracle_guard.reading import scanner  # noqa: E402
 from oracle_guard.config import Config  # noqa: E402
-from oracle_guard.ledger import empty_ledger  # noqa: E402
+from oracle_guard.oracle.ledger import empty_ledger  # noqa: E402
 
 DEFAULT_PACKAGES = ('numpy', 'pandas', 'scipy')
 MARKER_CODES = {'pytest.mark.skip', 'pytest.mark.skipif', 'pytest.mark.xfail'}

@@ -19,10 +19,10 @@ import tempfile
 
 import hypothesis
 
-from oracle_guard.property_reader import read_properties
+from oracle_guard.reading.property_reader import read_properties
 from oracle_guard.runtime.lock_runtime import live_forms
-from oracle_guard.strategy_form import comparable_at_run_time
-from oracle_guard.strategy_form import compare
+from oracle_guard.oracle.strategy_form import comparable_at_run_time
+from oracle_guard.oracle.strategy_form import compare
 
 EVERY_KIND = 'import enum\nfrom hypothesis import given, settings, strategies as st\n\n\nclass Colour(enum.Enum):\n    RED = 1\n    BLUE = 2\n\n\ndef positive(n):\n    return n > 0\n\n\n@st.composite\ndef pairs(draw, n=3):\n    return draw(st.text(alphabet="ab", max_size=n)), draw(st.integers(0, 9))\n\n\n@settings(max_examples=5, deadline=None)\n@given(\n    a=st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz ", max_size=20), max_size=3),\n    b=st.sampled_from(["GET", "PUT"]) | st.none(),\n    c=st.integers(0, 100).filter(lambda n: n % 2 == 0).map(str),\n    d=st.builds(dict, k=st.floats(0, 1)),\n    e=st.fixed_dictionaries({"k": st.binary(max_size=8)}, optional={"o": st.just(1)}),\n    f=st.tuples(st.booleans(), st.integers().filter(positive)),\n    g=pairs(n=2),\n    h=st.recursive(st.none(), st.lists, max_leaves=3),\n    i=st.sampled_from(Colour),\n    j=st.text(alphabet=st.characters(max_codepoint=127), max_size=4),\n    k=st.data(),\n)\ndef test_every_kind(a, b, c, d, e, f, g, h, i, j, k):\n    assert k.draw(st.integers(0, 3)) <= 3\n'
 EVERY_DEFAULT = 'from hypothesis import given, strategies as st\n\n@given(a=st.text(), b=st.from_regex("a+"), c=st.lists(st.integers()), d=st.floats(), e=st.characters(), f=st.dictionaries(st.text(), st.none()), g=st.recursive(st.none(), st.lists))\ndef test_defaults(a, b, c, d, e, f, g):\n    pass\n'

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import os
 
-from oracle_guard.changeset import ALL_FILES
-from oracle_guard.changeset import COMMIT
-from oracle_guard.changeset import detect_change_set
-from oracle_guard.changeset import NO_BASE
-from oracle_guard.changeset import RANGE
+from oracle_guard.repo.changeset import ALL_FILES
+from oracle_guard.repo.changeset import COMMIT
+from oracle_guard.repo.changeset import detect_change_set
+from oracle_guard.repo.changeset import NO_BASE
+from oracle_guard.repo.changeset import RANGE
 from oracle_guard.config import Config
-from oracle_guard.gitrepo import EMPTY_TREE
+from oracle_guard.repo.gitrepo import EMPTY_TREE
 
 
 def detect(repo, **kwargs):

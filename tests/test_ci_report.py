@@ -6,8 +6,8 @@ import os
 
 from conftest import Repo
 from oracle_guard.commands.ci import range_context
-from oracle_guard.review_report import NO_CHANGE
-from oracle_guard.review_report import review_report
+from oracle_guard.gate.review_report import NO_CHANGE
+from oracle_guard.gate.review_report import review_report
 
 LEDGER_ROW = '''\
 budget: 1

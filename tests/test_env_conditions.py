@@ -5,13 +5,13 @@ import ast
 
 import pytest
 
-from oracle_guard.declared_dependencies import normalize
-from oracle_guard.env_conditions import ALWAYS
-from oracle_guard.env_conditions import ConditionReader
-from oracle_guard.env_conditions import ENVIRONMENT
-from oracle_guard.env_conditions import judge
-from oracle_guard.env_conditions import python_minors
-from oracle_guard.env_conditions import UNKNOWN
+from oracle_guard.reading.declared_dependencies import normalize
+from oracle_guard.reading.env_conditions import ALWAYS
+from oracle_guard.reading.env_conditions import ConditionReader
+from oracle_guard.reading.env_conditions import ENVIRONMENT
+from oracle_guard.reading.env_conditions import judge
+from oracle_guard.reading.env_conditions import python_minors
+from oracle_guard.reading.env_conditions import UNKNOWN
 from oracle_guard.hooks.check_named_freezes import main
 
 HEADER = 'import os\nimport platform\nimport sys\nimport unittest\n\nimport pytest\n'

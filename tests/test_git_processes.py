@@ -7,10 +7,10 @@ import os
 import pytest
 
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import git
-from oracle_guard.gitrepo import git_ok
-from oracle_guard.gitrepo import head_and_files
-from oracle_guard.gitrepo import run_git
+from oracle_guard.repo.gitrepo import git
+from oracle_guard.repo.gitrepo import git_ok
+from oracle_guard.repo.gitrepo import head_and_files
+from oracle_guard.repo.gitrepo import run_git
 
 
 def test_run_git_returns_exit_code_stdout_and_stderr(repo):
@@ -67,7 +67,7 @@ def test_head_and_files_answers_as_rev_parse_and_cat_file_do(repo):
 
 
 def test_read_many_reads_what_read_would_with_one_process(repo, monkeypatch):
-    from oracle_guard.gitrepo import TreeView
+    from oracle_guard.repo.gitrepo import TreeView
     repo.write('a.py', 'a = 1\n')
     repo.write('b.py', 'b = 2\n')
     repo.write('folder/c.py', 'c = 3\n')

@@ -9,13 +9,13 @@ from conftest import sha256
 from oracle_guard.hooks import check_fixture_manifest
 from oracle_guard.hooks import check_named_freezes
 from oracle_guard.hooks import check_properties_present
-from oracle_guard.documents import load_json
-from oracle_guard.documents import load_yaml
+from oracle_guard.oracle.documents import load_json
+from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
-from oracle_guard.ledger import parse_ledger
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import scan_file
-from oracle_guard.scanner import ScanError
+from oracle_guard.oracle.ledger import parse_ledger
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import scan_file
+from oracle_guard.reading.scanner import ScanError
 
 BILLION_LAUGHS = b'''\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]

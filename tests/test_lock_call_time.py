@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from oracle_guard.property_reader import read_properties
+from oracle_guard.reading.property_reader import read_properties
 
 PYPROJECT = '[tool.oracle-guard]\nsrc = ["src/"]\n'
 

@@ -1,8 +1,8 @@
 """Silence spellings found in real test suites (numpy, pandas, scipy): benchmarks/real_suites.py."""
 from __future__ import annotations
 
-from oracle_guard.scanner import might_silence
-from oracle_guard.scanner import scan_file
+from oracle_guard.reading.scanner import might_silence
+from oracle_guard.reading.scanner import scan_file
 
 
 def silences(source: str) -> list[tuple[int, str, tuple[str, ...], tuple[str, ...]]]:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any
 
-    from oracle_guard.gitrepo import TreeView
+    from oracle_guard.repo.gitrepo import TreeView
 
 PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import sys
 
-from oracle_guard.changeset import detect_change_set
-from oracle_guard.changeset import NO_BASE
-from oracle_guard.changeset import Change
-from oracle_guard.changeset import range_env
-from oracle_guard.changeset import staged_against
+from oracle_guard.repo.changeset import detect_change_set
+from oracle_guard.repo.changeset import NO_BASE
+from oracle_guard.repo.changeset import Change
+from oracle_guard.repo.changeset import range_env
+from oracle_guard.repo.changeset import staged_against
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
@@ -21,10 +21,10 @@ from oracle_guard.config import read_table
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import head_and_files
-from oracle_guard.gitrepo import repo_root
-from oracle_guard.gitrepo import resolve_or_none
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import head_and_files
+from oracle_guard.repo.gitrepo import repo_root
+from oracle_guard.repo.gitrepo import resolve_or_none
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
     from collections.abc import Sequence
 
-    from oracle_guard.changeset import ChangeSet
+    from oracle_guard.repo.changeset import ChangeSet
 
 class RunContext:
     __slots__ = ('cfg', 'filenames', 'from_ref', 'to_ref', 'all_files', 'require_base',
@@ -234,7 +234,7 @@ def history_findings(ctx: RunContext, checks: Sequence[Check]) -> list[Finding]:
     commit since adoption. Other modes pay nothing: the walk is imported only here."""
     if not checks or not ctx.changes.history:
         return []
-    from oracle_guard.history import judge_history
+    from oracle_guard.repo.history import judge_history
 
     return judge_history(ctx, checks)
 
@@ -275,7 +275,7 @@ def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
              filenames: bool = False, history: Check | None = None) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
-    each commit since adoption (see ``oracle_guard.history``)."""
+    each commit since adoption (see ``oracle_guard.repo.history``)."""
     args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:

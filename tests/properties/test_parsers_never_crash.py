@@ -10,15 +10,15 @@ from hypothesis import strategies as st
 
 from oracle_guard.config import config_from_table
 from oracle_guard.config import read_table
-from oracle_guard.documents import load_json
-from oracle_guard.documents import load_yaml
+from oracle_guard.oracle.documents import load_json
+from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
-from oracle_guard.ledger import parse_ledger
-from oracle_guard.manifest import parse_manifest
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
-from oracle_guard.scanner import scan_silences
-from oracle_guard.scanner import scan_tests
+from oracle_guard.oracle.ledger import parse_ledger
+from oracle_guard.oracle.manifest import parse_manifest
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.reading.scanner import scan_silences
+from oracle_guard.reading.scanner import scan_tests
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
@@ -136,7 +136,7 @@ lock_fields = st.dictionaries(
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.binary(max_size=2048))
 def test_domain_lock_parser_never_crashes_on_bytes(raw):
-    from oracle_guard.domain_lock import parse_lock
+    from oracle_guard.oracle.domain_lock import parse_lock
     try:
         parse_lock(raw, 'tests/domain_lock.json')
     except ConfigError as exc:
@@ -146,7 +146,7 @@ def test_domain_lock_parser_never_crashes_on_bytes(raw):
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(st.dictionaries(st.text(max_size=12), lock_fields, max_size=4))
 def test_domain_lock_parser_never_crashes_on_documents(properties):
-    from oracle_guard.domain_lock import parse_lock
+    from oracle_guard.oracle.domain_lock import parse_lock
     raw = json.dumps({'version': 1, 'properties': properties}).encode()
     try:
         lock = parse_lock(raw, 'tests/domain_lock.json')

@@ -1,7 +1,7 @@
 """``oracle-guard baseline [--prune]``: accept the silences that exist now, once (rule 39).
 
 Human-run, like detect-secrets' ``scan --baseline``: it writes the ``baseline`` file (see
-oracle_guard.baseline) for a person to review and commit in a change of its own (rule 42).
+oracle_guard.oracle.baseline) for a person to review and commit in a change of its own (rule 42).
 Every skip/xfail without an FZ id that check-named-freezes would fail becomes an entry;
 environment conditions and declared imports need none (rules 40, 41). Without
 ``--prune`` existing entries are kept and new ones added; ``--prune`` only removes the
@@ -17,23 +17,23 @@ import os
 import sys
 from collections.abc import Sequence
 
-from oracle_guard.baseline import Baseline
-from oracle_guard.baseline import BaselineEntry
-from oracle_guard.baseline import empty_baseline
-from oracle_guard.baseline import ExcludedTest
-from oracle_guard.baseline import read_baseline
+from oracle_guard.oracle.baseline import Baseline
+from oracle_guard.oracle.baseline import BaselineEntry
+from oracle_guard.oracle.baseline import empty_baseline
+from oracle_guard.oracle.baseline import ExcludedTest
+from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
-from oracle_guard.gitrepo import repo_root
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import repo_root
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runner import guarded
 
 
 def files_on_disk(root: str, roots: Sequence[str]) -> list[str]:
     """Tracked files and untracked ones git does not ignore: a test written a minute ago
     and not yet added is part of what the person is accepting."""
-    from oracle_guard.gitrepo import git
-    from oracle_guard.gitrepo import split_z
+    from oracle_guard.repo.gitrepo import git
+    from oracle_guard.repo.gitrepo import split_z
 
     out = git('ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', *roots,
               cwd=root)
@@ -42,13 +42,13 @@ def files_on_disk(root: str, roots: Sequence[str]) -> list[str]:
 
 def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], list[str]]:
     """(an entry per silence that needs one now, files that could not be parsed)."""
-    from oracle_guard.env_conditions import ConditionReader
-    from oracle_guard.scanner import might_silence
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import scan_silences
-    from oracle_guard.declared_dependencies import read_project_facts
-    from oracle_guard.silence_acceptance import SilenceJudge
+    from oracle_guard.reading.env_conditions import ConditionReader
+    from oracle_guard.reading.scanner import might_silence
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.declared_dependencies import read_project_facts
+    from oracle_guard.reading.silence_acceptance import SilenceJudge
 
     # Judged against an empty baseline: what would fail if nothing had been accepted yet.
     judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
@@ -83,7 +83,7 @@ def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], l
 
 
 def current_exclusions(view: TreeView, cfg: Config) -> list[ExcludedTest]:
-    from oracle_guard.pytest_exclusions import excluded_tests
+    from oracle_guard.reading.pytest_exclusions import excluded_tests
 
     return [ExcludedTest(nodeid, by) for nodeid, by in excluded_tests(view, cfg).items()]
 

@@ -9,7 +9,7 @@ configuration nor pytest's own report.
 2. The test command, with the plugin forced on (``-p oracle_guard`` last on a pytest
    command line, where ``-p no:oracle_guard`` in addopts or PYTEST_ADDOPTS cannot undo
    it), a JUnit report and the run record in a temporary folder.
-3. The audit of the record (``runtime/audit.py``).
+3. The audit of the record (``gate/audit.py``).
 
 Findings first, then always one line ``oracle-guard ci: N finding(s); test command
 exited C``. Exit 1 when N > 0, otherwise C; 2 for bad configuration.
@@ -29,12 +29,12 @@ from oracle_guard.config import Config
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import git
-from oracle_guard.gitrepo import GitError
-from oracle_guard.gitrepo import repo_root
-from oracle_guard.gitrepo import resolve_or_none
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import read_ledger
+from oracle_guard.repo.gitrepo import git
+from oracle_guard.repo.gitrepo import GitError
+from oracle_guard.repo.gitrepo import repo_root
+from oracle_guard.repo.gitrepo import resolve_or_none
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
@@ -163,8 +163,8 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
 
     # Everything the audit and the report need is imported before the test command runs:
     # the pull request's code runs in that command and could rewrite files on disk.
-    from oracle_guard import review_report  # noqa: F401
-    from oracle_guard.runtime import audit
+    from oracle_guard.gate import review_report  # noqa: F401
+    from oracle_guard.gate import audit
     from oracle_guard.runtime.run_record import read_record
 
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
@@ -200,7 +200,7 @@ def _write_review(args: argparse.Namespace, ctx: RunContext) -> None:
     summary = os.environ.get('GITHUB_STEP_SUMMARY')
     if not args.report and not summary:
         return
-    from oracle_guard.review_report import review_report
+    from oracle_guard.gate.review_report import review_report
 
     text = review_report(ctx)
     if args.report:

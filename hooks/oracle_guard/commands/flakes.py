@@ -25,7 +25,7 @@ from dataclasses import field
 from oracle_guard.runner import iso_date
 from oracle_guard.runner import utc_today
 from oracle_guard.findings import ConfigError
-from oracle_guard.ledger import NEVER_FREEZABLE
+from oracle_guard.oracle.ledger import NEVER_FREEZABLE
 from oracle_guard.runner import guarded
 
 PASSED, FAILED, SKIPPED = 'passed', 'failed', 'skipped'

@@ -34,7 +34,7 @@ from oracle_guard.config import read_table
 from oracle_guard.config import SCHEMA
 from oracle_guard.config import TABLE
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import repo_root
+from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.runner import guarded
 
 PRE_COMMIT_CONFIG = '.pre-commit-config.yaml'
@@ -263,8 +263,8 @@ class Scaffold:
 
 def tracked_files(root: str) -> list[str]:
     """Tracked files and untracked ones git does not ignore: what the repository holds."""
-    from oracle_guard.gitrepo import git
-    from oracle_guard.gitrepo import split_z
+    from oracle_guard.repo.gitrepo import git
+    from oracle_guard.repo.gitrepo import split_z
 
     return sorted(set(split_z(git('ls-files', '-z', '--cached', '--others',
                                   '--exclude-standard', cwd=root))))
@@ -272,7 +272,7 @@ def tracked_files(root: str) -> list[str]:
 
 def detect_layout(files: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
     """Configuration values for the repository as it is, and one line per finding."""
-    from oracle_guard.scanner import is_test_module
+    from oracle_guard.reading.scanner import is_test_module
 
     tops = {f.split('/', 1)[0] for f in files if '/' in f}
     said: list[str] = []
@@ -309,7 +309,7 @@ def detect_layout(files: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
 
 def property_folder(root: str, files: Sequence[str], tests: Sequence[str]) -> str | None:
     """The innermost folder under the test roots that holds every ``@given`` test module."""
-    from oracle_guard.scanner import is_test_module
+    from oracle_guard.reading.scanner import is_test_module
 
     found = []
     for path in files:

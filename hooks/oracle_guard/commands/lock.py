@@ -23,29 +23,29 @@ from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
-from oracle_guard.domain_lock import DomainLock
-from oracle_guard.domain_lock import dump_lock
-from oracle_guard.domain_lock import is_unverifiable
-from oracle_guard.domain_lock import loosened
-from oracle_guard.domain_lock import read_lock_bytes
-from oracle_guard.domain_lock import render
-from oracle_guard.domain_lock import skips_generation
+from oracle_guard.oracle.domain_lock import DomainLock
+from oracle_guard.oracle.domain_lock import dump_lock
+from oracle_guard.oracle.domain_lock import is_unverifiable
+from oracle_guard.oracle.domain_lock import loosened
+from oracle_guard.oracle.domain_lock import read_lock_bytes
+from oracle_guard.oracle.domain_lock import render
+from oracle_guard.oracle.domain_lock import skips_generation
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import git
-from oracle_guard.gitrepo import repo_root
-from oracle_guard.gitrepo import split_z
-from oracle_guard.property_reader import is_config_file
-from oracle_guard.property_reader import ProfileSources
-from oracle_guard.property_reader import PropertyTest
-from oracle_guard.property_reader import read_config_text
-from oracle_guard.property_reader import read_profiles
-from oracle_guard.property_reader import read_properties
+from oracle_guard.repo.gitrepo import git
+from oracle_guard.repo.gitrepo import repo_root
+from oracle_guard.repo.gitrepo import split_z
+from oracle_guard.reading.property_reader import is_config_file
+from oracle_guard.reading.property_reader import ProfileSources
+from oracle_guard.reading.property_reader import PropertyTest
+from oracle_guard.reading.property_reader import read_config_text
+from oracle_guard.reading.property_reader import read_profiles
+from oracle_guard.reading.property_reader import read_properties
 from oracle_guard.runner import guarded
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
-from oracle_guard.strategy_form import compare
-from oracle_guard.strategy_form import is_unresolved
-from oracle_guard.strategy_form import unresolved_parts
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.oracle.strategy_form import compare
+from oracle_guard.oracle.strategy_form import is_unresolved
+from oracle_guard.oracle.strategy_form import unresolved_parts
 
 # Settings fields locked from the profile when the test does not set them itself.
 _AMBIENT = ('max_examples', 'deadline_ms')
@@ -70,7 +70,7 @@ def _read(cfg: Config, path: str) -> bytes | None:
 
 def module_source(cfg: Config) -> Any:
     """Helper modules under the tests roots, read from disk (see strategy_reader)."""
-    from oracle_guard.strategy_reader import module_candidates
+    from oracle_guard.reading.strategy_reader import module_candidates
 
     parsed: dict[str, Any] = {}
 

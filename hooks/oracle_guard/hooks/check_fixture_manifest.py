@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 
-from oracle_guard.changeset import ALL_FILES
-from oracle_guard.changeset import NO_BASE
+from oracle_guard.repo.changeset import ALL_FILES
+from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import git_ok
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import git_ok
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runner import run_hook
 
 # Commits that touch no fixture, manifest, trace store, ledger or schema return before
@@ -23,11 +23,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
-    from oracle_guard.changeset import ChangeSet
+    from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.config import Config
-    from oracle_guard.gitrepo import Entry
-    from oracle_guard.manifest import FixtureManifest
-    from oracle_guard.manifest import FixtureRow
+    from oracle_guard.repo.gitrepo import Entry
+    from oracle_guard.oracle.manifest import FixtureManifest
+    from oracle_guard.oracle.manifest import FixtureRow
     from oracle_guard.runner import RunContext
 
 HOOK = 'check-fixture-manifest'
@@ -62,7 +62,7 @@ def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
     if view is None:
         return None
     raw = view.read_document(path)
-    from oracle_guard.manifest import parse_manifest
+    from oracle_guard.oracle.manifest import parse_manifest
 
     return None if raw is None else parse_manifest(raw, path)
 
@@ -72,7 +72,7 @@ def base_manifest_or_none(changes: ChangeSet, path: str) -> FixtureManifest | No
     raw = changes.read_base(path)
     if raw is None:
         return None
-    from oracle_guard.manifest import parse_manifest
+    from oracle_guard.oracle.manifest import parse_manifest
 
     try:
         return parse_manifest(raw, path)
@@ -229,7 +229,7 @@ def check(ctx: RunContext) -> list[Finding]:
     findings.extend(check_rows(cfg, view, rows, entries))
     findings.extend(unmanifested(cfg, [p for p in new_files if p not in manifest.rows]))
 
-    from oracle_guard.fixture_provenance import ProvenanceCheck
+    from oracle_guard.oracle.fixture_provenance import ProvenanceCheck
 
     provenance = ProvenanceCheck(
         cfg.manifest, cfg.traces, cfg.ledger, view, ctx.today,
@@ -259,7 +259,7 @@ def history_check(ctx: RunContext) -> list[Finding]:
         return []  # deleting the manifest with src/ is OG201; with fixtures left, OG108 now
     base = base_manifest_or_none(changes, cfg.manifest)
     changed = changed_rows(base, manifest)
-    from oracle_guard.fixture_provenance import ProvenanceCheck
+    from oracle_guard.oracle.fixture_provenance import ProvenanceCheck
 
     provenance = ProvenanceCheck(cfg.manifest, cfg.traces, cfg.ledger, view, ctx.today,
                                  read_base=changes.read_base)

@@ -12,8 +12,8 @@ import datetime
 from collections.abc import Iterable
 from collections.abc import Sequence
 
-from oracle_guard.changeset import COMMIT
-from oracle_guard.changeset import NO_BASE
+from oracle_guard.repo.changeset import COMMIT
+from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.config import Config
 from oracle_guard.config import _key_line
 from oracle_guard.config import config_from_table
@@ -21,29 +21,29 @@ from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import empty_ledger
-from oracle_guard.ledger import FREEZABLE
-from oracle_guard.ledger import FREEZE_ID_FORMAT
-from oracle_guard.ledger import FreezeLedger
-from oracle_guard.ledger import FreezeRow
-from oracle_guard.ledger import function_of
-from oracle_guard.ledger import NEVER_FREEZABLE
-from oracle_guard.ledger import parse_ledger
-from oracle_guard.ledger import read_ledger
-from oracle_guard.ledger import removed_ids
-from oracle_guard.ledger import ROW_FIELDS
-from oracle_guard.ledger import ROW_MODES
-from oracle_guard.precommit_config import configs_from_hook_args
-from oracle_guard.precommit_config import PRE_COMMIT_CONFIG
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.ledger import empty_ledger
+from oracle_guard.oracle.ledger import FREEZABLE
+from oracle_guard.oracle.ledger import FREEZE_ID_FORMAT
+from oracle_guard.oracle.ledger import FreezeLedger
+from oracle_guard.oracle.ledger import FreezeRow
+from oracle_guard.oracle.ledger import function_of
+from oracle_guard.oracle.ledger import NEVER_FREEZABLE
+from oracle_guard.oracle.ledger import parse_ledger
+from oracle_guard.oracle.ledger import read_ledger
+from oracle_guard.oracle.ledger import removed_ids
+from oracle_guard.oracle.ledger import ROW_FIELDS
+from oracle_guard.oracle.ledger import ROW_MODES
+from oracle_guard.reading.precommit_config import configs_from_hook_args
+from oracle_guard.reading.precommit_config import PRE_COMMIT_CONFIG
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
-from oracle_guard.scanner import is_test_module
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import scan_silences
-from oracle_guard.scanner import ScanError
-from oracle_guard.scanner import silences_naming
-from oracle_guard.scanner import test_functions
+from oracle_guard.reading.scanner import is_test_module
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import scan_silences
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.reading.scanner import silences_naming
+from oracle_guard.reading.scanner import test_functions
 
 HOOK = 'check-freeze-ledger'
 CLASSES = (*FREEZABLE, *NEVER_FREEZABLE)
@@ -392,7 +392,7 @@ def baseline_growth(ctx: RunContext) -> list[Finding]:
     touched = ctx.changes.touched()
     if ctx.cfg.baseline not in touched and ctx.base_cfg.baseline not in touched:
         return []  # the usual commit: no import, no read
-    from oracle_guard.baseline import baseline_growth_findings
+    from oracle_guard.oracle.baseline import baseline_growth_findings
 
     return baseline_growth_findings(ctx)
 
@@ -484,7 +484,7 @@ def check(ctx: RunContext) -> list[Finding]:
     if cfg.acknowledged in ctx.changes.touched():
         # The acknowledged commits sit beside the ledger: a change that edits the list
         # is refused while it is malformed (exit 2), not only once history mode reads it.
-        from oracle_guard.acknowledgements import read_acknowledgements
+        from oracle_guard.oracle.acknowledgements import read_acknowledgements
 
         read_acknowledgements(view, cfg.acknowledged)
     ledger = load_ledger(view, cfg)

@@ -13,41 +13,41 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from oracle_guard.changeset import ALL_FILES
-from oracle_guard.changeset import ChangeSet
-from oracle_guard.changeset import NO_BASE
+from oracle_guard.repo.changeset import ALL_FILES
+from oracle_guard.repo.changeset import ChangeSet
+from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.config import Config
-from oracle_guard.domain_lock import compare_entry
-from oracle_guard.domain_lock import DomainLock
-from oracle_guard.domain_lock import Drift
-from oracle_guard.domain_lock import is_unverifiable
-from oracle_guard.domain_lock import LockEntry
-from oracle_guard.domain_lock import loosened_entries
-from oracle_guard.domain_lock import read_lock_bytes
-from oracle_guard.domain_lock import render
-from oracle_guard.domain_lock import SETTINGS_FIELDS
-from oracle_guard.domain_lock import skips_generation
-from oracle_guard.domain_lock import Unverifiable
+from oracle_guard.oracle.domain_lock import compare_entry
+from oracle_guard.oracle.domain_lock import DomainLock
+from oracle_guard.oracle.domain_lock import Drift
+from oracle_guard.oracle.domain_lock import is_unverifiable
+from oracle_guard.oracle.domain_lock import LockEntry
+from oracle_guard.oracle.domain_lock import loosened_entries
+from oracle_guard.oracle.domain_lock import read_lock_bytes
+from oracle_guard.oracle.domain_lock import render
+from oracle_guard.oracle.domain_lock import SETTINGS_FIELDS
+from oracle_guard.oracle.domain_lock import skips_generation
+from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import Entry
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.property_reader import BUILTIN_PROFILES
-from oracle_guard.property_reader import CONFIG_DIRS
-from oracle_guard.property_reader import CONFIG_FILES
-from oracle_guard.property_reader import is_config_file
-from oracle_guard.property_reader import Profile
-from oracle_guard.property_reader import profile_values
-from oracle_guard.property_reader import ProfileSources
-from oracle_guard.property_reader import PropertyTest
-from oracle_guard.property_reader import read_config_text
-from oracle_guard.property_reader import read_profiles
-from oracle_guard.property_reader import read_properties
+from oracle_guard.repo.gitrepo import Entry
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.reading.property_reader import BUILTIN_PROFILES
+from oracle_guard.reading.property_reader import CONFIG_DIRS
+from oracle_guard.reading.property_reader import CONFIG_FILES
+from oracle_guard.reading.property_reader import is_config_file
+from oracle_guard.reading.property_reader import Profile
+from oracle_guard.reading.property_reader import profile_values
+from oracle_guard.reading.property_reader import ProfileSources
+from oracle_guard.reading.property_reader import PropertyTest
+from oracle_guard.reading.property_reader import read_config_text
+from oracle_guard.reading.property_reader import read_profiles
+from oracle_guard.reading.property_reader import read_properties
 from oracle_guard.runner import RunContext
 from oracle_guard.runner import run_hook
-from oracle_guard.scanner import ImportAliases
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
+from oracle_guard.reading.scanner import ImportAliases
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import ScanError
 
 HOOK = 'check-generator-lock'
 LOCK_HINT = 'run `oracle-guard lock`, review the diff, and commit the lock in a change of its own'
@@ -235,7 +235,7 @@ def judge_forms(prop: PropertyTest, entry: LockEntry, notes: list[str]) -> list[
     """Lock version 2 (rows 23 and 24 for whole strategies): every locked strategy form
     against the one the source spells now. Narrower is OG610; what the static reader
     cannot resolve is a note, checked by the pytest plugin at call time."""
-    from oracle_guard.strategy_form import compare
+    from oracle_guard.oracle.strategy_form import compare
 
     findings = []
     if entry.strategies:
@@ -272,7 +272,7 @@ def judge_forms(prop: PropertyTest, entry: LockEntry, notes: list[str]) -> list[
 
 
 def _short(form: Any) -> str:
-    from oracle_guard.strategy_form import short
+    from oracle_guard.oracle.strategy_form import short
     return short(form)
 
 
@@ -651,7 +651,7 @@ def _check_change(ctx: RunContext) -> list[Finding]:
 def module_source(view: TreeView, cfg: Config) -> Any:
     """The helper modules a property's strategies may import: Python files under the tests
     roots on this side of the change (``strategy_reader.ModuleSource``)."""
-    from oracle_guard.strategy_reader import module_candidates
+    from oracle_guard.reading.strategy_reader import module_candidates
 
     parsed: dict[str, ast.Module | None] = {}
     roots = list(cfg.tests)

@@ -4,13 +4,13 @@ from __future__ import annotations
 import os
 import posixpath
 
-from oracle_guard.changeset import ALL_FILES
-from oracle_guard.changeset import NO_BASE
-from oracle_guard.changeset import RANGE
-from oracle_guard.changeset import range_env
+from oracle_guard.repo.changeset import ALL_FILES
+from oracle_guard.repo.changeset import NO_BASE
+from oracle_guard.repo.changeset import RANGE
+from oracle_guard.repo.changeset import range_env
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runner import run_hook
 
 # Most commits stage test files without a silence: the scanner (and ast) is imported
@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
     from oracle_guard.config import Config
-    from oracle_guard.ledger import FreezeLedger
+    from oracle_guard.oracle.ledger import FreezeLedger
     from oracle_guard.runner import RunContext
-    from oracle_guard.scanner import Silence
+    from oracle_guard.reading.scanner import Silence
 
 
 def same_test_file(path: str, nodeid: str, defines: Callable[[str, str], bool]) -> bool:
@@ -41,8 +41,8 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
                   today: datetime.date,
                   defines: Callable[[str, str], bool] = lambda _f, _i: False,
                   ) -> list[Finding]:
-    from oracle_guard.ledger import function_of
-    from oracle_guard.ledger import NEVER_FREEZABLE
+    from oracle_guard.oracle.ledger import function_of
+    from oracle_guard.oracle.ledger import NEVER_FREEZABLE
 
     def finding(code: str, message: str, hint: str) -> Finding:
         return Finding(path, silence.line, silence.col, code, message, hint)
@@ -105,9 +105,9 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
-    from oracle_guard.silence_prefilter import foreign_encoding
-    from oracle_guard.silence_prefilter import might_silence
-    from oracle_guard.silence_prefilter import might_tamper
+    from oracle_guard.reading.silence_prefilter import foreign_encoding
+    from oracle_guard.reading.silence_prefilter import might_silence
+    from oracle_guard.reading.silence_prefilter import might_tamper
 
     cookie = foreign_encoding(source)
     if cookie is not None:  # rule 36
@@ -119,10 +119,10 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     silences_possible, tampering_possible = might_silence(source), might_tamper(source)
     if not (silences_possible or tampering_possible):
         return []
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import scan_silences
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import tampering
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import tampering
 
     try:
         tree = parse_python(source, path)
@@ -141,7 +141,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
 
     def reader():  # type: ignore[no-untyped-def]
         if not readers:
-            from oracle_guard.env_conditions import ConditionReader
+            from oracle_guard.reading.env_conditions import ConditionReader
             readers.append(ConditionReader.of_tree(tree))
         return readers[0]
 
@@ -202,8 +202,8 @@ def check(ctx: RunContext) -> list[Finding]:
         if not cache:
             # The ledger on the judged side (the index during a commit, the to-ref of a
             # range), the one check-freeze-ledger judges: an untracked ledger names nothing.
-            from oracle_guard.ledger import empty_ledger
-            from oracle_guard.ledger import read_ledger
+            from oracle_guard.oracle.ledger import empty_ledger
+            from oracle_guard.oracle.ledger import read_ledger
 
             ledger_view = ctx.judged or TreeView(cfg.root, None)
             cache.append(read_ledger(ledger_view, cfg.ledger) or empty_ledger(cfg.ledger))
@@ -213,10 +213,10 @@ def check(ctx: RunContext) -> list[Finding]:
 
     def defines(path: str, identity: str) -> bool:
         """Whether the test file a ledger row names still defines that test."""
-        from oracle_guard.ledger import function_of
-        from oracle_guard.scanner import parse_python
-        from oracle_guard.scanner import ScanError
-        from oracle_guard.scanner import test_functions
+        from oracle_guard.oracle.ledger import function_of
+        from oracle_guard.reading.scanner import parse_python
+        from oracle_guard.reading.scanner import ScanError
+        from oracle_guard.reading.scanner import test_functions
 
         if path not in defined:
             raw = (view or ctx.judged or TreeView(cfg.root, None)).read(path)
@@ -353,9 +353,9 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
     raw = changes.read_base(base_cfg.ledger)
     if raw is None:
         return []
-    from oracle_guard.ledger import parse_ledger
-    from oracle_guard.ledger import removed_ids
-    from oracle_guard.scanner import silences_naming
+    from oracle_guard.oracle.ledger import parse_ledger
+    from oracle_guard.oracle.ledger import removed_ids
+    from oracle_guard.reading.scanner import silences_naming
 
     try:
         base = parse_ledger(raw, base_cfg.ledger)
@@ -383,7 +383,7 @@ class LazySilenceJudge:
 
     def _get(self):  # type: ignore[no-untyped-def]
         if self._judge is None:
-            from oracle_guard.silence_acceptance import SilenceJudge
+            from oracle_guard.reading.silence_acceptance import SilenceJudge
             self._judge = SilenceJudge.of_view(self.cfg, self.view)
         return self._judge
 

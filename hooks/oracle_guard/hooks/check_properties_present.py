@@ -3,17 +3,17 @@ from __future__ import annotations
 
 from oracle_guard.findings import Finding
 from oracle_guard.runner import run_hook
-from oracle_guard.scanner import is_test_module
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
-from oracle_guard.scanner import scan_tests
+from oracle_guard.reading.scanner import is_test_module
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.reading.scanner import scan_tests
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
     from oracle_guard.config import Config
-    from oracle_guard.gitrepo import TreeView
+    from oracle_guard.repo.gitrepo import TreeView
     from oracle_guard.runner import RunContext
 
 

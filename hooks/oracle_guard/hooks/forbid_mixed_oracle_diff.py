@@ -15,7 +15,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
-    from oracle_guard.changeset import ChangeSet
+    from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.config import Config
     from oracle_guard.runner import RunContext
 
@@ -35,10 +35,10 @@ def _table(raw: bytes | None) -> object:
 def pytest_config_change(path: str, changes: ChangeSet,
                          tests: tuple[str, ...] = ('tests/',)) -> str | None:
     """What test-run control a touched file changes, if any (rules 32 and 33)."""
-    from oracle_guard.run_control import CONFIG_NAMES
-    from oracle_guard.run_control import config_change
-    from oracle_guard.run_control import is_run_control_file
-    from oracle_guard.run_control import run_control_change
+    from oracle_guard.reading.run_control import CONFIG_NAMES
+    from oracle_guard.reading.run_control import config_change
+    from oracle_guard.reading.run_control import is_run_control_file
+    from oracle_guard.reading.run_control import run_control_change
 
     name = posixpath.basename(path)
     if name in CONFIG_NAMES:
@@ -57,7 +57,7 @@ def pytest_config_change(path: str, changes: ChangeSet,
             kind = 'conftest hooks' if name == 'conftest.py' else 'tests __init__.py'
             return f'{kind}: test-run control changed ({"; ".join(why[:3])})'
     elif name.endswith('.py') and path.startswith(tests):
-        from oracle_guard.run_control import plugin_loading_change
+        from oracle_guard.reading.run_control import plugin_loading_change
 
         why = plugin_loading_change(changes.read_base(path), changes.read_new(path))
         if why:
@@ -68,7 +68,7 @@ def pytest_config_change(path: str, changes: ChangeSet,
 def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
     """Rows that existed at the base and were edited or removed; new rows are fine."""
     from oracle_guard.hooks.check_fixture_manifest import base_manifest_or_none
-    from oracle_guard.manifest import parse_manifest
+    from oracle_guard.oracle.manifest import parse_manifest
 
     base = base_manifest_or_none(changes, path)
     if base is None:
@@ -132,11 +132,11 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
     paths = sorted(p for p in changes.touched() if test_code(p))
     if not paths:
         return []
-    from oracle_guard.ledger import function_of
-    from oracle_guard.scanner import is_test_module
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import scan_tests
+    from oracle_guard.oracle.ledger import function_of
+    from oracle_guard.reading.scanner import is_test_module
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import scan_tests
 
     base: dict[str, tuple[str, int]] = {}
     now: set[str] = set()
@@ -167,9 +167,9 @@ def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[s
     A commit or a range looks at the paths it adds, by the modes its diff reports (or one
     ``git ls-files`` where it reports none); other runs at the whole test tree.
     """
-    from oracle_guard.changeset import COMMIT
-    from oracle_guard.changeset import HISTORY
-    from oracle_guard.changeset import RANGE
+    from oracle_guard.repo.changeset import COMMIT
+    from oracle_guard.repo.changeset import HISTORY
+    from oracle_guard.repo.changeset import RANGE
 
     roots = tuple(sorted({r for c in cfgs for r in (*c.tests, c.properties)}))
     if changes.mode in (COMMIT, RANGE, HISTORY):
@@ -188,8 +188,8 @@ def judging_configs(ctx: RunContext) -> list[Config]:
     """The configuration now, at the base, and as the base side's hook args set it (a
     change that re-points ``--src`` in .pre-commit-config.yaml is judged by the old args,
     rule 38)."""
-    from oracle_guard.precommit_config import configs_from_hook_args
-    from oracle_guard.precommit_config import PRE_COMMIT_CONFIG
+    from oracle_guard.reading.precommit_config import configs_from_hook_args
+    from oracle_guard.reading.precommit_config import PRE_COMMIT_CONFIG
 
     cfgs = [ctx.cfg, ctx.base_cfg]
     if PRE_COMMIT_CONFIG in ctx.changes.touched():

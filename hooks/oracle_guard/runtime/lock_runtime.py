@@ -31,18 +31,18 @@ import os
 from typing import Any
 
 from oracle_guard.config import Config
-from oracle_guard.domain_lock import compare_entry
-from oracle_guard.domain_lock import DomainLock
-from oracle_guard.domain_lock import read_lock_bytes
-from oracle_guard.domain_lock import render
-from oracle_guard.domain_lock import SETTINGS_FIELDS
-from oracle_guard.domain_lock import skips_generation
-from oracle_guard.domain_lock import Unverifiable
+from oracle_guard.oracle.domain_lock import compare_entry
+from oracle_guard.oracle.domain_lock import DomainLock
+from oracle_guard.oracle.domain_lock import read_lock_bytes
+from oracle_guard.oracle.domain_lock import render
+from oracle_guard.oracle.domain_lock import SETTINGS_FIELDS
+from oracle_guard.oracle.domain_lock import skips_generation
+from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
-from oracle_guard.ledger import function_of
-from oracle_guard.ledger import identity_of
-from oracle_guard.property_reader import normalize_expression
-from oracle_guard.property_reader import STRATEGY_SIGNATURES
+from oracle_guard.oracle.ledger import function_of
+from oracle_guard.oracle.ledger import identity_of
+from oracle_guard.reading.property_reader import normalize_expression
+from oracle_guard.reading.property_reader import STRATEGY_SIGNATURES
 
 
 def _read_lock(cfg: Config) -> DomainLock:
@@ -189,7 +189,7 @@ def _closure_value(function: Any, name: str, depth: int = 0) -> Any:
 
 
 def live_forms(test: Any) -> dict[str, Any]:
-    from oracle_guard.strategy_form import live_form
+    from oracle_guard.oracle.strategy_form import live_form
     return {name: live_form(strategy) for name, strategy in
             sorted(given_strategies(test).items())}
 
@@ -198,9 +198,9 @@ def form_problems(nodeid: str, lock_path: str, entry: Any, test: Any) -> list[st
     """Version 2: every locked form against the live strategy objects."""
     if not entry.strategies:
         return []
-    from oracle_guard.strategy_form import compare
-    from oracle_guard.strategy_form import comparable_at_run_time
-    from oracle_guard.strategy_form import short
+    from oracle_guard.oracle.strategy_form import compare
+    from oracle_guard.oracle.strategy_form import comparable_at_run_time
+    from oracle_guard.oracle.strategy_form import short
 
     live = live_forms(test)
     problems = [f'{nodeid}: unlocked argument: {arg} has no form under "strategies" in '

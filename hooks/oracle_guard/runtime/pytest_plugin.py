@@ -41,14 +41,14 @@ from oracle_guard.config import Config
 from oracle_guard.config import load_config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import empty_ledger
-from oracle_guard.ledger import FreezeLedger
-from oracle_guard.ledger import FreezeRow
-from oracle_guard.ledger import function_of
-from oracle_guard.ledger import identity_of
-from oracle_guard.ledger import read_ledger
-from oracle_guard.scanner import FREEZE_ID
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.ledger import empty_ledger
+from oracle_guard.oracle.ledger import FreezeLedger
+from oracle_guard.oracle.ledger import FreezeRow
+from oracle_guard.oracle.ledger import function_of
+from oracle_guard.oracle.ledger import identity_of
+from oracle_guard.oracle.ledger import read_ledger
+from oracle_guard.reading.scanner import FREEZE_ID
 
 PLUGIN_NAME = 'oracle-guard'
 # Marker name -> the silence kind ``allow-silences`` calls it.
@@ -209,8 +209,8 @@ class FreezeGuard:
         judges them (rules 39-41)."""
         if path not in self._accepted:
             assert self.cfg is not None
-            from oracle_guard.silence_acceptance import accepted_silences
-            from oracle_guard.silence_acceptance import SilenceJudge
+            from oracle_guard.reading.silence_acceptance import accepted_silences
+            from oracle_guard.reading.silence_acceptance import SilenceJudge
 
             view = TreeView(self.cfg.root, None)
             if self._judge is None:

@@ -17,7 +17,7 @@ own in that folder (``record-<pid>.jsonl``; pytest-xdist workers each write one)
   whether the test loop completed, and per test whether the code that ran is the code
   compiled from the test file's source).
 
-The plugin only writes facts; ``runtime/audit.py`` judges them. Reading the folder back
+The plugin only writes facts; ``gate/audit.py`` judges them. Reading the folder back
 is ``read_record``.
 """
 from __future__ import annotations

@@ -10,22 +10,22 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from oracle_guard.baseline import Baseline
-from oracle_guard.baseline import BaselineEntry
-from oracle_guard.baseline import empty_baseline
-from oracle_guard.baseline import read_baseline
+from oracle_guard.oracle.baseline import Baseline
+from oracle_guard.oracle.baseline import BaselineEntry
+from oracle_guard.oracle.baseline import empty_baseline
+from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.config import Config
-from oracle_guard.declared_dependencies import read_project_facts
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.declared_dependencies import ProjectFacts
-from oracle_guard.env_conditions import ALWAYS
-from oracle_guard.env_conditions import ConditionReader
-from oracle_guard.env_conditions import ENVIRONMENT
-from oracle_guard.env_conditions import judge
-from oracle_guard.env_conditions import python_minors
-from oracle_guard.env_conditions import silence_conditions
+from oracle_guard.reading.declared_dependencies import read_project_facts
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.reading.declared_dependencies import ProjectFacts
+from oracle_guard.reading.env_conditions import ALWAYS
+from oracle_guard.reading.env_conditions import ConditionReader
+from oracle_guard.reading.env_conditions import ENVIRONMENT
+from oracle_guard.reading.env_conditions import judge
+from oracle_guard.reading.env_conditions import python_minors
+from oracle_guard.reading.env_conditions import silence_conditions
 from oracle_guard.findings import Finding
-from oracle_guard.scanner import Silence
+from oracle_guard.reading.scanner import Silence
 
 BASELINE = 'baseline'
 ENVIRONMENT_SKIP = 'environment'
@@ -137,11 +137,11 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge
                       ) -> dict[str, list[AcceptedSilence]]:
     """Function identity -> the accepted silences that cover it; module-level ones also
     under ``''``. The pytest plugin and the audit of ``oracle-guard ci`` ask this."""
-    from oracle_guard.env_conditions import holds_now
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import scan_silences
-    from oracle_guard.ledger import function_of
+    from oracle_guard.reading.env_conditions import holds_now
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.oracle.ledger import function_of
 
     found: dict[str, list[AcceptedSilence]] = {}
     try:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from oracle_guard.documents import LinedDict
-from oracle_guard.documents import load_json
+from oracle_guard.oracle.documents import LinedDict
+from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 
 # Fields read from @settings / @seed: what Hypothesis runs.
@@ -407,8 +407,8 @@ def loosened_entries(base: DomainLock, new: DomainLock) -> list[tuple[str, str, 
 def _loosened_forms(identity: str, old: LockEntry, new: LockEntry
                     ) -> list[tuple[str, str, int]]:
     """Version 2: a locked strategy the new lock narrows (or drops) is loosened too."""
-    from oracle_guard.strategy_form import compare
-    from oracle_guard.strategy_form import is_unresolved
+    from oracle_guard.oracle.strategy_form import compare
+    from oracle_guard.oracle.strategy_form import is_unresolved
 
     found = []
     for arg, locked in sorted(old.strategies.items()):

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterator
     from collections.abc import Sequence
 
-    from oracle_guard.changeset import Change
+    from oracle_guard.repo.changeset import Change
 
 EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904'
 CHUNK = 1 << 20

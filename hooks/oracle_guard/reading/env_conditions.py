@@ -247,7 +247,7 @@ class ConditionReader:
 
     @classmethod
     def of_tree(cls, tree: ast.Module) -> ConditionReader:
-        from oracle_guard.scanner import ImportAliases
+        from oracle_guard.reading.scanner import ImportAliases
 
         return cls(ImportAliases(tree).names, module_bindings(tree))
 

@@ -37,11 +37,11 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from oracle_guard.documents import load_json
+from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.scanner import Silence
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.reading.scanner import Silence
 
 VERSION = 1
 ENTRY_FIELDS = ('path', 'tests', 'scope', 'kind', 'expression', 'digest')

@@ -17,7 +17,7 @@ each commit reachable from HEAD against its first parent, with the rules of a co
   hooks' rules, and only for commits whose paths make a rule apply.
 * **Incomplete history** (the cap, a shallow clone) is a note; ``--require-base`` makes
   it an OG001 finding.
-* **Acknowledged commits** (``oracle_guard.acknowledgements``) are skipped.
+* **Acknowledged commits** (``oracle_guard.oracle.acknowledgements``) are skipped.
 """
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from oracle_guard.acknowledgements import read_acknowledgements
-from oracle_guard.acknowledgements import row_template
-from oracle_guard.changeset import Change
-from oracle_guard.changeset import ChangeSet
-from oracle_guard.changeset import HISTORY
+from oracle_guard.oracle.acknowledgements import read_acknowledgements
+from oracle_guard.oracle.acknowledgements import row_template
+from oracle_guard.repo.changeset import Change
+from oracle_guard.repo.changeset import ChangeSet
+from oracle_guard.repo.changeset import HISTORY
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
 from oracle_guard.config import config_from_table
@@ -38,10 +38,10 @@ from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import git
-from oracle_guard.gitrepo import GitError
-from oracle_guard.gitrepo import resolve_or_none
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import git
+from oracle_guard.repo.gitrepo import GitError
+from oracle_guard.repo.gitrepo import resolve_or_none
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runner import Check
 from oracle_guard.runner import RunContext
 

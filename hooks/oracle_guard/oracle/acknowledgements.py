@@ -17,11 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from oracle_guard.documents import LinedDict
-from oracle_guard.documents import load_yaml
+from oracle_guard.oracle.documents import LinedDict
+from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import FreezeRow
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.ledger import FreezeRow
 
 TOP_FIELDS = ('acknowledged',)
 ROW_FIELDS = ('commit', 'owner', 'reason')

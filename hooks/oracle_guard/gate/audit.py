@@ -40,19 +40,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 
-from oracle_guard.changeset import ChangeSet
+from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import FreezeLedger
-from oracle_guard.ledger import FreezeRow
-from oracle_guard.ledger import function_of
-from oracle_guard.ledger import identity_of
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.ledger import FreezeLedger
+from oracle_guard.oracle.ledger import FreezeRow
+from oracle_guard.oracle.ledger import function_of
+from oracle_guard.oracle.ledger import identity_of
 from oracle_guard.runtime.run_record import RunRecord
-from oracle_guard.scanner import is_test_module
-from oracle_guard.scanner import parse_python
-from oracle_guard.scanner import ScanError
-from oracle_guard.scanner import test_functions
+from oracle_guard.reading.scanner import is_test_module
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.reading.scanner import test_functions
 
 # pytest's default ``norecursedirs``: folders it never looks into.
 NORECURSE = ('*.egg', '.*', '_darcs', 'build', 'CVS', 'dist', 'node_modules', 'venv',
@@ -104,8 +104,8 @@ class AuditContext:
         """Rules 39-41: the silences of a test file that need no freeze (baselined,
         environment conditions, declared imports), as check-named-freezes judges them."""
         if path not in self._accepted:
-            from oracle_guard.silence_acceptance import accepted_silences
-            from oracle_guard.silence_acceptance import SilenceJudge
+            from oracle_guard.reading.silence_acceptance import accepted_silences
+            from oracle_guard.reading.silence_acceptance import SilenceJudge
 
             if self._judge is None:
                 self._judge = SilenceJudge.of_view(self.cfg, self.head())
@@ -117,7 +117,7 @@ class AuditContext:
     def excluded_at_adoption(self) -> dict[str, str]:
         """nodeid -> what left it out, from the baseline's ``excluded`` list."""
         if self._baseline is None:
-            from oracle_guard.baseline import read_baseline
+            from oracle_guard.oracle.baseline import read_baseline
             from oracle_guard.findings import ConfigError
 
             try:
@@ -172,9 +172,9 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | No
     """A baselined silence of that very test (rule 39), an environment condition of it
     that holds in this interpreter (rule 40), or an importorskip of a declared module
     whose import failed (rule 41)."""
-    from oracle_guard.silence_acceptance import BASELINE
-    from oracle_guard.silence_acceptance import DECLARED_IMPORT
-    from oracle_guard.silence_acceptance import ENVIRONMENT_SKIP
+    from oracle_guard.reading.silence_acceptance import BASELINE
+    from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
+    from oracle_guard.reading.silence_acceptance import ENVIRONMENT_SKIP
 
     accepted = ctx.accepted(outcome.path)
     keys = [function_of(outcome.identity)] if outcome.kind != 'collection-skip' else []

@@ -5,10 +5,10 @@ import datetime
 import re
 from typing import Any
 
-from oracle_guard.documents import LinedDict
-from oracle_guard.documents import load_yaml
+from oracle_guard.oracle.documents import LinedDict
+from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.records import FrozenRecord
 from oracle_guard.records import Record
 

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Any
 
-from oracle_guard.changeset import ChangeSet
+from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.config import Config
 from oracle_guard.findings import ConfigError
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runner import RunContext
 
 TITLE = '## oracle-guard: oracle changes in this pull request'
@@ -46,9 +46,9 @@ def _read_both(changes: ChangeSet, path: str, parse: Callable[[bytes, str], Any]
 
 
 def lock_section(cfg: Config, changes: ChangeSet) -> list[str]:
-    from oracle_guard.domain_lock import empty_lock
-    from oracle_guard.domain_lock import loosened_entries
-    from oracle_guard.domain_lock import parse_lock
+    from oracle_guard.oracle.domain_lock import empty_lock
+    from oracle_guard.oracle.domain_lock import loosened_entries
+    from oracle_guard.oracle.domain_lock import parse_lock
 
     path = cfg.domain_lock
     if path not in changes.touched():
@@ -64,7 +64,7 @@ def lock_section(cfg: Config, changes: ChangeSet) -> list[str]:
 
 def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[str], list[str]]:
     """(rows added, rows changed or removed)."""
-    from oracle_guard.ledger import parse_ledger
+    from oracle_guard.oracle.ledger import parse_ledger
 
     path = cfg.ledger
     if path not in changes.touched():
@@ -101,10 +101,10 @@ def baseline_section(cfg: Config, changes: ChangeSet) -> list[str]:
     if not path or path not in changes.touched():
         return []
     try:
-        from oracle_guard.baseline import grown_entries
-        from oracle_guard.baseline import grown_excluded
-        from oracle_guard.baseline import parse_baseline
-        from oracle_guard.baseline import empty_baseline
+        from oracle_guard.oracle.baseline import grown_entries
+        from oracle_guard.oracle.baseline import grown_excluded
+        from oracle_guard.oracle.baseline import parse_baseline
+        from oracle_guard.oracle.baseline import empty_baseline
     except ImportError:
         return [f'- {_code(path)} changed']
     base, new, problem = _read_both(changes, path, parse_baseline)
@@ -118,7 +118,7 @@ def baseline_section(cfg: Config, changes: ChangeSet) -> list[str]:
 
 
 def fixtures_section(cfg: Config, changes: ChangeSet) -> list[str]:
-    from oracle_guard.manifest import parse_manifest
+    from oracle_guard.oracle.manifest import parse_manifest
 
     path = cfg.manifest
     if path not in changes.touched():
@@ -165,7 +165,7 @@ def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
 
 
 def _identities(view: TreeView | None, paths: Sequence[str]) -> set[str]:
-    from oracle_guard.runtime.audit import file_inventory
+    from oracle_guard.gate.audit import file_inventory
 
     found: set[str] = set()
     if view is None:
@@ -179,7 +179,7 @@ def _identities(view: TreeView | None, paths: Sequence[str]) -> set[str]:
 
 def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
     """Test identities defined at the base in a touched test file and nowhere after."""
-    from oracle_guard.scanner import is_test_module
+    from oracle_guard.reading.scanner import is_test_module
 
     tests = tuple(root for c in cfgs for root in c.tests)
     touched = sorted(p for p in changes.touched() if p.startswith(tests) and is_test_module(p))

@@ -5,8 +5,8 @@ import posixpath
 import re
 from typing import Any
 
-from oracle_guard.documents import LinedDict
-from oracle_guard.documents import load_json
+from oracle_guard.oracle.documents import LinedDict
+from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.records import FrozenRecord

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
-from oracle_guard.domain_lock import HYPOTHESIS_DEFAULTS
-from oracle_guard.domain_lock import PHASES
-from oracle_guard.domain_lock import Unverifiable
-from oracle_guard.domain_lock import is_unverifiable
-from oracle_guard.scanner import ImportAliases
-from oracle_guard.scanner import test_functions
+from oracle_guard.oracle.domain_lock import HYPOTHESIS_DEFAULTS
+from oracle_guard.oracle.domain_lock import PHASES
+from oracle_guard.oracle.domain_lock import Unverifiable
+from oracle_guard.oracle.domain_lock import is_unverifiable
+from oracle_guard.reading.scanner import ImportAliases
+from oracle_guard.reading.scanner import test_functions
 
 GIVEN = 'hypothesis.given'
 SETTINGS = 'hypothesis.settings'
@@ -552,8 +552,8 @@ def read_properties(path: str, tree: ast.Module, modules: Any = None) -> list[Pr
 
     ``modules`` finds helper modules the strategies import (``strategy_reader.ModuleSource``).
     """
-    from oracle_guard.strategy_reader import data_draws
-    from oracle_guard.strategy_reader import StrategyReader
+    from oracle_guard.reading.strategy_reader import data_draws
+    from oracle_guard.reading.strategy_reader import StrategyReader
 
     reader = ModuleReader(tree)
     forms = StrategyReader(path, tree, modules)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import TreeView
 
 # Top-level import name -> distributions that provide it, where the names differ beyond
 # normalisation and a python-/py prefix.
@@ -196,7 +196,7 @@ def _candidate_paths(view: TreeView) -> list[str]:
     working tree's top two levels, where requirements files live."""
     import os
 
-    from oracle_guard.gitrepo import GitError
+    from oracle_guard.repo.gitrepo import GitError
 
     try:
         return view.paths()

@@ -16,19 +16,19 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 
-from oracle_guard.documents import LinedDict
-from oracle_guard.documents import load_json
-from oracle_guard.documents import load_yaml
+from oracle_guard.oracle.documents import LinedDict
+from oracle_guard.oracle.documents import load_json
+from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.gitrepo import TreeView
-from oracle_guard.ledger import FreezeLedger
-from oracle_guard.ledger import FreezeRow
-from oracle_guard.ledger import parse_ledger
-from oracle_guard.manifest import FixtureManifest
-from oracle_guard.manifest import FixtureRow
-from oracle_guard.manifest import row_key_problem
-from oracle_guard.manifest import SHA256
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.ledger import FreezeLedger
+from oracle_guard.oracle.ledger import FreezeRow
+from oracle_guard.oracle.ledger import parse_ledger
+from oracle_guard.oracle.manifest import FixtureManifest
+from oracle_guard.oracle.manifest import FixtureRow
+from oracle_guard.oracle.manifest import row_key_problem
+from oracle_guard.oracle.manifest import SHA256
 
 JSON_SUFFIXES = ('.json',)
 YAML_SUFFIXES = ('.yaml', '.yml')

@@ -20,9 +20,9 @@ import unicodedata
 import warnings
 
 from oracle_guard.records import FrozenRecord
-from oracle_guard.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
-from oracle_guard.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
-from oracle_guard.silence_prefilter import might_tamper  # noqa: F401 -- rule 35
+from oracle_guard.reading.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
+from oracle_guard.reading.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
+from oracle_guard.reading.silence_prefilter import might_tamper  # noqa: F401 -- rule 35
 from oracle_guard.records import Record
 
 FREEZE_ID = re.compile(r'\bFZ-\d+\b')

@@ -21,19 +21,19 @@ if TYPE_CHECKING:  # annotations only: typing costs import time on the hooks' ho
     # (importing path, imported module name, relative level) -> (path, syntax tree)
     ModuleSource = Callable[[str, str, int], 'tuple[str, ast.Module] | None']
 
-from oracle_guard.domain_lock import is_unverifiable
-from oracle_guard.property_reader import ModuleReader
-from oracle_guard.strategy_form import ALIASES
-from oracle_guard.strategy_form import code_form
-from oracle_guard.strategy_form import expr
-from oracle_guard.strategy_form import is_unresolved
-from oracle_guard.strategy_form import node
-from oracle_guard.strategy_form import PARAMETERS
-from oracle_guard.strategy_form import POSITIONAL
-from oracle_guard.strategy_form import strategy_composite
-from oracle_guard.strategy_form import TEXT_ALPHABET
-from oracle_guard.strategy_form import TRANSFORMS
-from oracle_guard.strategy_form import unresolved
+from oracle_guard.oracle.domain_lock import is_unverifiable
+from oracle_guard.reading.property_reader import ModuleReader
+from oracle_guard.oracle.strategy_form import ALIASES
+from oracle_guard.oracle.strategy_form import code_form
+from oracle_guard.oracle.strategy_form import expr
+from oracle_guard.oracle.strategy_form import is_unresolved
+from oracle_guard.oracle.strategy_form import node
+from oracle_guard.oracle.strategy_form import PARAMETERS
+from oracle_guard.oracle.strategy_form import POSITIONAL
+from oracle_guard.oracle.strategy_form import strategy_composite
+from oracle_guard.oracle.strategy_form import TEXT_ALPHABET
+from oracle_guard.oracle.strategy_form import TRANSFORMS
+from oracle_guard.oracle.strategy_form import unresolved
 
 STRATEGIES = 'hypothesis.strategies.'
 COMPOSITE = 'hypothesis.strategies.composite'

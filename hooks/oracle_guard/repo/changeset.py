@@ -10,7 +10,7 @@
 |                                           | since adoption              | parent         |
 | none of those (root commit, shallow clone)| nothing                     | none           |
 
-History mode (``oracle_guard.history``) is what pre-commit.ci needs: it runs
+History mode (``oracle_guard.repo.history``) is what pre-commit.ci needs: it runs
 ``pre-commit run --all-files`` on a detached checkout with no base branch, so judging
 only the last commit would let every two-commit pull request through.
 """
@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 
-from oracle_guard.gitrepo import EMPTY_TREE
-from oracle_guard.gitrepo import git
-from oracle_guard.gitrepo import GitError
-from oracle_guard.gitrepo import resolve
-from oracle_guard.gitrepo import resolve_or_none
-from oracle_guard.gitrepo import rev_exists
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import EMPTY_TREE
+from oracle_guard.repo.gitrepo import git
+from oracle_guard.repo.gitrepo import GitError
+from oracle_guard.repo.gitrepo import resolve
+from oracle_guard.repo.gitrepo import resolve_or_none
+from oracle_guard.repo.gitrepo import rev_exists
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.records import FrozenRecord
 from oracle_guard.records import Record
 

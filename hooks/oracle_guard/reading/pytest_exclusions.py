@@ -15,7 +15,7 @@ import shlex
 
 from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
-from oracle_guard.gitrepo import TreeView
+from oracle_guard.repo.gitrepo import TreeView
 
 _INI_SECTIONS = (('pytest.ini', 'pytest'), ('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest'))
 _OPTIONS = ('--deselect', '--ignore', '--ignore-glob')
@@ -123,10 +123,10 @@ def _collect_ignores(source: bytes, folder: str) -> list[tuple[str, str]]:
 
 def excluded_tests(view: TreeView, cfg: Config) -> dict[str, str]:
     """nodeid -> what leaves it out, for every inventory test the configuration excludes."""
-    from oracle_guard.scanner import is_test_module
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
-    from oracle_guard.scanner import test_functions
+    from oracle_guard.reading.scanner import is_test_module
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import test_functions
 
     rules: list[tuple[str, str, str]] = []  # (how: deselect/path/glob, value, by)
     for text, where in _addopts(view):

@@ -201,7 +201,7 @@ class _ControlFinder:
     """Collects the statements of a module that can change what runs or how it counts."""
 
     def __init__(self, tree: ast.Module) -> None:
-        from oracle_guard.scanner import ImportAliases
+        from oracle_guard.reading.scanner import ImportAliases
 
         self.aliases = ImportAliases(tree)
         # Names bound by an import: attribute assignment through one patches a module.
@@ -288,8 +288,8 @@ def run_control(raw: bytes | None, keep: Callable[[str], bool] | None = None,
     """
     if raw is None:
         return []  # an absent file controls nothing: adding a fixture-only one is no change
-    from oracle_guard.scanner import parse_python
-    from oracle_guard.scanner import ScanError
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
 
     try:
         tree = parse_python(raw)
