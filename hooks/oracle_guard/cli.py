@@ -6,31 +6,14 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from oracle_guard.commands import COMMANDS
+from oracle_guard.hooks import available_hooks
+from oracle_guard.hooks import HOOKS
 from oracle_guard.runner import add_run_arguments
 from oracle_guard.runner import context_from_args
 from oracle_guard.runner import emit
 from oracle_guard.runner import guarded
 from oracle_guard.runner import history_findings
-
-# hook id -> module; the order is the order findings are reported in.
-HOOKS = {
-    'check-fixture-manifest': 'oracle_guard.hooks.check_fixture_manifest',
-    'forbid-mixed-oracle-diff': 'oracle_guard.hooks.forbid_mixed_oracle_diff',
-    'check-named-freezes': 'oracle_guard.hooks.check_named_freezes',
-    'check-properties-present': 'oracle_guard.hooks.check_properties_present',
-    'check-freeze-ledger': 'oracle_guard.hooks.check_freeze_ledger',
-    'check-generator-lock': 'oracle_guard.hooks.check_generator_lock',
-}
-# Human-run commands: name -> module with main(argv).
-COMMANDS = {
-    'flakes': 'oracle_guard.commands.flakes',
-    'fixtures': 'oracle_guard.commands.fixtures',
-    'lock': 'oracle_guard.commands.lock',
-    'init': 'oracle_guard.commands.init',
-    'ci': 'oracle_guard.commands.ci',
-    'baseline': 'oracle_guard.commands.baseline',
-}
-
 
 # One line per command for `oracle-guard --help`.
 SUMMARIES = {
@@ -53,17 +36,6 @@ def usage() -> str:
     lines += ['', 'options:', '  -h, --help   show this message',
               '  --version    the version, and the commit it was built from when known']
     return '\n'.join(lines)
-
-
-def available_hooks() -> dict[str, object]:
-    modules = {}
-    for hook_id, module in HOOKS.items():
-        try:
-            modules[hook_id] = importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-    return modules
 
 
 def run_check(argv: Sequence[str]) -> int:

@@ -106,7 +106,7 @@ def pinned_hook_revs(root: str) -> list[str]:
             config = yaml.safe_load(f)
     except Exception:  # noqa: BLE001 -- the hooks report a broken config, not the plugin
         return []
-    from oracle_guard.cli import HOOKS
+    from oracle_guard.hooks import HOOKS
 
     revs = []
     repos = config.get('repos') if isinstance(config, dict) else None

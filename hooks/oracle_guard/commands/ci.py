@@ -124,7 +124,7 @@ def run_tests(command: list[str], record: str, junit: str) -> int:
 
 
 def change_rules(ctx: RunContext) -> list[Finding]:
-    from oracle_guard.cli import available_hooks
+    from oracle_guard.hooks import available_hooks
 
     findings: list[Finding] = []
     for module in available_hooks().values():

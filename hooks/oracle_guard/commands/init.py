@@ -24,7 +24,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from oracle_guard.cli import HOOKS
+from oracle_guard.hooks import HOOKS
 from oracle_guard.config import config_from_table
 from oracle_guard.config import load_config
 from oracle_guard.config import normalize_path
@@ -430,7 +430,7 @@ PREDATES = ('predates oracle-guard: recorded as it was when the guard was adopte
 def _run_command(command: str, argv: list[str], root: str) -> int:
     import importlib
 
-    from oracle_guard.cli import COMMANDS
+    from oracle_guard.commands import COMMANDS
 
     module = importlib.import_module(COMMANDS[command])
     cwd = os.getcwd()
