@@ -19,7 +19,10 @@ from oracle_guard.oracle.domain_lock import HYPOTHESIS_DEFAULTS
 from oracle_guard.oracle.domain_lock import PHASES
 from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.oracle.domain_lock import is_unverifiable
-from oracle_guard.reading.scanner import ImportAliases
+from oracle_guard.reading.module_values import is_number
+from oracle_guard.reading.module_values import MAX_DEPTH
+from oracle_guard.reading.module_values import ModuleReader
+from oracle_guard.reading.module_values import unparse
 from oracle_guard.reading.scanner import test_functions
 
 GIVEN = 'hypothesis.given'
@@ -56,14 +59,7 @@ STRATEGY_SIGNATURES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 FIELD_DEFAULTS: dict[str, Any] = {'min_size': 0, 'max_size': None, 'min_value': None,
                                   'max_value': None}
 TEXT_DEFAULT_ALPHABET = "characters(codec='utf-8')"
-_STRING_CONSTANTS = {
-    'string.digits': '0123456789', 'string.hexdigits': '0123456789abcdefABCDEF',
-    'string.octdigits': '01234567', 'string.ascii_lowercase': 'abcdefghijklmnopqrstuvwxyz',
-    'string.ascii_uppercase': 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',
-    'string.ascii_letters': 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ',
-}
 _ENV_NAME = 'HYPOTHESIS_PROFILE'
-_MAX_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -122,161 +118,6 @@ class ProfileSources:
     env_names: list[str] = field(default_factory=list)  # HYPOTHESIS_PROFILE values seen
 
 
-class ModuleReader:
-    """Values of one module: literals, constants, and names bound once at module level."""
-
-    def __init__(self, tree: ast.Module) -> None:
-        self.tree = tree
-        self.aliases = ImportAliases(tree)
-        self.bindings: dict[str, list[ast.expr]] = {}
-        for stmt in _module_statements(tree.body):
-            if isinstance(stmt, ast.Assign):
-                for target in stmt.targets:
-                    self._bind(target, stmt.value)
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                self._bind(stmt.target, stmt.value)
-            elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
-                self._bind(stmt.target, None)
-        for node in ast.walk(tree):  # `global X` in a function can re-bind X anywhere
-            if isinstance(node, ast.Global):
-                for name in node.names:
-                    self.bindings.setdefault(name, []).append(None)  # type: ignore[arg-type]
-
-    def _bind(self, target: ast.AST, value: ast.expr | None) -> None:
-        if isinstance(target, ast.Name):
-            self.bindings.setdefault(target.id, []).append(value)  # type: ignore[arg-type]
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for elt in target.elts:
-                self._bind(elt, None)
-
-    def binding(self, name: str) -> ast.expr | None:
-        """The one expression a module-level name is bound to, or None."""
-        values = self.bindings.get(name, [])
-        return values[0] if len(values) == 1 else None
-
-    def resolve(self, node: ast.AST) -> str:
-        return self.aliases.resolve(node) or ''
-
-    def callee(self, node: ast.AST) -> str:
-        """Dotted name of what a call or decorator calls, following local bindings."""
-        func = node.func if isinstance(node, ast.Call) else node
-        return self.resolve(func)
-
-    def value(self, node: ast.AST, depth: int = 0) -> Any:
-        """A Python value for literal-ish expressions, else Unverifiable."""
-        if depth > _MAX_DEPTH:
-            return Unverifiable('constants nested too deeply')
-        if isinstance(node, ast.Constant) and isinstance(
-                node.value, (int, float, str, bool, type(None))):
-            return node.value
-        if isinstance(node, ast.Name):
-            bound = self.binding(node.id)
-            if bound is not None:
-                return self.value(bound, depth + 1)
-            if node.id in self.bindings:
-                return Unverifiable(f'{node.id} is bound more than once')
-            dotted = self.resolve(node)
-            if dotted in _STRING_CONSTANTS:
-                return _STRING_CONSTANTS[dotted]
-            return Unverifiable(f'{node.id} is not a constant of this module')
-        if isinstance(node, ast.Attribute):
-            dotted = self.resolve(node)
-            if dotted in _STRING_CONSTANTS:
-                return _STRING_CONSTANTS[dotted]
-            return Unverifiable(f'{_unparse(node)} is not a literal')
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            operand = self.value(node.operand, depth + 1)
-            if _is_number(operand):
-                return -operand if isinstance(node.op, ast.USub) else operand
-            return _unresolved(operand, node)
-        if isinstance(node, ast.BinOp):
-            return self._binop(node, depth)
-        if isinstance(node, (ast.Tuple, ast.List)):
-            items = [self.value(e, depth + 1) for e in node.elts]
-            bad = [i for i in items if is_unverifiable(i)]
-            return bad[0] if bad else items
-        if isinstance(node, ast.Call) and self.callee(node) == 'datetime.timedelta':
-            return self._timedelta(node, depth)
-        return Unverifiable(f'{_unparse(node)} is not a literal')
-
-    def _binop(self, node: ast.BinOp, depth: int) -> Any:
-        left, right = self.value(node.left, depth + 1), self.value(node.right, depth + 1)
-        for side in (left, right):
-            if is_unverifiable(side):
-                return side
-        try:
-            if _is_number(left) and _is_number(right):
-                if isinstance(node.op, ast.Pow) and abs(right) > 64:
-                    return Unverifiable('exponent too large')
-                if isinstance(node.op, ast.LShift) and abs(right) > 64:
-                    return Unverifiable('shift too large')
-                ops = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-                       ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
-                       ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b,
-                       ast.Mod: lambda a, b: a % b, ast.LShift: lambda a, b: a << b}
-                op = ops.get(type(node.op))
-                if op is not None:
-                    return op(left, right)
-            if isinstance(left, str) and isinstance(right, str) and isinstance(node.op, ast.Add):
-                return left + right
-        except (ArithmeticError, ValueError, TypeError):
-            pass
-        return Unverifiable(f'{_unparse(node)} is not a simple constant expression')
-
-    def _timedelta(self, node: ast.Call, depth: int) -> Any:
-        kwargs = {}
-        units = ('days', 'seconds', 'microseconds', 'milliseconds', 'minutes', 'hours',
-                 'weeks')
-        for name, arg in zip(units, node.args):
-            kwargs[name] = arg
-        for kw in node.keywords:
-            if kw.arg is None:
-                return Unverifiable('timedelta(**...) is not a literal')
-            kwargs[kw.arg] = kw.value
-        values = {}
-        for name, arg in kwargs.items():
-            value = self.value(arg, depth + 1)
-            if not _is_number(value):
-                return _unresolved(value, arg)
-            values[name] = value
-        try:
-            return datetime.timedelta(**values)
-        except (TypeError, OverflowError, ValueError):
-            return Unverifiable(f'{_unparse(node)} is not a valid timedelta')
-
-
-def _module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Module-level statements, including those inside module-level if/try/with."""
-    found = []
-    for stmt in body:
-        found.append(stmt)
-        if isinstance(stmt, (ast.If, ast.With, ast.Try)) or \
-                type(stmt).__name__ == 'TryStar':
-            for name in ('body', 'orelse', 'finalbody'):
-                found.extend(_module_statements(getattr(stmt, name, [])))
-            for handler in getattr(stmt, 'handlers', []):
-                found.extend(_module_statements(handler.body))
-    return found
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _unresolved(value: Any, node: ast.AST) -> Unverifiable:
-    return value if is_unverifiable(value) else Unverifiable(f'{_unparse(node)} is not a number')
-
-
-def _unparse(node: ast.AST) -> str:
-    try:
-        text = ast.unparse(node)
-    except Exception:  # noqa: BLE001 -- only used in messages
-        return '<expression>'
-    return text if len(text) <= 80 else text[:77] + '...'
-
-
-# -- settings ----------------------------------------------------------------------------
-
 def _enum_names(reader: ModuleReader, node: ast.AST, enum: str, every: tuple[str, ...]) -> Any:
     """[Phase.generate, ...] -> ['generate', ...]; list(Phase) -> every name."""
     if isinstance(node, ast.Name) and reader.binding(node.id) is not None:
@@ -292,10 +133,10 @@ def _enum_names(reader: ModuleReader, node: ast.AST, enum: str, every: tuple[str
         for elt in node.elts:
             dotted = reader.resolve(elt)
             if not dotted.startswith(f'{enum}.'):
-                return Unverifiable(f'{_unparse(elt)} is not a {enum.rsplit(".", 1)[-1]}')
+                return Unverifiable(f'{unparse(elt)} is not a {enum.rsplit(".", 1)[-1]}')
             names.append(dotted.rsplit('.', 1)[1])
         return names
-    return Unverifiable(f'{_unparse(node)} is not a literal list')
+    return Unverifiable(f'{unparse(node)} is not a literal list')
 
 
 def settings_value(reader: ModuleReader, name: str, node: ast.AST) -> tuple[str, Any] | None:
@@ -307,8 +148,8 @@ def settings_value(reader: ModuleReader, name: str, node: ast.AST) -> tuple[str,
         if isinstance(value, datetime.timedelta):
             value = value.total_seconds() * 1000
             value = int(value) if value == int(value) else value
-        elif value is not None and not is_unverifiable(value) and not _is_number(value):
-            value = Unverifiable(f'deadline={_unparse(node)} is not a duration')
+        elif value is not None and not is_unverifiable(value) and not is_number(value):
+            value = Unverifiable(f'deadline={unparse(node)} is not a duration')
         return 'deadline_ms', value
     if name == 'database':
         if isinstance(node, ast.Constant) and node.value is None:
@@ -339,7 +180,7 @@ def _canonical_hypothesis(name: str) -> str:
 
 def _settings_call(reader: ModuleReader, node: ast.AST, depth: int = 0) -> ast.Call | None:
     """The ``settings(...)`` call a decorator applies, through module-level names."""
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return None
     if isinstance(node, ast.Call) and _canonical_hypothesis(reader.callee(node)) == SETTINGS:
         return node
@@ -356,8 +197,8 @@ def _profile_reference(reader: ModuleReader, node: ast.AST) -> str | Unverifiabl
             _canonical_hypothesis(reader.callee(node)) == f'{SETTINGS}.get_profile' and node.args:
         name = reader.value(node.args[0])
         return name if isinstance(name, str) else Unverifiable(
-            f'profile name {_unparse(node.args[0])} is not a literal')
-    return Unverifiable(f'parent {_unparse(node)} is not a registered profile')
+            f'profile name {unparse(node.args[0])} is not a literal')
+    return Unverifiable(f'parent {unparse(node)} is not a registered profile')
 
 
 def read_settings(reader: ModuleReader, call: ast.Call, depth: int = 0
@@ -379,7 +220,7 @@ def read_settings(reader: ModuleReader, call: ast.Call, depth: int = 0
     if parent_node is not None and not (
             isinstance(parent_node, ast.Constant) and parent_node.value is None):
         inner = _settings_call(reader, parent_node, depth + 1)
-        if inner is not None and depth < _MAX_DEPTH:
+        if inner is not None and depth < MAX_DEPTH:
             inherited, parent = read_settings(reader, inner, depth + 1)
             values = {**inherited, **values}
         else:
@@ -398,7 +239,7 @@ TRANSFORMS = ('filter', 'map', 'flatmap')
 
 
 def _count_filters(reader: ModuleReader, node: ast.AST, depth: int = 0) -> int:
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return 0
     count = 0
     for sub in ast.walk(node):
@@ -423,7 +264,7 @@ def read_strategy(reader: ModuleReader, node: ast.AST | None, depth: int = 0
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
             node.func.attr in ('filter', 'map'):
         node = node.func.value
-    if depth > _MAX_DEPTH:
+    if depth > MAX_DEPTH:
         return {}, ()
     if isinstance(node, ast.Name):
         bound = reader.binding(node.id)
@@ -451,8 +292,8 @@ def read_strategy(reader: ModuleReader, node: ast.AST | None, depth: int = 0
             fields[name] = _alphabet(reader, given[name])
         else:
             value = reader.value(given[name])
-            if value is not None and not _is_number(value) and not is_unverifiable(value):
-                value = Unverifiable(f'{name}={_unparse(given[name])} is not a number')
+            if value is not None and not is_number(value) and not is_unverifiable(value):
+                value = Unverifiable(f'{name}={unparse(given[name])} is not a number')
             fields[name] = value
     return fields, tuple(n for n in taken if n in given)
 
@@ -464,11 +305,11 @@ def _alphabet(reader: ModuleReader, node: ast.AST, depth: int = 0) -> Any:
         return value
     if isinstance(node, ast.Name):
         bound = reader.binding(node.id)
-        if bound is not None and depth < _MAX_DEPTH:
+        if bound is not None and depth < MAX_DEPTH:
             return _alphabet(reader, bound, depth + 1)
         return value
     if isinstance(node, ast.Call):
-        return normalize_expression(_unparse(node))
+        return normalize_expression(unparse(node))
     return value
 
 
@@ -500,7 +341,7 @@ def _given_arguments(call: ast.Call, func: ast.AST) -> dict[str, ast.AST | None]
         for name, node in zip(names[::-1], call.args[::-1]):
             result[name] = node
         for extra in call.args[len(names):]:
-            result[f'<argument {_unparse(extra)}>'] = extra
+            result[f'<argument {unparse(extra)}>'] = extra
     for kw in call.keywords:
         result[kw.arg if kw.arg else '**'] = kw.value
     return dict(sorted(result.items()))
@@ -508,7 +349,7 @@ def _given_arguments(call: ast.Call, func: ast.AST) -> dict[str, ast.AST | None]
 
 def _applied_decorator(reader: ModuleReader, node: ast.AST) -> ast.AST:
     """What a decorator name stands for: ``tiny = given(...)`` makes ``@tiny`` that call."""
-    for _ in range(_MAX_DEPTH):
+    for _ in range(MAX_DEPTH):
         if not isinstance(node, ast.Name):
             break
         bound = reader.binding(node.id)
@@ -602,7 +443,7 @@ def read_properties(path: str, tree: ast.Module, modules: Any = None) -> list[Pr
             prop.written[arg] = written
             form = forms.form(node)
             if ambiguous:
-                form = {'unresolved': _unparse(node) if node is not None else '...',
+                form = {'unresolved': unparse(node) if node is not None else '...',
                         'why': ambiguous}
             elif isinstance(form, dict) and form.get('strategy') == 'data':
                 form = {**form, 'draws': data_draws(forms, func, arg)}
@@ -640,7 +481,7 @@ def read_profiles(path: str, tree: ast.Module, sources: ProfileSources) -> None:
         if name == f'{SETTINGS}.register_profile' and node.args:
             profile_name = reader.value(node.args[0])
             if not isinstance(profile_name, str):
-                profile_name = f'<{_unparse(node.args[0])}>'
+                profile_name = f'<{unparse(node.args[0])}>'
             call = ast.Call(func=node.func, args=node.args[1:2], keywords=[
                 kw for kw in node.keywords])
             values, parent = read_settings(reader, call)
@@ -664,7 +505,7 @@ def read_profiles(path: str, tree: ast.Module, sources: ProfileSources) -> None:
             value = reader.value(arg)
             sources.selections.append(ProfileSelection(
                 value if isinstance(value, str) else Unverifiable(
-                    f'profile name {_unparse(arg)} is not a literal'),
+                    f'profile name {unparse(arg)} is not a literal'),
                 path, node.lineno, node.col_offset + 1, 'load_profile', unconditional))
 
 
@@ -694,7 +535,7 @@ def read_config_text(path: str, text: str, sources: ProfileSources) -> None:
 
 def profile_values(name: str, profiles: dict[str, Profile], depth: int = 0) -> dict[str, Any]:
     """Every settings field of a profile, following its parent; unknown -> Unverifiable."""
-    if name in profiles and depth <= _MAX_DEPTH:
+    if name in profiles and depth <= MAX_DEPTH:
         profile = profiles[name]
         if profile.parent is None:
             base = dict(HYPOTHESIS_DEFAULTS)

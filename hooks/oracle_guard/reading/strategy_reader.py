@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # annotations only: typing costs import time on the hooks' ho
     ModuleSource = Callable[[str, str, int], 'tuple[str, ast.Module] | None']
 
 from oracle_guard.oracle.domain_lock import is_unverifiable
-from oracle_guard.reading.property_reader import ModuleReader
+from oracle_guard.reading.module_values import ModuleReader
 from oracle_guard.oracle.strategy_form import ALIASES
 from oracle_guard.oracle.strategy_form import code_form
 from oracle_guard.oracle.strategy_form import expr
