@@ -193,7 +193,7 @@ def test_today_is_the_utc_date_whatever_the_time_zone(monkeypatch):
     import datetime
     import time
     from oracle_guard.config import Config
-    from oracle_guard.runner import RunContext
+    from oracle_guard.context import RunContext
     for zone in ('Etc/GMT+12', 'Etc/GMT-14'):  # a day apart from each other
         monkeypatch.setenv('TZ', zone)
         time.tzset()

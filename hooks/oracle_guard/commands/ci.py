@@ -38,9 +38,9 @@ from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
-from oracle_guard.runner import RunContext
+from oracle_guard.context import RunContext
 from oracle_guard.runner import iso_date
-from oracle_guard.runner import utc_today
+from oracle_guard.context import utc_today
 
 PLUGIN_ARGS = ('-p', 'oracle_guard')
 

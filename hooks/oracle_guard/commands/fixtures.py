@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracle_guard.runner import iso_date
-from oracle_guard.runner import utc_today
+from oracle_guard.context import utc_today
 from oracle_guard.hooks.check_fixture_manifest import sha256_of
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from dataclasses import field
 
 from oracle_guard.runner import iso_date
-from oracle_guard.runner import utc_today
+from oracle_guard.context import utc_today
 from oracle_guard.findings import ConfigError
 from oracle_guard.oracle.ledger import NEVER_FREEZABLE
 from oracle_guard.runner import guarded

@@ -16,7 +16,7 @@ from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.config import Config
 from oracle_guard.findings import ConfigError
 from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.runner import RunContext
+from oracle_guard.context import RunContext
 
 TITLE = '## oracle-guard: oracle changes in this pull request'
 NO_CHANGE = 'No oracle change in this pull request.'

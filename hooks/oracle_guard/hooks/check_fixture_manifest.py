@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.repo.gitrepo import Entry
     from oracle_guard.oracle.manifest import FixtureManifest
     from oracle_guard.oracle.manifest import FixtureRow
-    from oracle_guard.runner import RunContext
+    from oracle_guard.context import RunContext
 
 HOOK = 'check-fixture-manifest'
 

@@ -43,7 +43,7 @@ from oracle_guard.reading.property_reader import PropertyTest
 from oracle_guard.reading.property_reader import read_config_text
 from oracle_guard.reading.property_reader import read_profiles
 from oracle_guard.reading.property_reader import read_properties
-from oracle_guard.runner import RunContext
+from oracle_guard.context import RunContext
 from oracle_guard.runner import run_hook
 from oracle_guard.reading.scanner import ImportAliases
 from oracle_guard.reading.scanner import parse_python

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from oracle_guard.config import Config
     from oracle_guard.oracle.ledger import FreezeLedger
-    from oracle_guard.runner import RunContext
+    from oracle_guard.context import RunContext
     from oracle_guard.reading.scanner import Silence
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from oracle_guard.config import Config
     from oracle_guard.repo.gitrepo import TreeView
-    from oracle_guard.runner import RunContext
+    from oracle_guard.context import RunContext
 
 
 def property_tests(view: TreeView, folder: str,

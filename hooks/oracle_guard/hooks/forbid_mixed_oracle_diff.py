@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.config import Config
-    from oracle_guard.runner import RunContext
+    from oracle_guard.context import RunContext
 
 HOOK = 'forbid-mixed-oracle-diff'
 SHOWN = 5

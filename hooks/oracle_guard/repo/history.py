@@ -42,8 +42,8 @@ from oracle_guard.repo.gitrepo import git
 from oracle_guard.repo.gitrepo import GitError
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.runner import Check
-from oracle_guard.runner import RunContext
+from oracle_guard.context import Check
+from oracle_guard.context import RunContext
 
 SUBJECT_SHOWN = 50
 _HEADER = b'\x01'
