@@ -301,3 +301,16 @@ def apply_arguments(cfg: Config, args: argparse.Namespace) -> Config:
         if value is not None:
             values[_attr(key)] = _coerce(key, value, source='hook args', line=0)
     return cfg.replace(**values) if values else cfg
+
+
+def find_root(start: str) -> str:
+    """The nearest folder at or above ``start`` with a pyproject.toml, stopping at a .git."""
+    here = os.path.abspath(start)
+    while True:
+        if os.path.isfile(os.path.join(here, PYPROJECT)) or os.path.exists(
+                os.path.join(here, '.git')):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return os.path.abspath(start)
+        here = parent

@@ -9,7 +9,6 @@ the ledger, the test files or the configuration skips even that.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
 from collections.abc import Sequence
 
 from oracle_guard.repo.changeset import COMMIT
@@ -36,14 +35,14 @@ from oracle_guard.oracle.ledger import ROW_FIELDS
 from oracle_guard.oracle.ledger import ROW_MODES
 from oracle_guard.reading.precommit_config import configs_from_hook_args
 from oracle_guard.reading.precommit_config import PRE_COMMIT_CONFIG
-from oracle_guard.runner import RunContext
+from oracle_guard.context import RunContext
 from oracle_guard.runner import run_hook
+from oracle_guard.reading.scanner import identities_of
 from oracle_guard.reading.scanner import is_test_module
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import scan_silences
 from oracle_guard.reading.scanner import ScanError
 from oracle_guard.reading.scanner import silences_naming
-from oracle_guard.reading.scanner import test_functions
 
 HOOK = 'check-freeze-ledger'
 CLASSES = (*FREEZABLE, *NEVER_FREEZABLE)
@@ -188,26 +187,6 @@ def ledger_findings(ledger: FreezeLedger, cfg: Config, today: datetime.date) -> 
 
 def _last_name(identity: str) -> str:
     return function_of(identity).rsplit('::', 1)[-1]
-
-
-def identities_of(view: TreeView, paths: Iterable[str]) -> tuple[set[str], list[str]]:
-    """(test identities the files define, files that could not be parsed).
-
-    Shared with the pytest plugin, which asks it of the working tree.
-    """
-    found: set[str] = set()
-    unparsable = []
-    for path in paths:
-        source = view.read(path)
-        if source is None:
-            continue
-        try:
-            tree = parse_python(source, path)
-        except ScanError:
-            unparsable.append(path)
-            continue
-        found.update(identity for identity, _ in test_functions(tree))
-    return found, unparsable
 
 
 def identities_in(view: TreeView, cfg: Config, names: Sequence[str]

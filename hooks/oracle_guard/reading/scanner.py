@@ -25,6 +25,12 @@ from oracle_guard.reading.silence_prefilter import might_silence  # noqa: F401 -
 from oracle_guard.reading.silence_prefilter import might_tamper  # noqa: F401 -- rule 35
 from oracle_guard.records import Record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Iterable
+
+    from oracle_guard.repo.gitrepo import TreeView
+
 FREEZE_ID = re.compile(r'\bFZ-\d+\b')
 
 # Where the real objects live, so that `from _pytest.outcomes import skip` and
@@ -803,3 +809,23 @@ def tampering(tree: ast.Module) -> list[tuple[int, int, str]]:
                 found.append((node.lineno, node.col_offset + 1,
                               'sets a function\'s __code__'))
     return sorted(found)
+
+
+def identities_of(view: TreeView, paths: Iterable[str]) -> tuple[set[str], list[str]]:
+    """(test identities the files define, files that could not be parsed).
+
+    Shared by check-freeze-ledger and the pytest plugin, which asks it of the working tree.
+    """
+    found: set[str] = set()
+    unparsable = []
+    for path in paths:
+        source = view.read(path)
+        if source is None:
+            continue
+        try:
+            tree = parse_python(source, path)
+        except ScanError:
+            unparsable.append(path)
+            continue
+        found.update(identity for identity, _ in test_functions(tree))
+    return found, unparsable

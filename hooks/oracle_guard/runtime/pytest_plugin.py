@@ -38,8 +38,8 @@ from typing import Any
 import pytest
 
 from oracle_guard.config import Config
+from oracle_guard.config import find_root
 from oracle_guard.config import load_config
-from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.oracle.ledger import empty_ledger
@@ -98,19 +98,6 @@ def _comment_ids(function: Any) -> list[str]:
         if line.lstrip().startswith(('def ', 'async def ')):
             break  # decorators end at the def
     return ids
-
-
-def find_root(start: str) -> str:
-    """The nearest folder at or above ``start`` with a pyproject.toml, stopping at a .git."""
-    here = os.path.abspath(start)
-    while True:
-        if os.path.isfile(os.path.join(here, PYPROJECT)) or os.path.exists(
-                os.path.join(here, '.git')):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return os.path.abspath(start)
-        here = parent
 
 
 def _today(value: str | None) -> datetime.date:
@@ -328,7 +315,7 @@ class FreezeGuard:
     def _static_identities(self, files: set[str]) -> set[str]:
         """The test identities the files on disk define, as check-freeze-ledger parses them."""
         assert self.cfg is not None
-        from oracle_guard.hooks.check_freeze_ledger import identities_of  # only when needed
+        from oracle_guard.reading.scanner import identities_of  # only when needed
         view = TreeView(self.cfg.root, None)
         found: set[str] = set()
         for path in sorted(files):

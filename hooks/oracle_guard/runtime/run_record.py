@@ -244,7 +244,7 @@ class RunRecorder:
         worker = getattr(config, 'workerinput', {}).get('workerid')
         from oracle_guard.config import load_config
         from oracle_guard.findings import ConfigError
-        from oracle_guard.runtime.pytest_plugin import find_root
+        from oracle_guard.config import find_root
         root = find_root(str(config.rootpath))
         try:
             cfg = load_config(root)
