@@ -1,0 +1,145 @@
+"""The package's layering (docs/architecture.md): no import cycle, arrows point down.
+
+Every import counts, also one inside a function (a lazy import still ties two modules
+together); only imports under ``if TYPE_CHECKING:`` do not, since they never run.
+"""
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+
+PACKAGE = os.path.join(os.path.dirname(__file__), os.pardir, 'hooks', 'oracle_guard')
+
+# folder -> folders (and root modules) it must never import.
+UPPER = {'hooks', 'commands', 'gate', 'runtime', 'cli', 'runner', 'report'}
+FORBIDDEN = {
+    'oracle': UPPER,
+    'reading': UPPER,
+    'repo': UPPER,
+    'hooks': {'commands', 'gate', 'cli'},
+    'runtime': {'commands', 'gate', 'cli', 'hooks'},
+    'gate': {'commands', 'cli'},
+    'commands': {'cli'},
+}
+# The folders every module must live in; the root holds only the shared machinery.
+ROOT_MODULES = {'__init__', 'cli', 'config', 'context', 'findings', 'install_origin',
+                'plain_toml', 'records', 'report', 'runner'}
+
+
+def module_names() -> dict[str, str]:
+    found = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for name in files:
+            if name.endswith('.py'):
+                path = os.path.join(folder, name)
+                rel = os.path.relpath(path, PACKAGE)[:-3].replace(os.sep, '.')
+                module = 'oracle_guard' if rel == '__init__' else 'oracle_guard.' + rel
+                found[module.removesuffix('.__init__')] = path
+    return found
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Name) and \
+        node.test.id == 'TYPE_CHECKING'
+
+
+def imported(module: str, path: str, known: set[str]) -> set[str]:
+    with open(path, encoding='utf-8') as f:
+        tree = ast.parse(f.read(), path)
+    package = module if path.endswith('__init__.py') else module.rpartition('.')[0]
+    targets: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if _type_checking_only(node):
+            for child in node.orelse:  # type: ignore[attr-defined]
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            targets.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split('.')[:len(package.split('.')) - node.level + 1]
+                base = '.'.join(parts + ([node.module] if node.module else []))
+            else:
+                base = node.module or ''
+            for alias in node.names:
+                full = f'{base}.{alias.name}'
+                targets.add(full if full in known else base)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    deps = set()
+    for target in targets:
+        while target and target not in known:
+            target = target.rpartition('.')[0]
+        # `from oracle_guard import __version__` reads the package itself: not an arrow.
+        if target and target != module and target != 'oracle_guard':
+            deps.add(target)
+    return deps
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = module_names()
+    return {m: imported(m, p, set(modules)) for m, p in modules.items()}
+
+
+def _role(module: str) -> str:
+    parts = module.split('.')
+    return parts[1] if len(parts) > 1 else ''
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every elementary cycle's module list, found by depth-first search (small graph)."""
+    found, seen = [], set()
+    for start in sorted(graph):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for dep in sorted(graph.get(node, ())):
+                if dep == start:
+                    key = frozenset(path)
+                    if key not in seen:
+                        seen.add(key)
+                        found.append(path + [start])
+                elif dep not in path and dep > start:
+                    stack.append((dep, path + [dep]))
+    return found
+
+
+def test_the_import_reader_sees_lazy_imports_and_ignores_type_checking(tmp_path):
+    source = tmp_path / 'm.py'
+    source.write_text(
+        'TYPE_CHECKING = False\n'
+        'if TYPE_CHECKING:\n    from oracle_guard.cli import main\n'
+        'def f():\n    from oracle_guard.reading import scanner\n')
+    deps = imported('oracle_guard.x', str(source), {'oracle_guard.cli',
+                                                     'oracle_guard.reading',
+                                                     'oracle_guard.reading.scanner'})
+    assert deps == {'oracle_guard.reading.scanner'}
+
+
+def test_the_cycle_finder_finds_a_two_module_cycle():
+    assert cycles({'a': {'b'}, 'b': {'a'}, 'c': {'a'}}) == [['a', 'b', 'a']]
+
+
+def test_the_package_has_no_import_cycle():
+    assert cycles(import_graph()) == []
+
+
+@pytest.mark.parametrize('role', sorted(FORBIDDEN))
+def test_arrows_point_down(role):
+    wrong = sorted(f'{module} imports {dep}'
+                   for module, deps in import_graph().items() if _role(module) == role
+                   for dep in deps if _role(dep) in FORBIDDEN[role])
+    assert wrong == []
+
+
+def test_the_package_root_holds_only_the_shared_machinery():
+    root = {m.split('.')[1] for m in module_names() if m.count('.') == 1}
+    folders = {name for name in os.listdir(PACKAGE)
+               if os.path.isdir(os.path.join(PACKAGE, name)) and name != '__pycache__'}
+    assert root - folders == ROOT_MODULES - {'__init__'}
+    assert folders == {'commands', 'gate', 'hooks', 'oracle', 'reading', 'repo', 'runtime'}
