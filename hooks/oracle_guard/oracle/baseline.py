@@ -41,7 +41,10 @@ from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.reading.scanner import Silence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.reading.scanner import Silence
 
 VERSION = 1
 ENTRY_FIELDS = ('path', 'tests', 'scope', 'kind', 'expression', 'digest')
