@@ -24,7 +24,7 @@ FORBIDDEN = {
     'commands': {'cli'},
 }
 # The folders every module must live in; the root holds only the shared machinery.
-ROOT_MODULES = {'__init__', 'cli', 'config', 'context', 'findings', 'install_origin',
+ROOT_MODULES = {'__init__', 'cli', 'config', 'context', 'findings', 'history', 'install_origin',
                 'plain_toml', 'records', 'report', 'runner'}
 
 

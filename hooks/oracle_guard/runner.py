@@ -130,7 +130,7 @@ def history_findings(ctx: RunContext, checks: Sequence[Check]) -> list[Finding]:
     commit since adoption. Other modes pay nothing: the walk is imported only here."""
     if not checks or not ctx.changes.history:
         return []
-    from oracle_guard.repo.history import judge_history
+    from oracle_guard.history import judge_history
 
     return judge_history(ctx, checks)
 
@@ -171,7 +171,7 @@ def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
              filenames: bool = False, history: Check | None = None) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
-    each commit since adoption (see ``oracle_guard.repo.history``)."""
+    each commit since adoption (see ``oracle_guard.history``)."""
     args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:

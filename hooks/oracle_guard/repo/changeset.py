@@ -10,7 +10,7 @@
 |                                           | since adoption              | parent         |
 | none of those (root commit, shallow clone)| nothing                     | none           |
 
-History mode (``oracle_guard.repo.history``) is what pre-commit.ci needs: it runs
+History mode (``oracle_guard.history``) is what pre-commit.ci needs: it runs
 ``pre-commit run --all-files`` on a detached checkout with no base branch, so judging
 only the last commit would let every two-commit pull request through.
 """
