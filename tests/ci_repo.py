@@ -93,7 +93,8 @@ GIT_IDENTITY = ('-c', 'user.name=Test', '-c', 'user.email=test@example.invalid',
 # The environment of every run: no record folder or pytest options from an outer run.
 DROPPED = ('ORACLE_GUARD_RECORD', 'PYTHONDONTWRITEBYTECODE', 'PYTEST_ADDOPTS', 'PYTEST_XDIST_WORKER',
            'PYTEST_XDIST_WORKER_COUNT', 'PYTEST_CURRENT_TEST', 'GITHUB_STEP_SUMMARY',
-           'PYTEST_DISABLE_PLUGIN_AUTOLOAD', 'COV_CORE_SOURCE')
+           'PYTEST_DISABLE_PLUGIN_AUTOLOAD', 'COV_CORE_SOURCE', 'GITHUB_EVENT_PATH',
+           'ORACLE_GUARD_GATE', 'CI')
 # The suite needs no Hypothesis: its pytest plugin would only add start-up time.
 PYCACHE = os.path.join(tempfile.gettempdir(), 'oracle-guard-test-pycache')
 PYTEST = (sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',

@@ -24,6 +24,8 @@ GIT_ENV_DROP = (
     'CI', '__TOX_ENVIRONMENT_VARIABLE_ORIGINAL_CI', 'TF_BUILD', 'bamboo.buildKey',
     'BUILDKITE', 'CIRCLECI', 'CIRRUS_CI', 'CODEBUILD_BUILD_ID', 'GITHUB_ACTIONS',
     'GITLAB_CI', 'HEROKU_TEST_RUN_ID', 'TEAMCITY_VERSION',
+    # An outer gate or an outer pull request's event must not approve or refuse anything here.
+    'ORACLE_GUARD_GATE', 'GITHUB_EVENT_PATH',
 )
 
 

@@ -38,6 +38,8 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'adopted': (None, 'str'),
     'history-limit': (300, 'int'),
     'acknowledged': ('tests/oracle_acknowledged.yaml', 'file'),
+    'approval-label': ('oracle-approved', 'str'),
+    'src-test-imports': ([], 'strs'),
 }
 # A freeze that may last longer than this is not a freeze.
 MAX_FREEZE_DAYS = 3650
@@ -51,7 +53,8 @@ class Config(FrozenRecord):
     __slots__ = ('root', 'src', 'tests', 'properties', 'fixtures', 'manifest', 'traces',
                  'ledger', 'domain_lock', 'base_ref', 'baseline', 'allow_silences',
                  'optional_modules', 'max_freeze_days',
-                 'adopted', 'history_limit', 'acknowledged', 'has_table')
+                 'adopted', 'history_limit', 'acknowledged', 'approval_label',
+                 'src_test_imports', 'has_table')
     # Whether the table exists at all: the pytest plugin stays inert without it.
     _uncompared = ('has_table',)
     root: str
@@ -73,6 +76,10 @@ class Config(FrozenRecord):
     adopted: str | None
     history_limit: int
     acknowledged: str
+    # The pull-request label that approves an oracle change (the gate reads it from the
+    # base side), and the test-run modules production code may name (rule 43).
+    approval_label: str
+    src_test_imports: tuple[str, ...]
     has_table: bool
 
     def __init__(self, root: str, src: tuple[str, ...] = ('src/',),
@@ -87,13 +94,16 @@ class Config(FrozenRecord):
                  max_freeze_days: int = 90,
                  adopted: str | None = None, history_limit: int = 300,
                  acknowledged: str = 'tests/oracle_acknowledged.yaml',
+                 approval_label: str = 'oracle-approved', src_test_imports: tuple[str, ...] = (),
                  has_table: bool = False) -> None:
         self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
                   manifest=manifest, traces=traces, ledger=ledger, domain_lock=domain_lock,
                   base_ref=base_ref, baseline=baseline, allow_silences=allow_silences,
                   optional_modules=optional_modules,
                   max_freeze_days=max_freeze_days, adopted=adopted,
-                  history_limit=history_limit, acknowledged=acknowledged, has_table=has_table)
+                  history_limit=history_limit, acknowledged=acknowledged,
+                  approval_label=approval_label, src_test_imports=src_test_imports,
+                  has_table=has_table)
 
     def oracle_files(self) -> tuple[str, ...]:
         """Single files whose every change is an oracle change."""

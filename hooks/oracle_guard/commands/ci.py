@@ -10,6 +10,8 @@ configuration nor pytest's own report.
    command line, where ``-p no:oracle_guard`` in addopts or PYTEST_ADDOPTS cannot undo
    it), a JUnit report and the run record in a temporary folder.
 3. The audit of the record (``gate/audit.py``).
+4. Approval (``gate/approval.py``): an oracle change fails unless a person approved it
+   (the pull request's label, or ``--oracle-approved``).
 
 Findings first, then always one line ``oracle-guard ci: N finding(s); test command
 exited C``. Exit 1 when N > 0, otherwise C; 2 for bad configuration.
@@ -42,8 +44,13 @@ from oracle_guard.context import RunContext
 from oracle_guard.runner import iso_date
 from oracle_guard.context import utc_today
 
-PLUGIN_ARGS = ('-p', 'oracle_guard')
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.gate.approval import Approval
+    from oracle_guard.gate.review_report import Section
 
+PLUGIN_ARGS = ('-p', 'oracle_guard')
+GATE_ENV = 'ORACLE_GUARD_GATE'
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,6 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help='output format (default: text; github prints annotations)')
     parser.add_argument('--report', metavar='FILE.md',
                         help='write the review report (Markdown) of every oracle change here')
+    parser.add_argument('--oracle-approved', action='store_true',
+                        help='a maintainer approved the oracle changes of this pull request '
+                             '(only from a job that only maintainers can start)')
     parser.add_argument('--today', type=iso_date, help='the date expiries are compared with')
     parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
     return parser
@@ -97,6 +107,7 @@ def test_environment(record: str, junit: str | None) -> dict[str, str]:
     env = dict(os.environ)
     from oracle_guard.runtime.run_record import RECORD_ENV
     env[RECORD_ENV] = record
+    env[GATE_ENV] = '1'  # the human-run commands refuse to write oracle files in here
     extra = [*PLUGIN_ARGS]
     if junit:
         extra.append(f'--junitxml={junit}')
@@ -163,8 +174,12 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
 
     # Everything the audit and the report need is imported before the test command runs:
     # the pull request's code runs in that command and could rewrite files on disk.
-    from oracle_guard.gate import review_report  # noqa: F401
+    from oracle_guard.gate import review_report
     from oracle_guard.gate import audit
+    from oracle_guard.gate.approval import decide
+
+    sections = review_report.report_sections(ctx)
+    approval = decide(ctx, sections, args.oracle_approved, os.environ)
     from oracle_guard.runtime.run_record import read_record
 
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
@@ -186,8 +201,9 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
             tracked=frozenset(head_view.paths()),
         )
         findings.extend(audit.audit(audit_ctx))
+    findings.extend(approval.findings())
 
-    _write_review(args, ctx)
+    _write_review(args, ctx, approval, sections)
     write_findings(findings, args.format, sys.stdout)
     for note in ctx.notes:
         sys.stdout.write(f'{note}\n')
@@ -196,13 +212,14 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     return 1 if count else exit_code
 
 
-def _write_review(args: argparse.Namespace, ctx: RunContext) -> None:
+def _write_review(args: argparse.Namespace, ctx: RunContext, approval: Approval,
+                  sections: Sequence[Section]) -> None:
     summary = os.environ.get('GITHUB_STEP_SUMMARY')
     if not args.report and not summary:
         return
     from oracle_guard.gate.review_report import review_report
 
-    text = review_report(ctx)
+    text = review_report(ctx, approval, sections)
     if args.report:
         with open(args.report, 'w', encoding='utf-8') as f:
             f.write(text)

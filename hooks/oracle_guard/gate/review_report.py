@@ -4,13 +4,19 @@ who approves it (``oracle-guard ci --report FILE.md`` and ``$GITHUB_STEP_SUMMARY
 The hooks let an oracle change through when it comes alone; this report is how a person
 sees exactly what such a change loosens: lock entries (old -> new), freeze rows (owner,
 class, expiry), baseline entries, fixtures added or rehashed, property files, test
-identities that disappeared, and pytest configuration or conftest test-run control.
+identities that disappeared, pytest configuration or conftest test-run control, and the
+CI workflow that runs the gate.
+
+Each line of the report is an ``Item``; ``needs_approval`` says whether it is an oracle
+change a person must approve (rule 47, ``gate/approval.py``). New manifest rows (rule 12) and
+new property files are listed for the reader but need no approval.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Any
+from typing import NamedTuple
 
 from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.config import Config
@@ -18,10 +24,28 @@ from oracle_guard.findings import ConfigError
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.context import RunContext
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.gate.approval import Approval
+
 TITLE = '## oracle-guard: oracle changes in this pull request'
 NO_CHANGE = 'No oracle change in this pull request.'
 STATUS = {'A': 'added', 'M': 'modified', 'D': 'deleted', 'R': 'renamed', 'C': 'copied',
           'T': 'type changed'}
+
+
+class Item(NamedTuple):
+    """One line of the report: the file it is about, the Markdown line, and whether it is an
+    oracle change that needs a person's approval before the gate passes (rule 47)."""
+    path: str
+    line: str
+    needs_approval: bool = True
+
+
+class Section(NamedTuple):
+    title: str
+    items: list[Item]
+    header: tuple[str, ...] = ()  # a table's head, printed before the items
 
 
 def _code(text: object) -> str:
@@ -45,25 +69,33 @@ def _read_both(changes: ChangeSet, path: str, parse: Callable[[bytes, str], Any]
     return base, new, None
 
 
-def lock_section(cfg: Config, changes: ChangeSet) -> list[str]:
+def lock_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[Item]]:
+    """(entries loosened, existing entries otherwise changed). An entry for a new test
+    loosens nothing and is not listed (rule 51)."""
     from oracle_guard.oracle.domain_lock import empty_lock
     from oracle_guard.oracle.domain_lock import loosened_entries
     from oracle_guard.oracle.domain_lock import parse_lock
 
     path = cfg.domain_lock
     if path not in changes.touched():
-        return []
+        return [], []
     base, new, problem = _read_both(changes, path, parse_lock)
     if problem:
-        return [f'- {_code(path)} changed and cannot be read: {problem}']
-    lines = [f'- {_code(identity)}: {what} ({_code(path)})'
-             for identity, what, _ in loosened_entries(base or empty_lock(path),
-                                                       new or empty_lock(path))]
-    return lines
+        return [Item(path, f'- {_code(path)} changed and cannot be read: {problem}')], []
+    base, new = base or empty_lock(path), new or empty_lock(path)
+    found = loosened_entries(base, new)
+    loosened = [Item(path, f'- {_code(identity)}: {what} ({_code(path)})')
+                for identity, what, _ in found]
+    seen = {identity for identity, _, _ in found}
+    changed = [Item(path, f'- {_code(identity)}: entry edited ({_code(path)})')
+               for identity, old in sorted(base.entries.items())
+               if identity not in seen and identity in new.entries
+               and new.entries[identity].as_json() != old.as_json()]
+    return loosened, changed
 
 
-def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[str], list[str]]:
-    """(rows added, rows changed or removed)."""
+def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[Item]]:
+    """(rows added, rows changed or removed); every one needs approval."""
     from oracle_guard.oracle.ledger import parse_ledger
 
     path = cfg.ledger
@@ -71,32 +103,31 @@ def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[str], list[st
         return [], []
     base, new, problem = _read_both(changes, path, parse_ledger)
     if problem:
-        return [], [f'- {_code(path)} changed and cannot be read: {problem}']
+        return [], [Item(path, f'- {_code(path)} changed and cannot be read: {problem}')]
     old_rows = {row.id: row for row in (base.rows if base else [])}
     new_rows = {row.id: row for row in (new.rows if new else [])}
-    added = ['| id | test | class | owner | expires | evidence |',
-             '|---|---|---|---|---|---|']
+    added = []
     for row_id, row in new_rows.items():
         if row_id not in old_rows:
-            added.append(f'| {_cell(row.id)} | {_cell(row.nodeid)} | {_cell(row.freeze_class)} '
+            added.append(Item(path, f'| {_cell(row.id)} | {_cell(row.nodeid)} | {_cell(row.freeze_class)} '
                          f'| {_cell(row.owner)} | {_cell(row.raw.get("expires"))} '
-                         f'| {_cell(row.raw.get("evidence", ""))} |')
+                         f'| {_cell(row.raw.get("evidence", ""))} |'))
     changed = []
     for row_id, row in old_rows.items():
         if row_id not in new_rows:
-            changed.append(f'- {_code(row_id)} removed (was {_code(row.nodeid)})')
+            changed.append(Item(path, f'- {_code(row_id)} removed (was {_code(row.nodeid)})'))
             continue
         edits = [f'{key} {_code(row.raw.get(key))} -> {_code(new_rows[row_id].raw.get(key))}'
                  for key in sorted(set(row.raw) | set(new_rows[row_id].raw))
                  if row.raw.get(key) != new_rows[row_id].raw.get(key)]
         if edits:
-            changed.append(f'- {_code(row_id)}: ' + ', '.join(edits))
+            changed.append(Item(path, f'- {_code(row_id)}: ' + ', '.join(edits)))
     if base is not None and new is not None and base.budget != new.budget:
-        changed.append(f'- budget {_code(base.budget)} -> {_code(new.budget)}')
-    return (added if len(added) > 2 else []), changed
+        changed.append(Item(path, f'- budget {_code(base.budget)} -> {_code(new.budget)}'))
+    return added, changed
 
 
-def baseline_section(cfg: Config, changes: ChangeSet) -> list[str]:
+def baseline_section(cfg: Config, changes: ChangeSet) -> list[Item]:
     path = getattr(cfg, 'baseline', None)
     if not path or path not in changes.touched():
         return []
@@ -106,18 +137,21 @@ def baseline_section(cfg: Config, changes: ChangeSet) -> list[str]:
         from oracle_guard.oracle.baseline import parse_baseline
         from oracle_guard.oracle.baseline import empty_baseline
     except ImportError:
-        return [f'- {_code(path)} changed']
+        return [Item(path, f'- {_code(path)} changed')]
     base, new, problem = _read_both(changes, path, parse_baseline)
     if problem:
-        return [f'- {_code(path)} changed and cannot be read: {problem}']
+        return [Item(path, f'- {_code(path)} changed and cannot be read: {problem}')]
     base, new = base or empty_baseline(path), new or empty_baseline(path)
-    lines = [f'- {_code(entry.path)} {entry.kind} of {", ".join(entry.tests) or "the module"}: '
-             f'{_code(entry.expression)}' for entry in grown_entries(base, new)]
-    lines += [f'- excluded {_code(test.nodeid)} ({test.by})' for test in grown_excluded(base, new)]
+    lines = [Item(path, f'- {_code(entry.path)} {entry.kind} of '
+                        f'{", ".join(entry.tests) or "the module"}: {_code(entry.expression)}')
+             for entry in grown_entries(base, new)]
+    lines += [Item(path, f'- excluded {_code(test.nodeid)} ({test.by})')
+              for test in grown_excluded(base, new)]
     return lines
 
 
-def fixtures_section(cfg: Config, changes: ChangeSet) -> list[str]:
+def fixtures_section(cfg: Config, changes: ChangeSet) -> list[Item]:
+    """Rows added (no approval needed: rule 12), rehashed or edited, removed."""
     from oracle_guard.oracle.manifest import parse_manifest
 
     path = cfg.manifest
@@ -125,7 +159,7 @@ def fixtures_section(cfg: Config, changes: ChangeSet) -> list[str]:
         return []
     base, new, problem = _read_both(changes, path, parse_manifest)
     if problem:
-        return [f'- {_code(path)} changed and cannot be read: {problem}']
+        return [Item(path, f'- {_code(path)} changed and cannot be read: {problem}')]
     old_rows = base.rows if base else {}
     new_rows = new.rows if new else {}
     lines = []
@@ -136,7 +170,7 @@ def fixtures_section(cfg: Config, changes: ChangeSet) -> list[str]:
             what = f'added, source {source}'
             if row.get('purpose'):
                 what += f', purpose "{row.get("purpose")}"'
-            lines.append(f'- {_code(row.key)}: {what}')
+            lines.append(Item(path, f'- {_code(row.key)}: {what}', needs_approval=False))
         elif old.raw != row.raw:
             parts = []
             if old.sha256 != row.sha256:
@@ -145,13 +179,15 @@ def fixtures_section(cfg: Config, changes: ChangeSet) -> list[str]:
                           'role'):
                 if old.get(field) != row.get(field):
                     parts.append(f'{field} {_code(old.get(field))} -> {_code(row.get(field))}')
-            lines.append(f'- {_code(row.key)}: ' + ', '.join(parts or ['row edited']))
-    lines += [f'- {_code(old_rows[key].key)}: row removed'
+            lines.append(Item(path, f'- {_code(row.key)}: ' + ', '.join(parts or ['row edited'])))
+    lines += [Item(path, f'- {_code(old_rows[key].key)}: row removed')
               for key in sorted(set(old_rows) - set(new_rows))]
     return lines
 
 
-def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
+def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
+    """Every file of the properties folder the change touches. A new file is a new test
+    (listed, no approval needed); editing, removing or moving one needs approval."""
     roots = tuple(c.properties for c in cfgs)
     lines = []
     for change in sorted(changes.changes, key=lambda c: c.path):
@@ -160,7 +196,8 @@ def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
             what = STATUS.get(change.status, change.status)
             if change.old_path:
                 what += f' from {_code(change.old_path)}'
-            lines.append(f'- {_code(change.path)}: {what}')
+            lines.append(Item(change.path, f'- {_code(change.path)}: {what}',
+                              needs_approval=change.status != 'A'))
     return lines
 
 
@@ -177,7 +214,7 @@ def _identities(view: TreeView | None, paths: Sequence[str]) -> set[str]:
     return found
 
 
-def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
+def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
     """Test identities defined at the base in a touched test file and nowhere after."""
     from oracle_guard.reading.scanner import is_test_module
 
@@ -189,11 +226,11 @@ def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[st
     after = _identities(changes.new, touched)
     for path in touched:
         gone = _identities(changes.base_view, [path]) - after
-        lines += [f'- {_code(f"{path}::{identity}")}' for identity in sorted(gone)]
+        lines += [Item(path, f'- {_code(f"{path}::{identity}")}') for identity in sorted(gone)]
     return lines
 
 
-def control_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
+def control_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
     """pytest configuration, conftest test-run control, the guard's own configuration."""
     from oracle_guard.hooks.forbid_mixed_oracle_diff import oracle_changes
 
@@ -204,31 +241,72 @@ def control_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:
     for path, what in oracle_changes(cfgs, changes):
         if path in detailed or path.startswith(properties):
             continue  # shown in their own section
-        lines.append(f'- {_code(path)}: {what}')
+        lines.append(Item(path, f'- {_code(path)}: {what}'))
     return lines
 
 
-def review_report(ctx: RunContext) -> str:
+WORKFLOWS = '.github/workflows/'
+ACTION_NAMES = ('action.yml', 'action.yaml')
+GATE_WORDS = (b'oracle-guard', b'oracle_guard')
+
+
+def workflow_section(changes: ChangeSet) -> list[Item]:
+    """The CI configuration that runs the gate: a workflow under ``.github/workflows/`` or an
+    action file that names oracle-guard on either side, and the action at the root. A pull
+    request that edits it could stop the gate from judging it (rule 47)."""
+    lines = []
+    for change in sorted(changes.changes, key=lambda c: c.path):
+        for path in dict.fromkeys(p for p in (change.path, change.old_path) if p):
+            name = path.rsplit('/', 1)[-1]
+            workflow = path.startswith(WORKFLOWS) and name.endswith(('.yml', '.yaml'))
+            if not workflow and name not in ACTION_NAMES:
+                continue
+            if path not in ACTION_NAMES:  # the root action always counts
+                sides = (changes.read_base(path) or b'', changes.read_new(path) or b'')
+                if not any(word in side for side in sides for word in GATE_WORDS):
+                    continue
+            what = STATUS.get(change.status, change.status)
+            lines.append(Item(path, f'- {_code(path)}: {what} (it runs the gate)'))
+            break
+    return lines
+
+
+def report_sections(ctx: RunContext) -> list[Section]:
+    """Every section of the report, empty ones included, in the order shown."""
     changes = ctx.changes
     cfgs = [ctx.cfg, ctx.base_cfg]
     cfg = ctx.cfg
+    loosened, edited = lock_sections(cfg, changes)
     added, changed = ledger_sections(cfg, changes)
-    sections = [
-        ('Lock entries loosened', lock_section(cfg, changes)),
-        ('Freeze rows added', added),
-        ('Freeze rows changed or removed', changed),
-        ('Baseline grown', baseline_section(cfg, changes)),
-        ('Fixtures added or rehashed', fixtures_section(cfg, changes)),
-        ('Properties edited', properties_section(cfgs, changes)),
-        ('Tests removed', removed_tests_section(cfgs, changes)),
-        ('Test-run control and configuration changed', control_section(cfgs, changes)),
+    return [
+        Section('Lock entries loosened', loosened),
+        Section('Lock entries edited', edited),
+        Section('Freeze rows added', added, ('| id | test | class | owner | expires | evidence |',
+                                             '|---|---|---|---|---|---|')),
+        Section('Freeze rows changed or removed', changed),
+        Section('Baseline grown', baseline_section(cfg, changes)),
+        Section('Fixtures added or rehashed', fixtures_section(cfg, changes)),
+        Section('Properties edited', properties_section(cfgs, changes)),
+        Section('Tests removed', removed_tests_section(cfgs, changes)),
+        Section('Test-run control and configuration changed', control_section(cfgs, changes)),
+        Section('CI workflow changed', workflow_section(changes)),
     ]
+
+
+def review_report(ctx: RunContext, approval: Approval | None = None,
+                  sections: Sequence[Section] | None = None) -> str:
+    changes = ctx.changes
+    if sections is None:
+        sections = report_sections(ctx)
     where = f'{changes.description}' + (f' (merge-base `{changes.base[:12]}`)'
                                          if changes.base else '')
     out = [TITLE, '', f'Range: {where}.', '']
-    shown = [(title, lines) for title, lines in sections if lines]
+    if approval is not None and approval.changes:
+        out += [approval.describe(), '']
+    shown = [section for section in sections if section.items]
     if not shown:
         out += [NO_CHANGE, '']
-    for title, lines in shown:
-        out += [f'### {title}', '', *lines, '']
+    for section in shown:
+        out += [f'### {section.title}', '', *section.header,
+                *(item.line for item in section.items), '']
     return '\n'.join(out)

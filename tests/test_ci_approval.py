@@ -1,0 +1,279 @@
+"""Rule 47: ``oracle-guard ci`` fails on an oracle change unless a person approved it.
+
+The bug is already on ``main`` here, so an agent never needs to touch ``src/``: the two pull
+requests of the cheat tests change only the oracle, turn plain pytest green, and must fail
+the gate until a maintainer applies the label (a real ``$GITHUB_EVENT_PATH`` payload) or the
+job passes ``--oracle-approved``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from conftest import Repo
+from oracle_guard.commands.ci import range_context
+from oracle_guard.gate.approval import Approval
+from oracle_guard.gate.approval import decide
+from oracle_guard.gate.review_report import report_sections
+from ci_repo import BASE_FILES
+from ci_repo import BUGGY_ADD
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import PYTEST
+from ci_repo import Run
+
+PROPERTY = '''\
+    from calc import add
+
+
+    def test_add_matches_sum():
+        for a in range(5):
+            for b in range(5):
+                assert add(a, b) == a + b
+    '''
+BUG_ON_MAIN = {
+    'src/calc/__init__.py': BUGGY_ADD,
+    'tests/properties/test_add_props.py': PROPERTY,
+    'tests/freeze_ledger.yaml': 'budget: 0\nfreezes: []\n',
+}
+# Issue 17's first pull request: the property weakened (== became <=) and the failing unit
+# test rewritten to expect the buggy value. Nothing else.
+WEAKENED_PROPERTY = {
+    'tests/properties/test_add_props.py': PROPERTY.replace('== a + b', '<= a + b + 1'),
+    'tests/test_calc.py': BASE_FILES['tests/test_calc.py'].replace(
+        'assert add(2, 3) == 5', 'assert add(2, 3) == 6'),
+}
+
+
+def freeze(row_id: int, nodeid: str) -> str:
+    return f'''\
+  - id: FZ-{row_id}
+    nodeid: {nodeid}
+    class: time-dependent
+    evidence: "fails near midnight"
+    owner: alice
+    expires: 2099-01-01
+'''
+
+
+# Issue 17's second pull request: the budget raised and the failing tests frozen.
+FROZEN_FAILURES = {'tests/freeze_ledger.yaml': 'budget: 3\nfreezes:\n' + ''.join((
+    freeze(1, 'tests/test_calc.py::test_add'),
+    freeze(2, 'tests/properties/test_add_props.py::test_add_matches_sum'),
+    freeze(3, 'tests/test_calc.py::TestMore::test_zero'),
+))}
+TODAY = ('--today', '2098-12-01')
+
+
+@pytest.fixture(scope='session')
+def template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return build_template(str(tmp_path_factory.mktemp('approval-template') / 'repo'),
+                          BUG_ON_MAIN)
+
+
+@pytest.fixture
+def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def event(tmp_path, labels: list[str], **extra: object) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """A pull_request event payload as the GitHub runner writes it, and the variable."""
+    payload = {'action': 'labeled', 'number': 7, 'pull_request': {
+        'number': 7, 'labels': [{'id': i, 'name': name, 'color': 'ededed'}
+                                for i, name in enumerate(labels)], **extra}}
+    path = tmp_path / 'event.json'
+    path.write_text(json.dumps(payload), encoding='utf-8')
+    return {'GITHUB_EVENT_PATH': str(path)}
+
+
+def oracle_only_cheat_fails_without_approval(calc: CiRepo, files: dict[str, str],
+                                             *paths: str) -> Run:
+    calc.pull_request(files, bug=False)
+    plain, ci = calc.both(PYTEST, *TODAY)
+    assert plain.rc == 0, plain.out  # the cheat works: the bug on main is hidden
+    assert ci.rc == 1, ci.out
+    found = ci.lines('OG740')
+    for path in paths:
+        assert any(line.startswith(f'{path}:') for line in found), ci.out
+    assert 'oracle-approved' in ci.out
+    return ci
+
+
+def test_weakened_property_with_rewritten_unit_test_fails_ci_without_the_label(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ci = oracle_only_cheat_fails_without_approval(
+        calc, WEAKENED_PROPERTY, 'tests/properties/test_add_props.py')
+    # The rewritten unit test is the agent's to edit: not an oracle change.
+    assert not any(line.startswith('tests/test_calc.py:') for line in ci.lines('OG740'))
+    # Another label on the pull request approves nothing.
+    other = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['bug', 'oracle approved']))
+    assert other.rc == 1 and other.lines('OG740'), other.out
+
+
+def test_weakened_property_passes_ci_with_the_label_and_the_report_says_so(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request(WEAKENED_PROPERTY, bug=False)
+    report = str(tmp_path / 'review.md')
+    ci = calc.ci(PYTEST, *TODAY, '--report', report,
+                 env=event(tmp_path, ['bug', 'oracle-approved']))
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0'
+    text = open(report, encoding='utf-8').read()
+    assert '**Oracle changes approved** by label `oracle-approved`.' in text
+    assert '- `tests/properties/test_add_props.py`: modified' in text
+
+
+def test_budget_raised_to_freeze_failing_tests_fails_ci_without_the_label(
+        calc: CiRepo) -> None:
+    ci = oracle_only_cheat_fails_without_approval(calc, FROZEN_FAILURES,
+                                                  'tests/freeze_ledger.yaml')
+    shown = '\n'.join(ci.lines('OG740'))
+    assert 'freeze row FZ-1 added for tests/test_calc.py::test_add' in shown
+    assert 'budget 0 -> 3' in shown
+
+
+def test_budget_raised_to_freeze_failing_tests_passes_ci_with_oracle_approved(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request(FROZEN_FAILURES, bug=False)
+    report = str(tmp_path / 'review.md')
+    ci = calc.ci(PYTEST, *TODAY, '--report', report, '--oracle-approved')
+    assert ci.rc == 0, ci.out
+    text = open(report, encoding='utf-8').read()
+    assert '**Oracle changes approved** by --oracle-approved.' in text
+
+
+def test_pull_request_renaming_the_label_to_one_it_carries_still_fails_ci(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pyproject = BASE_FILES['pyproject.toml'] + '        approval-label = "bug"\n'
+    calc.pull_request({**WEAKENED_PROPERTY, 'pyproject.toml': pyproject}, bug=False)
+    ci = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['bug']))
+    assert ci.rc == 1, ci.out
+    assert any('label "oracle-approved"' in line for line in ci.lines('OG740')), ci.out
+    assert any(line.startswith('pyproject.toml:') for line in ci.lines('OG740')), ci.out
+
+
+def test_label_named_by_the_base_configuration_approves(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pyproject = BASE_FILES['pyproject.toml'] + '        approval-label = "tests-reviewed"\n'
+    template = build_template(str(tmp_path / 'template'),
+                              {**BUG_ON_MAIN, 'pyproject.toml': pyproject})
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    calc.pull_request(WEAKENED_PROPERTY, bug=False)
+    refused = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['oracle-approved']))
+    assert refused.rc == 1 and 'label "tests-reviewed"' in refused.out, refused.out
+    approved = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['tests-reviewed']))
+    assert approved.rc == 0, approved.out
+
+
+@pytest.mark.parametrize('payload, says', [
+    ('{"pull_request": {"labels": [{"name": "oracle-approved"}]', 'not JSON'),
+    ('{"pull_request": {"labels": "oracle-approved"}}', '"pull_request.labels" is not a list'),
+    ('{"pull_request": {"labels": [{"id": 3}]}}', 'no "name" string'),
+    ('[]', 'not a JSON object'),
+])
+def test_malformed_event_payload_stops_ci_with_exit_2(
+        calc: CiRepo, tmp_path, payload: str, says: str) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request(WEAKENED_PROPERTY, bug=False)
+    path = tmp_path / 'event.json'
+    path.write_text(payload, encoding='utf-8')
+    ci = calc.ci(PYTEST, env={'GITHUB_EVENT_PATH': str(path)})
+    assert ci.rc == 2, ci.out
+    assert f'{path}:' in ci.out and says in ci.out, ci.out
+    assert 'Traceback' not in ci.out
+
+
+def test_code_only_pull_request_needs_no_approval(calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request({'src/calc/__init__.py': BASE_FILES['src/calc/__init__.py']}, bug=False)
+    ci = calc.ci(PYTEST, env=event(tmp_path, []))
+    assert ci.rc == 0, ci.out
+    assert not ci.lines('OG740')
+
+
+# The decision in-process, on a guarded repository with a lock, a manifest and a ledger.
+
+def decision(repo: Repo, files: dict[str, str | None], **environ: str) -> Approval:
+    repo.git('checkout', '-q', '-b', 'pr')
+    for path, content in files.items():
+        if content is None:
+            repo.rm(path)
+        else:
+            repo.write(path, content, dedent=False)
+    repo.commit('pull request')
+    cwd = os.getcwd()
+    os.chdir(repo.path)
+    try:
+        ctx = range_context('main')
+        return decide(ctx, report_sections(ctx), False, environ)
+    finally:
+        os.chdir(cwd)
+
+
+def lock_with(**entries: dict[str, object]) -> str:
+    return json.dumps({'version': 1, 'properties': {
+        'test_parse_never_throws': {'max_examples': 100}, **entries}}, indent=2) + '\n'
+
+
+NEW_PROPERTY = 'from hypothesis import given, strategies as st\n\n\n' \
+               '@given(st.text())\ndef test_decode_total(s):\n    assert isinstance(s, str)\n'
+
+
+def test_new_test_with_its_lock_entry_and_manifest_row_needs_no_approval(
+        guarded: Repo) -> None:
+    manifest = json.loads(guarded.read('tests/fixtures/manifest.json'))
+    manifest['fixtures']['headers/empty.bin'] = {
+        'sha256': hashlib.sha256(b'').hexdigest(), 'source': 'human', 'purpose': 'no request'}
+    approval = decision(guarded, {
+        'tests/properties/test_decode.py': NEW_PROPERTY,
+        'tests/domain_lock.json': lock_with(test_decode_total={'max_examples': 100}),
+        'tests/fixtures/headers/empty.bin': '',
+        'tests/fixtures/manifest.json': json.dumps(manifest, indent=2) + '\n',
+        'src/app.py': 'def parse(b):\n    return bytes(b)\n',
+    })
+    assert approval.changes == () and approval.approved and approval.by is None
+    assert approval.findings() == []
+
+
+def test_tightened_lock_entry_is_an_oracle_change_to_approve(guarded: Repo) -> None:
+    approval = decision(guarded, {'tests/domain_lock.json': json.dumps({
+        'version': 1, 'properties': {'test_parse_never_throws': {'max_examples': 500}}})})
+    assert not approval.approved
+    assert [f.code for f in approval.findings()] == ['OG740']
+    assert 'test_parse_never_throws: entry edited' in approval.findings()[0].message
+
+
+def test_workflow_that_runs_the_gate_edited_is_an_oracle_change_to_approve(
+        guarded: Repo) -> None:
+    guarded.write('.github/workflows/gate.yml', 'on: pull_request\njobs:\n  g:\n'
+                  '    steps:\n      - run: oracle-guard ci --base main -- pytest\n')
+    guarded.write('.github/workflows/docs.yml', 'on: push\n')
+    guarded.commit('workflows')
+    approval = decision(guarded, {
+        '.github/workflows/gate.yml': 'on: pull_request\njobs: {}\n',
+        '.github/workflows/docs.yml': 'on: [push, pull_request]\n',
+    })
+    assert [item.path for item in approval.changes] == ['.github/workflows/gate.yml']
+    assert not approval.approved
+
+
+def test_root_action_file_edited_is_an_oracle_change_to_approve(guarded: Repo) -> None:
+    approval = decision(guarded, {'action.yml': 'runs:\n  using: composite\n  steps: []\n'})
+    assert [item.path for item in approval.changes] == ['action.yml']
+
+
+def test_label_on_the_event_approves_in_process(guarded: Repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    env = event(tmp_path, ['oracle-approved'])
+    approval = decision(guarded, {'tests/freeze_ledger.yaml': 'budget: 2\nfreezes: []\n'},
+                        **env)
+    assert approval.approved and approval.by == 'label `oracle-approved`'
+    assert [item.path for item in approval.changes] == ['tests/freeze_ledger.yaml']
+
+
+def test_push_event_without_a_pull_request_approves_nothing(guarded: Repo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / 'push.json'
+    path.write_text('{"ref": "refs/heads/main", "commits": []}', encoding='utf-8')
+    approval = decision(guarded, {'tests/freeze_ledger.yaml': 'budget: 2\nfreezes: []\n'},
+                        GITHUB_EVENT_PATH=str(path))
+    assert not approval.approved
