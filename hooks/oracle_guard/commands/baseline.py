@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from oracle_guard.commands import refuse_unattended
 from oracle_guard.oracle.baseline import Baseline
 from oracle_guard.oracle.baseline import BaselineEntry
 from oracle_guard.oracle.baseline import empty_baseline
@@ -166,8 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--prune', action='store_true',
                         help='only remove entries that match no silence any more')
     parser.add_argument('--dry-run', action='store_true', help='show what would change')
+    parser.add_argument('--force', action='store_true',
+                        help='write the baseline even under CI or inside oracle-guard ci')
     parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    refused = None if args.dry_run else refuse_unattended('baseline', 'the baseline',
+                                                           args.force)
+    if refused is not None:
+        return refused
     return guarded(lambda: run_baseline(args), 'text', args.debug)
 
 

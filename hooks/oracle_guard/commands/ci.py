@@ -27,6 +27,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
+from oracle_guard.commands import GATE_ENV
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
@@ -50,7 +51,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.gate.review_report import Section
 
 PLUGIN_ARGS = ('-p', 'oracle_guard')
-GATE_ENV = 'ORACLE_GUARD_GATE'
 
 
 def build_parser() -> argparse.ArgumentParser:

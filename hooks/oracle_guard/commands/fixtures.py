@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from collections.abc import Sequence
 from typing import Any
 
+from oracle_guard.commands import refuse_unattended
 from oracle_guard.runner import iso_date
 from oracle_guard.context import utc_today
 from oracle_guard.hooks.check_fixture_manifest import sha256_of
@@ -378,6 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
     rehash.add_argument('--schema')
     rehash.add_argument('--today', type=iso_date, help='the date freezes are judged live on')
     sub.add_parser('status', help='unmanifested, missing and modified fixtures')
+    for writing in (add, rehash):
+        writing.add_argument('--force', action='store_true',
+                             help='write the manifest even under CI or inside oracle-guard ci')
     for command in sub.choices.values():
         add_config_arguments(command)
         command.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
@@ -408,6 +412,11 @@ def manifest_lock(cfg: Config) -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != 'status':
+        refused = refuse_unattended(f'fixtures {args.command}', 'the fixture manifest',
+                                    args.force)
+        if refused is not None:
+            return refused
 
     def run() -> int:
         cfg = apply_arguments(load_config(repo_root()), args)

@@ -24,6 +24,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from oracle_guard.commands import automated_run
+from oracle_guard.commands import refuse_unattended
 from oracle_guard.hooks import HOOKS
 from oracle_guard.config import config_from_table
 from oracle_guard.config import load_config
@@ -401,6 +403,9 @@ def run_init(args: argparse.Namespace) -> int:
         followed.append(('lock', ['--dry-run'] if args.dry_run else []))
     if force or not baseline_exists:
         followed.append(('baseline', ['--dry-run'] if args.dry_run else []))
+    if force and automated_run(os.environ):
+        # init was told to run unattended: so are the commands it runs for it.
+        followed = [(command, [*argv, '--force']) for command, argv in followed]
     for command, argv in followed:
         if args.dry_run and command == 'fixtures':
             print(f'would add manifest rows for {len(fixtures)} fixture(s) under '
@@ -494,9 +499,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--dry-run', action='store_true', help='show what would be written')
     parser.add_argument('--force', action='store_true',
                         help='rewrite the ledger, manifest, trace store, lock and baseline '
-                             'even if they exist')
+                             'even if they exist (and run under CI or inside oracle-guard ci)')
     parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    refused = None if args.dry_run else refuse_unattended(
+        'init', 'the configuration, ledger, manifest, lock and baseline', args.force)
+    if refused is not None:
+        return refused
     return guarded(lambda: run_init(args), 'text', args.debug)
 
 

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from oracle_guard.commands import refuse_unattended
 from oracle_guard.hooks.check_generator_lock import is_conftest
 from oracle_guard.hooks.check_generator_lock import ProfileCandidates
 from oracle_guard.config import add_config_arguments
@@ -334,9 +335,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--upgrade', action='store_true',
                         help='rewrite a version-1 lock as version 2 (whole strategies), '
                              'keeping every locked field')
+    parser.add_argument('--force', action='store_true',
+                        help='write the lock even under CI or inside oracle-guard ci')
     parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
     add_config_arguments(parser)
     args = parser.parse_args(argv)
+    refused = None if args.dry_run else refuse_unattended('lock', 'the domain lock',
+                                                           args.force)
+    if refused is not None:
+        return refused
 
     def run() -> int:
         cfg = apply_arguments(load_config(repo_root()), args)
