@@ -78,8 +78,15 @@ def _fixture_bytes(repo: Repo) -> tuple[str, str]:
     return 'OG101', FIXTURE
 
 
+def _src_reaches_into_the_run(repo: Repo) -> tuple[str, str]:
+    repo.write(SRC, 'import sys\n\n\ndef parse(b):\n    if "pytest" in sys.modules:\n'
+                    '        return b\n    return bytes(b)\n')
+    return 'OG204', SRC
+
+
 CHEATS = {
     'src-and-property-test': _src_and_property_test,
+    'src-reaches-into-the-test-run': _src_reaches_into_the_run,
     'bare-skip': _bare_skip,
     'fixture-bytes-changed': _fixture_bytes,
 }

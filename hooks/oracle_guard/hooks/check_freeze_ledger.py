@@ -381,12 +381,14 @@ def baseline_growth(ctx: RunContext) -> list[Finding]:
 def _settings(cfgs: Sequence[Config]) -> dict[str, object]:
     """The settings whose widening lets more through, the widest any of ``cfgs`` gives:
     silence kinds exempt, modules an importorskip may name (once that key exists), how
-    far ahead a freeze may expire."""
+    far ahead a freeze may expire, the test-run modules production code may use."""
     return {
         'allow-silences': frozenset(k for c in cfgs for k in c.allow_silences),
         'optional-modules': frozenset(m for c in cfgs
                                       for m in getattr(c, 'optional_modules', ()) or ()),
         'max-freeze-days': max(c.max_freeze_days for c in cfgs),
+        # test-run modules src/ may name (rule 43)
+        'src-test-imports': frozenset(m for c in cfgs for m in c.src_test_imports),
     }
 
 
@@ -394,7 +396,7 @@ def _loosened(before: Sequence[Config], after: Sequence[Config]) -> list[tuple[s
     """(key, what) for each setting ``after`` widens compared with ``before``."""
     old, new = _settings(before), _settings(after)
     found = []
-    for key in ('allow-silences', 'optional-modules'):
+    for key in ('allow-silences', 'optional-modules', 'src-test-imports'):
         added = sorted(new[key] - old[key])  # type: ignore[operator]
         if added:
             found.append((key, f'{key} widened by {", ".join(added)}'))

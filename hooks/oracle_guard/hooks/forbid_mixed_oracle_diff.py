@@ -184,6 +184,46 @@ def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[s
     return sorted(e.path for e in entries if e.is_submodule and e.path.startswith(roots))
 
 
+def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, int, int, str]]:
+    """(path, line, col, what) for each construct the change adds to a ``src`` file that
+    reaches into the test run (rule 43). A file that is also test code (tests inside the
+    package) is not production code. Exempt: modules ``src-test-imports`` lists on both
+    sides of the change, so the change that widens the list cannot use it.
+
+    Only the new side's bytes are read first; a file without any marker is not parsed."""
+    changes = ctx.changes
+    roots = tuple({root for c in cfgs for root in c.src})
+    candidates = [c for c in changes.changes if c.status != 'D' and c.path.endswith('.py')
+                  and c.path.startswith(roots) and not any(g.is_test_code(c.path) for g in cfgs)]
+    if not candidates:
+        return []
+    from oracle_guard.reading.test_run_reach import may_reach
+
+    changes.new.read_many([c.path for c in candidates])
+    reaching = [c for c in candidates if may_reach(changes.read_new(c.path) or b'')]
+    if not reaching:
+        return []
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.test_run_reach import new_sites
+
+    allowed = set(ctx.cfg.src_test_imports) & set(ctx.base_cfg.src_test_imports)
+    found = []
+    for change in reaching:
+        try:
+            new = parse_python(changes.read_new(change.path) or b'', change.path)
+        except ScanError:
+            continue  # an unparsable file runs nothing
+        old_raw = changes.read_base(change.old_path or change.path)
+        try:
+            old = parse_python(old_raw, change.path) if old_raw is not None else None
+        except ScanError:
+            old = None
+        found.extend((change.path, site.line, site.col, site.what)
+                     for site in new_sites(old, new, allowed))
+    return found
+
+
 def judging_configs(ctx: RunContext) -> list[Config]:
     """The configuration now, at the base, and as the base side's hook args set it (a
     change that re-points ``--src`` in .pre-commit-config.yaml is judged by the old args,
@@ -226,6 +266,16 @@ def mixed_findings(ctx: RunContext) -> list[Finding]:
             f'--source=HEAD {path}) and remove or rename it in a commit without src/',
         )
         for path, line, identity in vanished_tests(cfgs, changes)
+    )
+    findings.extend(
+        Finding(
+            path, line, col, 'OG204',
+            f'production code {what}: code under src that detects or changes the test run',
+            'remove it; a project whose src really uses this module (a pytest plugin, a '
+            'library of Hypothesis strategies) lists it in src-test-imports of '
+            '[tool.oracle-guard], in a change of its own',
+        )
+        for path, line, col, what in test_run_reach(ctx, cfgs)
     )
     return findings
 

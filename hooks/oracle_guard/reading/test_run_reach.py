@@ -1,0 +1,307 @@
+"""Production code that reaches into the test run (rule 43).
+
+The gate runs the pull request's ``src/`` inside the test process, so ``src/`` can detect
+that it is under test and behave (``if "pytest" in sys.modules``), or change the run itself
+(``atexit.register(os._exit, 0)``, a wrapped ``Function.runtest``, ``hypothesis.assume(False)``
+on the inputs that show the bug, a replaced builtin). Honest production code has no reason to
+name the test machinery, so naming it is what this reader finds, in these forms:
+
+* an import of ``pytest``, ``_pytest``, ``pluggy``, ``unittest``, ``oracle_guard`` or
+  ``hypothesis`` (Hypothesis's internals, ``assume`` and ``reject`` even where the project
+  exempts Hypothesis itself);
+* a string that is such a module's name or a ``PYTEST_*``/``ORACLE_GUARD_*``/``HYPOTHESIS_*``
+  variable, folded where it is computed from constants (``"_py" "test"``, ``"_py" + "test"``,
+  ``"".join([...])``): that covers ``importlib.import_module``, ``__import__``,
+  ``sys.modules[...]`` and ``os.environ`` in every spelling that names the module or variable;
+* ``getattr(sys, "modules")``-style computed access to ``modules``, ``settrace``,
+  ``setprofile``, ``monitoring`` of ``sys``; ``sys.settrace``/``sys.setprofile`` (also
+  ``threading``'s) and ``sys.monitoring``;
+* ``atexit.register`` of something that exits the process (``os._exit``, ``sys.exit``,
+  ``os.kill``, a function whose body calls one);
+* an assignment to an attribute or item of ``builtins``/``__builtins__`` (also through
+  ``setattr``/``delattr``, ``builtins.__dict__`` or ``vars(builtins)``).
+
+Sites are found on both sides of the change; only those the base did not have are reported.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import NamedTuple
+
+TEST_MODULES = ('pytest', '_pytest', 'pluggy', 'unittest', 'oracle_guard', 'hypothesis')
+ENV_PREFIXES = ('PYTEST_', 'ORACLE_GUARD_', 'HYPOTHESIS_')
+# Parts of Hypothesis that change what a property tests: exempting "hypothesis" (a library
+# that ships strategies) does not exempt these; only naming them in the list does.
+HYPOTHESIS_SENSITIVE = ('hypothesis.assume', 'hypothesis.reject', 'hypothesis.internal',
+                        'hypothesis.core', 'hypothesis.control', 'hypothesis.engine',
+                        'hypothesis._settings', 'hypothesis.statistics')
+SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring')
+TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
+EXIT_NAMES = frozenset(('_exit', 'exit', 'quit', 'kill', 'abort', 'killpg'))
+MODULE_NAME = re.compile(r'(?:%s)(?:\.[A-Za-z_]\w*)*\Z' % '|'.join(TEST_MODULES))
+
+# Bytes without which none of the forms above can be written (a string computed from parts
+# reaches the run only through one of the functions named here): a changed src file that
+# holds none of them is not parsed, which is most commits.
+PREFILTER = re.compile(
+    rb'pytest|pluggy|unittest|oracle_guard|hypothesis|PYTEST_|ORACLE_GUARD_|HYPOTHESIS_|'
+    rb'atexit|settrace|setprofile|monitoring|builtins|modules|getattr|setattr|delattr|'
+    rb'import_module|importlib|__import__|environ|getenv|assume|reject')
+
+
+class Site(NamedTuple):
+    line: int
+    col: int
+    what: str  # also the key a site is matched by across the two sides
+    module: str | None  # the test-run module it names, for src-test-imports
+
+
+def may_reach(raw: bytes) -> bool:
+    """False when the bytes cannot hold any site: the file need not be parsed."""
+    return PREFILTER.search(raw) is not None
+
+
+def exempt(module: str | None, allowed: Iterable[str]) -> bool:
+    if module is None:
+        return False
+    sensitive = module.startswith(HYPOTHESIS_SENSITIVE)
+    for entry in allowed:
+        if module == entry or module.startswith(entry + '.'):
+            if not sensitive or entry.startswith(HYPOTHESIS_SENSITIVE):
+                return True
+    return False
+
+
+def _test_module(name: str) -> str | None:
+    top = name.split('.', 1)[0]
+    return name if top in TEST_MODULES else None
+
+
+def folded(node: ast.AST) -> str | None:
+    """The string a constant expression builds, or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = folded(node.left), folded(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.FormattedValue) and node.conversion == -1 and \
+            node.format_spec is None:
+        return folded(node.value)
+    if isinstance(node, ast.JoinedStr):
+        parts = [folded(v) for v in node.values]
+        return ''.join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == 'join' and len(node.args) == 1 and not node.keywords):
+        sep = folded(node.func.value)
+        items = node.args[0]
+        if sep is not None and isinstance(items, (ast.List, ast.Tuple)):
+            parts = [folded(e) for e in items.elts]
+            if all(p is not None for p in parts):
+                return sep.join(parts)  # type: ignore[arg-type]
+    return None
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f'{base}.{node.attr}' if base else None
+    return None
+
+
+class _Reader(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.sites: list[Site] = []
+        # local name -> the module (or module.attr) it stands for
+        self.aliases: dict[str, str] = {}
+        self.functions: dict[str, ast.AST] = {}
+
+    def add(self, node: ast.AST, what: str, module: str | None = None) -> None:
+        self.sites.append(Site(getattr(node, 'lineno', 1), getattr(node, 'col_offset', 0) + 1,
+                               what, module))
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """``os._exit`` -> 'os._exit' through import aliases (``import os as o``)."""
+        name = _dotted(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition('.')
+        real = self.aliases.get(head, head)
+        return f'{real}.{rest}' if rest else real
+
+    # imports
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            local = alias.asname or alias.name.split('.', 1)[0]
+            self.aliases[local] = alias.name if alias.asname else local
+            module = _test_module(alias.name)
+            if module:
+                self.add(node, f'imports {module}', module)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level or not node.module:
+            return
+        for alias in node.names:
+            full = f'{node.module}.{alias.name}'
+            self.aliases[alias.asname or alias.name] = full
+            module = _test_module(full)
+            if module:
+                self.add(node, f'imports {module}', module)
+
+    # strings: module names and test-run variables, however computed from constants
+    def _string(self, node: ast.AST) -> bool:
+        value = folded(node)
+        if value is None:
+            return False
+        if MODULE_NAME.match(value):
+            self.add(node, f'names the module {value!r}', value)
+        elif value.startswith(ENV_PREFIXES):
+            self.add(node, f'names the test-run variable {value!r}', None)
+        return True
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        self._string(node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        if not self._string(node):
+            self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        if not self._string(node):
+            self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring or a bare string says nothing to the run
+        self.generic_visit(node)
+
+    # attributes and names: tracing hooks, Hypothesis's assume/reject and internals
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        target = self.resolve(node)
+        if node.attr in TRACE_NAMES or target == 'sys.monitoring':
+            self.add(node, f'uses {target or node.attr} (a tracer sees the test run)')
+            return
+        if target and target.startswith(HYPOTHESIS_SENSITIVE):
+            self.add(node, f'names {target}', target)
+            return  # the outermost name of the chain is the one reported
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        real = self.aliases.get(node.id)
+        if real in ('sys.settrace', 'sys.setprofile', 'threading.settrace',
+                    'threading.setprofile', 'sys.monitoring'):
+            self.add(node, f'uses {real} (a tracer sees the test run)')
+        elif real and isinstance(node.ctx, ast.Load) and real.startswith(HYPOTHESIS_SENSITIVE):
+            self.add(node, f'names {real}', real)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self.functions.setdefault(node.name, node)
+        self._decorated_exit(node)
+        self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
+        self.functions.setdefault(node.name, node)
+        self.generic_visit(node)
+
+    def _decorated_exit(self, node: ast.FunctionDef) -> None:
+        for decorator in node.decorator_list:
+            if self.resolve(decorator) == 'atexit.register' and self._exits(node):
+                self.add(decorator, 'registers an atexit handler that exits the process')
+
+    def _exits(self, node: ast.AST) -> bool:
+        for sub in ast.walk(node):
+            name = _dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+            if name and name.rsplit('.', 1)[-1] in EXIT_NAMES:
+                return True
+            if isinstance(sub, ast.Raise) and sub.exc is not None and \
+                    (_dotted(sub.exc) or _dotted(getattr(sub.exc, 'func', sub.exc)) or '') \
+                    .endswith('SystemExit'):
+                return True
+        return False
+
+    # calls: computed access, atexit, setattr on builtins
+    def visit_Call(self, node: ast.Call) -> None:
+        if self._string(node):
+            return  # "".join of constants
+        func = self.resolve(node.func)
+        if func in ('getattr', 'setattr', 'delattr', 'hasattr') and len(node.args) >= 2:
+            owner = self.resolve(node.args[0])
+            attr = folded(node.args[1])
+            if owner == 'sys' and attr in SYS_HOOKS:
+                self.add(node, f'{func}(sys, {attr!r})')
+            if func in ('setattr', 'delattr') and self._is_builtins(node.args[0]):
+                self.add(node, f'{func} on builtins')
+        if func == 'atexit.register' and node.args:
+            registered = node.args[0]
+            target = self.functions.get(registered.id) if isinstance(registered, ast.Name) \
+                else None
+            if any(self._exits(arg) for arg in node.args) or (target and self._exits(target)):
+                self.add(node, 'registers an atexit handler that exits the process')
+        self.generic_visit(node)
+
+    def _is_builtins(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Name) and node.id == '__builtins__':
+            return True
+        if self.resolve(node) in ('builtins', 'builtins.__dict__'):
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == '__dict__':
+            return self._is_builtins(node.value)
+        if isinstance(node, ast.Call) and _dotted(node.func) == 'vars' and node.args:
+            return self._is_builtins(node.args[0])
+        return False
+
+    def _assigned(self, targets: Sequence[ast.AST]) -> None:
+        for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                self._assigned(target.elts)
+            elif isinstance(target, (ast.Attribute, ast.Subscript)) and \
+                    self._is_builtins(target.value):
+                name = target.attr if isinstance(target, ast.Attribute) else \
+                    folded(target.slice) or '[...]'
+                self.add(target, f'assigns builtins.{name}')
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self._assigned(node.targets)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self._assigned([node.target])
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._assigned([node.target])
+        self.generic_visit(node)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        self._assigned(node.targets)
+        self.generic_visit(node)
+
+
+def reach_sites(tree: ast.AST) -> list[Site]:
+    reader = _Reader()
+    # Functions first: atexit.register(handler) may come before handler's def.
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            reader.functions.setdefault(node.name, node)
+    reader.visit(tree)
+    return reader.sites
+
+
+def new_sites(base: ast.AST | None, new: ast.AST, allowed: Iterable[str] = ()) -> list[Site]:
+    """Sites of ``new`` the base did not have (matched by what they are, not where), minus
+    those naming a module in ``allowed`` (``src-test-imports``)."""
+    allowed = tuple(allowed)
+    before = Counter(site.what for site in reach_sites(base)) if base is not None else Counter()
+    found = []
+    for site in reach_sites(new):
+        if before[site.what]:
+            before[site.what] -= 1
+            continue
+        if not exempt(site.module, allowed):
+            found.append(site)
+    return found

@@ -1,0 +1,187 @@
+"""Rule 43: a src/ change that adds code reaching into the test run fails
+forbid-mixed-oracle-diff (OG204), and so the gate, which runs the hooks' rules."""
+from __future__ import annotations
+
+import ast
+import textwrap
+
+import pytest
+
+from ci_repo import BUGGY_ADD
+from ci_repo import build_template
+from ci_repo import copy_template
+from conftest import Repo
+from oracle_guard.hooks import check_freeze_ledger
+from oracle_guard.hooks.forbid_mixed_oracle_diff import main
+from oracle_guard.reading.test_run_reach import may_reach
+from oracle_guard.reading.test_run_reach import new_sites
+
+SRC = 'src/app.py'
+PLAIN = 'def parse(b):\n    return bytes(b)\n'
+
+# Each construct, as the one new part of src/app.py; the line it is reported at.
+CONSTRUCTS = {
+    'import-pytest': ('import pytest\n', 1),
+    'import-pytest-aliased': ('import pytest as pt\n', 1),
+    'from-_pytest': ('from _pytest.python import Function\n', 1),
+    'import-pluggy': ('import pluggy\n', 1),
+    'import-unittest': ('from unittest import mock\n', 1),
+    'import-oracle-guard': ('import oracle_guard.runtime.run_record\n', 1),
+    'hypothesis-internals': ('from hypothesis.internal.conjecture import engine\n', 1),
+    'hypothesis-assume': ('from hypothesis import assume\n', 1),
+    'import-module-computed': ('import importlib\nm = importlib.import_module("_py" "test")\n', 2),
+    'dunder-import-computed': ('m = __import__("_py" + "test")\n', 1),
+    'join-computed': ('import sys\nm = sys.modules.get("".join(["py", "test"]))\n', 2),
+    'getattr-sys-modules': ('import sys\nm = getattr(sys, "modules")\n', 2),
+    'sys-modules-entry': ('import sys\nUNDER_TEST = "pytest" in sys.modules\n', 2),
+    'pytest-env-var': ('import os\nUNDER_TEST = bool(os.environ.get("PYTEST_CURRENT_TEST"))\n', 2),
+    'oracle-guard-env-var': ('import os\nRECORD = os.getenv("ORACLE_GUARD_RECORD")\n', 2),
+    'hypothesis-env-var': ('import os\nP = os.environ["HYPOTHESIS_" "PROFILE"]\n', 2),
+    'atexit-os-exit': ('import atexit\nimport os\natexit.register(os._exit, 0)\n', 3),
+    'atexit-handler-that-exits': ('import atexit\nimport sys\n\n\n@atexit.register\n'
+                                  'def _bye():\n    sys.exit(0)\n', 5),
+    'atexit-named-handler': ('from atexit import register\nimport os\n\n\ndef _bye():\n'
+                             '    os._exit(0)\n\n\nregister(_bye)\n', 9),
+    'settrace': ('import sys\nsys.settrace(None)\n', 2),
+    'setprofile-aliased': ('from sys import setprofile as sp\nsp(None)\n', 2),
+    'builtins-assigned': ('import builtins\nbuiltins.sum = lambda xs: 0\n', 2),
+    'builtins-setattr': ('import builtins\nsetattr(builtins, "len", lambda x: 0)\n', 2),
+    'dunder-builtins-item': ('__builtins__["print"] = None\n', 1),
+}
+
+
+def staged_src(repo: Repo, text: str, path: str = SRC) -> None:
+    repo.write(path, text, dedent=False)
+    repo.add()
+
+
+@pytest.mark.parametrize('name', sorted(CONSTRUCTS))
+def test_src_change_reaching_into_the_test_run_fails(guarded: Repo, name: str) -> None:
+    code, line = CONSTRUCTS[name]
+    staged_src(guarded, code + '\n\n' + PLAIN)
+    result = guarded.run(main)
+    assert result.rc == 1, result.out
+    assert 'OG204' in result.codes, result.out
+    assert f'{SRC}:{line}:' in result.out and ': OG204 production code ' in result.out
+
+
+@pytest.mark.parametrize('text', [
+    '"""Parse requests; tested with pytest and Hypothesis."""\n' + PLAIN,
+    'import atexit\n\natexit.register(print, "bye")\n' + PLAIN,
+    'import os\nHOME = os.environ.get("HOME")\n' + PLAIN,
+    'import sys\nVERSION = sys.version_info\n' + PLAIN,
+    'import importlib\njson = importlib.import_module("json")\n' + PLAIN,
+])
+def test_src_change_that_does_not_reach_into_the_test_run_passes(guarded: Repo,
+                                                                 text: str) -> None:
+    staged_src(guarded, text)
+    result = guarded.run(main)
+    assert result.rc == 0, result.out
+
+
+def test_unchanged_pre_existing_import_is_not_flagged(guarded: Repo) -> None:
+    guarded.write(SRC, 'import pytest\n\n\ndef parse(b):\n    return b\n')
+    guarded.commit('before the guard saw it')
+    staged_src(guarded, 'import pytest\n\n\ndef parse(b):\n    return bytes(b)\n')
+    assert guarded.run(main).rc == 0
+    # One more of the same is new: matched by what it is, not where it is.
+    staged_src(guarded, 'import pytest\n\n\ndef parse(b):\n    import pytest\n'
+                        '    return bytes(b)\n')
+    result = guarded.run(main)
+    assert result.codes == ['OG204'] and f'{SRC}:5:' in result.out, result.out
+
+
+def test_renamed_src_file_keeps_its_existing_import(guarded: Repo) -> None:
+    guarded.write(SRC, 'import unittest\n\n\ndef parse(b):\n    return b\n')
+    guarded.commit('before')
+    guarded.git('mv', SRC, 'src/parsing.py')
+    guarded.add()
+    assert guarded.run(main).rc == 0
+
+
+def test_test_code_inside_the_src_root_is_not_production_code(guarded: Repo) -> None:
+    pyproject = guarded.read('pyproject.toml').decode().replace(
+        'src = ["src/"]', 'src = ["src/"]\ntests = ["tests/", "src/app_tests/"]')
+    guarded.write('pyproject.toml', pyproject)
+    guarded.commit('tests inside the package')
+    staged_src(guarded, 'import pytest\n\n\ndef test_parse():\n    assert True\n',
+               'src/app_tests/test_inner.py')
+    assert guarded.run(main).rc == 0
+
+
+PLUGIN = '''\
+import pytest
+
+
+def pytest_addoption(parser):
+    parser.addoption("--slow", action="store_true")
+
+
+@pytest.fixture
+def slow(request):
+    return request.config.getoption("--slow")
+'''
+
+
+def with_exemption(repo: Repo, modules: str) -> str:
+    return repo.read('pyproject.toml').decode().replace(
+        'src = ["src/"]', f'src = ["src/"]\nsrc-test-imports = {modules}')
+
+
+def test_src_that_is_a_pytest_plugin_with_src_test_imports_passes(guarded: Repo) -> None:
+    guarded.write('pyproject.toml', with_exemption(guarded, '["pytest"]'))
+    guarded.commit('this project is a pytest plugin: its own change')
+    staged_src(guarded, PLUGIN, 'src/app_plugin.py')
+    result = guarded.run(main)
+    assert result.rc == 0, result.out
+
+
+def test_exemption_added_next_to_src_fails(guarded: Repo) -> None:
+    guarded.write('pyproject.toml', with_exemption(guarded, '["pytest"]'))
+    staged_src(guarded, PLUGIN, 'src/app_plugin.py')
+    result = guarded.run(main)
+    assert 'OG204' in result.codes, result.out  # the list is read on both sides
+    ledger = guarded.run(check_freeze_ledger.main)
+    assert 'OG517' in ledger.codes, ledger.out
+    assert 'src-test-imports widened by pytest' in ledger.out
+
+
+def test_exempt_hypothesis_still_may_not_assume_or_reach_its_internals(guarded: Repo) -> None:
+    guarded.write('pyproject.toml', with_exemption(guarded, '["hypothesis"]'))
+    guarded.commit('a strategies library')
+    staged_src(guarded, 'import hypothesis\nfrom hypothesis import strategies as st\n\n\n'
+                        'def ints():\n    return st.integers()\n\n\ndef parse(b):\n'
+                        '    hypothesis.assume(b != b"2")\n    return b\n')
+    result = guarded.run(main)
+    assert result.codes == ['OG204'], result.out
+    assert 'names hypothesis.assume' in result.out
+
+
+def test_prefilter_skips_plain_code_and_keeps_every_construct() -> None:
+    assert not may_reach(PLAIN.encode())
+    assert not may_reach(b'import os\nimport json\n\n\ndef f():\n    return os.sep\n')
+    for code, _ in CONSTRUCTS.values():
+        assert may_reach(code.encode()), code
+
+
+def test_new_sites_compares_what_not_where() -> None:
+    base = ast.parse('import os\nimport pytest\n')
+    new = ast.parse(textwrap.dedent('''\
+        import pytest
+        import os
+        X = os.environ["PYTEST_ADDOPTS"]
+        '''))
+    assert [s.what for s in new_sites(base, new)] == ["names the test-run variable 'PYTEST_ADDOPTS'"]
+
+
+def test_src_that_detects_pytest_is_caught_by_the_gate(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The cheat: the bug stays, but src answers right while pytest is loaded."""
+    template = build_template(str(tmp_path / 'template'))
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    cheat = BUGGY_ADD.replace('def add(a, b):\n', 'import sys\n\n\ndef add(a, b):\n'
+                              '    if "pytest" in sys.modules:\n        return a + b\n')
+    calc.pull_request({'src/calc/__init__.py': cheat})
+    plain, ci = calc.both()
+    assert plain.rc == 0, plain.out  # the cheat works: the bug is hidden under pytest
+    assert ci.rc == 1, ci.out
+    assert any(line.startswith('src/calc/__init__.py:5:') for line in ci.lines('OG204')), ci.out
