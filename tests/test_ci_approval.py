@@ -150,8 +150,11 @@ def test_pull_request_renaming_the_label_to_one_it_carries_still_fails_ci(
         calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     pyproject = BASE_FILES['pyproject.toml'] + '        approval-label = "bug"\n'
     calc.pull_request({**WEAKENED_PROPERTY, 'pyproject.toml': pyproject}, bug=False)
-    ci = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['bug']))
+    report = str(tmp_path / 'review.md')
+    ci = calc.ci(PYTEST, *TODAY, '--report', report, env=event(tmp_path, ['bug']))
     assert ci.rc == 1, ci.out
+    assert '**Oracle changes not approved**: a maintainer applies the label ' \
+        '`oracle-approved`' in open(report, encoding='utf-8').read()
     assert any('label "oracle-approved"' in line for line in ci.lines('OG740')), ci.out
     assert any(line.startswith('pyproject.toml:') for line in ci.lines('OG740')), ci.out
 
