@@ -47,6 +47,12 @@ CONSTRUCTS = {
     'builtins-assigned': ('import builtins\nbuiltins.sum = lambda xs: 0\n', 2),
     'builtins-setattr': ('import builtins\nsetattr(builtins, "len", lambda x: 0)\n', 2),
     'dunder-builtins-item': ('__builtins__["print"] = None\n', 1),
+    'builtins-through-import': ('__import__("builtins").sum = None\n', 1),
+    'builtins-through-sys-modules': ('import sys\nsys.modules["builtins"].len = None\n', 2),
+    'percent-computed': ('import sys\nm = sys.modules.get("py%s" % "test")\n', 2),
+    'format-computed': ('import sys\nm = sys.modules.get("{}test".format("py"))\n', 2),
+    'bytes-computed': ('import sys\nm = sys.modules.get((b"py" + b"test").decode())\n', 2),
+    'upper-cased-variable': ('import os\nX = os.environ.get("pytest_addopts".upper())\n', 2),
 }
 
 
@@ -155,6 +161,14 @@ def test_exempt_hypothesis_still_may_not_assume_or_reach_its_internals(guarded: 
     result = guarded.run(main)
     assert result.codes == ['OG204'], result.out
     assert 'names hypothesis.assume' in result.out
+
+
+def test_src_nested_too_deeply_to_read_fails_closed_without_a_traceback(guarded: Repo) -> None:
+    deep = 'import sys\nX = ' + ' + '.join(['"a"'] * 1200) + ' + str(sys.modules)\n'
+    staged_src(guarded, deep + PLAIN)
+    result = guarded.run(main)
+    assert result.rc == 1 and result.codes == ['OG204'], result.out + result.err
+    assert 'nested too deeply' in result.out
 
 
 def test_prefilter_skips_plain_code_and_keeps_every_construct() -> None:

@@ -82,18 +82,47 @@ def _test_module(name: str) -> str | None:
 
 
 def folded(node: ast.AST) -> str | None:
-    """The string a constant expression builds, or None."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = folded(node.left), folded(node.right)
-        return left + right if left is not None and right is not None else None
+    """The string a constant expression builds, or None: concatenation (``+``, implicit,
+    f-strings, ``"".join``), ``%`` and ``.format`` of constants, ``.decode()`` of bytes."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+        value = node.value
+        return value.decode('latin-1') if isinstance(value, bytes) else value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        left = folded(node.left)
+        if left is None:
+            return None
+        if isinstance(node.op, ast.Mod):
+            args = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            values = [_constant(a) for a in args]
+            if any(v is _NOT_CONSTANT for v in values):
+                return None
+            try:
+                return left % tuple(values)
+            except (TypeError, ValueError, KeyError):
+                return None
+        right = folded(node.right)
+        return left + right if right is not None else None
     if isinstance(node, ast.FormattedValue) and node.conversion == -1 and \
             node.format_spec is None:
         return folded(node.value)
     if isinstance(node, ast.JoinedStr):
         parts = [folded(v) for v in node.values]
         return ''.join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ('format', 'decode', 'lower', 'upper')
+            and not node.keywords):
+        template = folded(node.func.value)
+        values = [_constant(a) for a in node.args]
+        if template is None or any(v is _NOT_CONSTANT for v in values):
+            return None
+        if node.func.attr == 'decode':
+            return template  # bytes are folded as latin-1 text already
+        if node.func.attr != 'format':
+            return None if values else getattr(template, node.func.attr)()
+        try:
+            return template.format(*values)
+        except (IndexError, KeyError, ValueError, AttributeError):
+            return None
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and node.func.attr == 'join' and len(node.args) == 1 and not node.keywords):
         sep = folded(node.func.value)
@@ -103,6 +132,19 @@ def folded(node: ast.AST) -> str | None:
             if all(p is not None for p in parts):
                 return sep.join(parts)  # type: ignore[arg-type]
     return None
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant(node: ast.AST) -> object:
+    """A literal argument of ``%`` or ``.format``: a string (folded) or a number."""
+    text = folded(node)
+    if text is not None:
+        return text
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    return _NOT_CONSTANT
 
 
 def _dotted(node: ast.AST) -> str | None:
@@ -158,9 +200,9 @@ class _Reader(ast.NodeVisitor):
         value = folded(node)
         if value is None:
             return False
-        if MODULE_NAME.match(value):
-            self.add(node, f'names the module {value!r}', value)
-        elif value.startswith(ENV_PREFIXES):
+        if MODULE_NAME.match(value.lower()):
+            self.add(node, f'names the module {value!r}', value.lower())
+        elif value.upper().startswith(ENV_PREFIXES):
             self.add(node, f'names the test-run variable {value!r}', None)
         return True
 
@@ -247,6 +289,11 @@ class _Reader(ast.NodeVisitor):
     def _is_builtins(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name) and node.id == '__builtins__':
             return True
+        if isinstance(node, ast.Call) and node.args and self.resolve(node.func) in (
+                '__import__', 'importlib.import_module'):
+            return folded(node.args[0]) == 'builtins'  # __import__("builtins").sum = ...
+        if isinstance(node, ast.Subscript) and self.resolve(node.value) == 'sys.modules':
+            return folded(node.slice) == 'builtins'  # sys.modules["builtins"].sum = ...
         if self.resolve(node) in ('builtins', 'builtins.__dict__'):
             return True
         if isinstance(node, ast.Attribute) and node.attr == '__dict__':
@@ -294,9 +341,14 @@ def reach_sites(tree: ast.AST) -> list[Site]:
 
 def new_sites(base: ast.AST | None, new: ast.AST, allowed: Iterable[str] = ()) -> list[Site]:
     """Sites of ``new`` the base did not have (matched by what they are, not where), minus
-    those naming a module in ``allowed`` (``src-test-imports``)."""
+    those naming a module in ``allowed`` (``src-test-imports``). RecursionError for a tree
+    nested deeper than the reader can follow (the caller fails closed)."""
     allowed = tuple(allowed)
-    before = Counter(site.what for site in reach_sites(base)) if base is not None else Counter()
+    try:
+        before = Counter(site.what for site in reach_sites(base)) if base is not None \
+            else Counter()
+    except RecursionError:
+        before = Counter()  # the base cannot vouch for anything then
     found = []
     for site in reach_sites(new):
         if before[site.what]:
