@@ -200,9 +200,9 @@ class _Reader(ast.NodeVisitor):
         value = folded(node)
         if value is None:
             return False
-        if MODULE_NAME.match(value.lower()):
-            self.add(node, f'names the module {value!r}', value.lower())
-        elif value.upper().startswith(ENV_PREFIXES):
+        if MODULE_NAME.match(value):  # module names are case-sensitive
+            self.add(node, f'names the module {value!r}', value)
+        elif value.upper().startswith(ENV_PREFIXES):  # variables are not, on Windows
             self.add(node, f'names the test-run variable {value!r}', None)
         return True
 
