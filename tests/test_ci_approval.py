@@ -280,3 +280,12 @@ def test_push_event_without_a_pull_request_approves_nothing(guarded: Repo, tmp_p
     approval = decision(guarded, {'tests/freeze_ledger.yaml': 'budget: 2\nfreezes: []\n'},
                         GITHUB_EVENT_PATH=str(path))
     assert not approval.approved
+
+
+def test_ledger_added_with_a_budget_is_an_oracle_change_to_approve(guarded: Repo) -> None:
+    guarded.rm('tests/freeze_ledger.yaml')
+    guarded.commit('no ledger yet')
+    approval = decision(guarded, {'tests/freeze_ledger.yaml': 'budget: 3\nfreezes: []\n'})
+    assert not approval.approved
+    assert [f.message for f in approval.findings()] == [
+        'oracle change not approved (label "oracle-approved"): ledger added with budget 3']

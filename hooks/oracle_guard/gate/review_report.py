@@ -109,9 +109,10 @@ def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[I
     added = []
     for row_id, row in new_rows.items():
         if row_id not in old_rows:
-            added.append(Item(path, f'| {_cell(row.id)} | {_cell(row.nodeid)} | {_cell(row.freeze_class)} '
-                         f'| {_cell(row.owner)} | {_cell(row.raw.get("expires"))} '
-                         f'| {_cell(row.raw.get("evidence", ""))} |'))
+            added.append(Item(path, f'| {_cell(row.id)} | {_cell(row.nodeid)} '
+                                    f'| {_cell(row.freeze_class)} | {_cell(row.owner)} '
+                                    f'| {_cell(row.raw.get("expires"))} '
+                                    f'| {_cell(row.raw.get("evidence", ""))} |'))
     changed = []
     for row_id, row in old_rows.items():
         if row_id not in new_rows:
@@ -124,6 +125,8 @@ def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[I
             changed.append(Item(path, f'- {_code(row_id)}: ' + ', '.join(edits)))
     if base is not None and new is not None and base.budget != new.budget:
         changed.append(Item(path, f'- budget {_code(base.budget)} -> {_code(new.budget)}'))
+    elif base is None and new is not None and new.budget:
+        changed.append(Item(path, f'- ledger added with budget {_code(new.budget)}'))
     return added, changed
 
 
