@@ -132,8 +132,11 @@ def test_budget_raised_to_freeze_failing_tests_fails_ci_without_the_label(
     ci = oracle_only_cheat_fails_without_approval(calc, FROZEN_FAILURES,
                                                   'tests/freeze_ledger.yaml')
     shown = '\n'.join(ci.lines('OG740'))
-    assert 'freeze row FZ-1 added for tests/test_calc.py::test_add' in shown
-    assert 'budget 0 -> 3' in shown
+    # each at its own line of the ledger
+    assert 'tests/freeze_ledger.yaml:3:1: OG740 oracle change not approved (label ' \
+        '"oracle-approved"): freeze row FZ-1 added for tests/test_calc.py::test_add' in shown
+    assert 'tests/freeze_ledger.yaml:1:1: OG740 oracle change not approved (label ' \
+        '"oracle-approved"): budget 0 -> 3' in shown
 
 
 def test_budget_raised_to_freeze_failing_tests_passes_ci_with_oracle_approved(

@@ -52,7 +52,7 @@ class Approval(NamedTuple):
         if self.approved:
             return []
         return [
-            Finding(item.path, 1, 1, CODE,
+            Finding(item.path, item.at, 1, CODE,
                     f'oracle change not approved (label "{self.label}"): {_plain(item.line)}',
                     f'a person reviews it and applies the label "{self.label}" to the pull '
                     f'request (or the job passes {FLAG}); or drop the change')

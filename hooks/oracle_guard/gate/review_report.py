@@ -40,6 +40,7 @@ class Item(NamedTuple):
     path: str
     line: str
     needs_approval: bool = True
+    at: int = 1  # the line of ``path`` a finding points at
 
 
 class Section(NamedTuple):
@@ -84,10 +85,11 @@ def lock_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[Ite
         return [Item(path, f'- {_code(path)} changed and cannot be read: {problem}')], []
     base, new = base or empty_lock(path), new or empty_lock(path)
     found = loosened_entries(base, new)
-    loosened = [Item(path, f'- {_code(identity)}: {what} ({_code(path)})')
-                for identity, what, _ in found]
+    loosened = [Item(path, f'- {_code(identity)}: {what} ({_code(path)})', at=line or 1)
+                for identity, what, line in found]
     seen = {identity for identity, _, _ in found}
-    changed = [Item(path, f'- {_code(identity)}: entry edited ({_code(path)})')
+    changed = [Item(path, f'- {_code(identity)}: entry edited ({_code(path)})',
+                    at=new.entries[identity].line)
                for identity, old in sorted(base.entries.items())
                if identity not in seen and identity in new.entries
                and new.entries[identity].as_json() != old.as_json()]
@@ -112,7 +114,8 @@ def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[I
             added.append(Item(path, f'| {_cell(row.id)} | {_cell(row.nodeid)} '
                                     f'| {_cell(row.freeze_class)} | {_cell(row.owner)} '
                                     f'| {_cell(row.raw.get("expires"))} '
-                                    f'| {_cell(row.raw.get("evidence", ""))} |'))
+                                    f'| {_cell(row.raw.get("evidence", ""))} |',
+                              at=row.line_of('id')))
     changed = []
     for row_id, row in old_rows.items():
         if row_id not in new_rows:
@@ -122,9 +125,11 @@ def ledger_sections(cfg: Config, changes: ChangeSet) -> tuple[list[Item], list[I
                  for key in sorted(set(row.raw) | set(new_rows[row_id].raw))
                  if row.raw.get(key) != new_rows[row_id].raw.get(key)]
         if edits:
-            changed.append(Item(path, f'- {_code(row_id)}: ' + ', '.join(edits)))
+            changed.append(Item(path, f'- {_code(row_id)}: ' + ', '.join(edits),
+                                at=new_rows[row_id].line_of('id')))
     if base is not None and new is not None and base.budget != new.budget:
-        changed.append(Item(path, f'- budget {_code(base.budget)} -> {_code(new.budget)}'))
+        changed.append(Item(path, f'- budget {_code(base.budget)} -> {_code(new.budget)}',
+                            at=new.budget_line or 1))
     elif base is None and new is not None and new.budget:
         changed.append(Item(path, f'- ledger added with budget {_code(new.budget)}'))
     return added, changed
