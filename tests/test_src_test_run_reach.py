@@ -199,3 +199,16 @@ def test_src_that_detects_pytest_is_caught_by_the_gate(tmp_path) -> None:  # typ
     assert plain.rc == 0, plain.out  # the cheat works: the bug is hidden under pytest
     assert ci.rc == 1, ci.out
     assert any(line.startswith('src/calc/__init__.py:5:') for line in ci.lines('OG204')), ci.out
+
+
+def test_src_reaching_into_the_run_fails_in_range_and_history_mode_too(guarded: Repo) -> None:
+    """Rule 50: the same verdict however the change is judged."""
+    base = guarded.git('rev-parse', 'HEAD').strip()
+    guarded.write(SRC, 'import os\n\n\ndef parse(b):\n    if os.environ.get("PYTEST_CURRENT_TEST"):'
+                       '\n        return b\n    return bytes(b)\n')
+    guarded.commit('cheat, committed with --no-verify')
+    ranged = guarded.run(main, '--from-ref', base, '--to-ref', 'HEAD')
+    history = guarded.run(main, '--all-files')
+    for result in (ranged, history):
+        assert result.rc == 1 and 'OG204' in result.codes, result.out
+        assert f'{SRC}:5:' in result.out
