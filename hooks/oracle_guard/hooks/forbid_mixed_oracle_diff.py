@@ -1,4 +1,5 @@
-"""forbid-mixed-oracle-diff: a change to ``src/`` does not also change the oracle."""
+"""forbid-mixed-oracle-diff: a change to ``src/`` does not also change the oracle, nor add
+code that reaches into the test run (rule 43)."""
 from __future__ import annotations
 
 import posixpath
