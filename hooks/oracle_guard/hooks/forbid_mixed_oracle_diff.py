@@ -244,9 +244,27 @@ def judging_configs(ctx: RunContext) -> list[Config]:
 
     cfgs = [ctx.cfg, ctx.base_cfg]
     if PRE_COMMIT_CONFIG in ctx.changes.touched():
-        cfgs.extend(configs_from_hook_args(ctx.base_cfg,
-                                           ctx.changes.read_base(PRE_COMMIT_CONFIG)))
+        # ctx.cfg and ctx.base_cfg carry the args this run was started with, which are the
+        # new side's: the base side is its own table with its own args on top.
+        table = _base_table(ctx)
+        cfgs.append(table)
+        cfgs.extend(configs_from_hook_args(table, ctx.changes.read_base(PRE_COMMIT_CONFIG)))
     return cfgs
+
+
+def _base_table(ctx: RunContext) -> Config:
+    """``[tool.oracle-guard]`` as the base revision has it, without any hook args."""
+    from oracle_guard.config import Config
+    from oracle_guard.config import config_from_table
+
+    raw = ctx.changes.read_base(PYPROJECT)
+    if raw is None:
+        return Config(root=ctx.cfg.root)
+    try:
+        text = raw.decode('utf-8-sig')
+        return config_from_table(ctx.cfg.root, read_table(text), text)
+    except (ConfigError, UnicodeDecodeError):
+        return ctx.base_cfg  # an unreadable table is reported as a configuration error
 
 
 def mixed_findings(ctx: RunContext) -> list[Finding]:

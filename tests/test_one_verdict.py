@@ -1,0 +1,73 @@
+"""Row 50 of docs/rules.md: one change, one verdict, whether it is judged as a ``git commit``,
+as a ``--from-ref/--to-ref`` range or as an ``--all-files`` history run of the real
+``pre-commit`` program (tests/hook_modes.py). Each scenario is one repository per mode."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from conftest import Repo
+from hook_modes import judge
+from hook_modes import MODES
+from pre_commit_env import HookRepo
+
+SRC = 'src/app.py'
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def user(guarded: Repo, hook_repo: HookRepo) -> Repo:
+    guarded.write('.pre-commit-config.yaml', hook_repo.config())
+    guarded.commit('use oracle-guard')
+    return guarded
+
+
+# --- row 50: commit mode sees what a range sees ----------------------------------------
+
+def _fix_src(repo: Repo) -> None:
+    repo.write(SRC, 'def parse(b):\n    return bytes(b)\n')
+
+
+def _collect_ignore(repo: Repo) -> None:
+    repo.write('tests/conftest.py', 'collect_ignore = ["test_app.py"]\n')
+
+
+def _deselect(repo: Repo) -> None:
+    repo.write('pyproject.toml', repo.read('pyproject.toml').decode() + '\n'
+               '[tool.pytest.ini_options]\naddopts = "--deselect tests/test_app.py::test_parse"\n')
+
+
+def _repointed(hook_repo: HookRepo) -> Callable[[Repo], None]:
+    def change(repo: Repo) -> None:
+        repo.write('.pre-commit-config.yaml', hook_repo.config().replace(
+            '      - id: forbid-mixed-oracle-diff\n',
+            '      - id: forbid-mixed-oracle-diff\n        args: [--src, vendor/]\n'))
+    return change
+
+
+@pytest.mark.parametrize('oracle_change', ['collect-ignore', 'addopts-deselect',
+                                           'hook-args-repointed'])
+def test_test_run_control_next_to_a_src_change_fails(
+        user: Repo, hook_repo: HookRepo, mode: str, oracle_change: str) -> None:
+    oracle = {'collect-ignore': _collect_ignore, 'addopts-deselect': _deselect,
+              'hook-args-repointed': _repointed(hook_repo)}[oracle_change]
+
+    result = judge(mode, user, hook_repo, lambda r: (oracle(r), _fix_src(r)))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG201') or result.has('OG202') or result.has('OG210'), result.out
+    assert 'got no files' not in result.out
+
+
+@pytest.mark.parametrize('oracle_change', ['collect-ignore', 'addopts-deselect'])
+def test_test_run_control_alone_passes(
+        user: Repo, hook_repo: HookRepo, mode: str, oracle_change: str) -> None:
+    oracle = {'collect-ignore': _collect_ignore, 'addopts-deselect': _deselect}[oracle_change]
+
+    result = judge(mode, user, hook_repo, oracle)
+
+    assert result.rc == 0, result.out
