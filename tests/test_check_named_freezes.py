@@ -462,8 +462,10 @@ UTF7_HIDDEN_SKIP = (b'# -*- coding: utf-7 -*-\nimport pytest\n\n\n'
 
 @pytest.mark.parametrize('source', [
     pytest.param(UTF7_HIDDEN_SKIP, id='utf-7-hides-a-skip'),
-    pytest.param(b'#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\n'
-                 b'def test_a():\n    assert "\xe9"\n', id='latin-1-on-line-2'),
+    pytest.param(b'#!/usr/bin/env python\n# vim: set fileencoding=utf-16 :\n'
+                 b'def test_a():\n    assert True\n', id='utf-16-on-line-2'),
+    pytest.param(b'# coding: iso2022_jp\ndef test_a():\n    assert True\n', id='stateful-codec'),
+    pytest.param(b'# coding: my_rot13\ndef test_a():\n    assert True\n', id='unknown-codec'),
 ])
 def test_test_file_with_a_coding_cookie_other_than_utf8_fails(repo, source):
     """Rule 36: what is reviewed must be what runs."""
@@ -472,6 +474,28 @@ def test_test_file_with_a_coding_cookie_other_than_utf8_fails(repo, source):
     result = repo.run(main, '--today', TODAY, path)
     assert result.codes == ['OG307']
     assert 'declares coding' in result.out
+
+
+@pytest.mark.parametrize('codec', ['latin-1', 'cp1252', 'iso-8859-15'])
+def test_test_file_in_an_ascii_compatible_legacy_codec_passes(repo, codec):
+    """Rule 36 as amended: ASCII bytes stand for themselves, so the code reads the same."""
+    source = (f'# -*- coding: {codec} -*-\n\n\ndef test_a():\n'
+              '    assert len("caf\xe9") == 4\n').encode(codec)
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_headers.py', source)
+    result = repo.run(main, '--today', TODAY, path)
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_skip_spelled_in_a_legacy_codec_letter_still_fails(repo):
+    """latin-1's b"\\xaa" is the letter "a" to Python (NFKC): the prefilter decodes with
+    the declared codec, so ``pytest.mark.xf\\xaail`` is still parsed and judged."""
+    source = (b'# coding: latin-1\nimport pytest\n\n\n@pytest.mark.xf\xaail\n'
+              b'def test_a():\n    assert False\n')
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_headers.py', source)
+    result = repo.run(main, '--today', TODAY, path)
+    assert result.codes == ['OG301']
 
 
 @pytest.mark.parametrize('cookie', [b'# -*- coding: utf-8 -*-\n', b'# coding=UTF8\n', b''])

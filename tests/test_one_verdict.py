@@ -26,6 +26,27 @@ def user(guarded: Repo, hook_repo: HookRepo) -> Repo:
     return guarded
 
 
+# --- row 36: only codecs in which ASCII bytes are not themselves -----------------------
+
+def test_latin_1_test_file_with_an_accented_string_passes(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    source = ('# -*- coding: latin-1 -*-\n\n\ndef test_accent():\n'
+              '    assert len("caf\xe9") == 4\n').encode('latin-1')
+
+    result = judge(mode, user, hook_repo, lambda r: r.write('tests/test_accent.py', source))
+
+    assert result.rc == 0, result.out
+
+
+def test_utf_7_test_file_fails(user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    source = b'# -*- coding: utf-7 -*-\n\n\ndef test_x():\n    assert True\n'
+
+    result = judge(mode, user, hook_repo, lambda r: r.write('tests/test_seven.py', source))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG307', 'tests/test_seven.py'), result.out
+
+
 # --- row 50: commit mode sees what a range sees ----------------------------------------
 
 def _fix_src(repo: Repo) -> None:

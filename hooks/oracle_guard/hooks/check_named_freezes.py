@@ -121,12 +121,13 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
         return []
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.scanner import source_text
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import tampering
 
     try:
         tree = parse_python(source, path)
-        silences = scan_silences(tree, source.decode('utf-8', 'replace')) \
+        silences = scan_silences(tree, source_text(source)) \
             if silences_possible else []
         tampered = tampering(tree) if tampering_possible else []  # rule 35
     except ScanError as exc:

@@ -143,6 +143,20 @@ class ScannedFile(Record):
         self.tests = [] if tests is None else tests
 
 
+def source_text(source: bytes) -> str:
+    """The text Python reads: the declared codec when rule 36 lets it through (latin-1,
+    cp1252), UTF-8 otherwise; undecodable bytes replaced (the parse reports them)."""
+    from oracle_guard.reading.silence_prefilter import declared_codec
+
+    codec = declared_codec(source)
+    if codec is not None:
+        try:
+            return source.decode(codec, 'replace')
+        except LookupError:
+            pass
+    return source.decode('utf-8', 'replace')
+
+
 def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
     if source.startswith(b'\xef\xbb\xbf'):
         source = source[3:]
@@ -722,7 +736,7 @@ def scan_tests(tree: ast.Module) -> list[TestFunction]:
 def scan_file(source: bytes, path: str = '<test>') -> ScannedFile:
     """Silences and tests of one file; raises ScanError if it is not Python."""
     tree = parse_python(source, path)
-    text = source.decode('utf-8', 'replace')
+    text = source_text(source)
     return ScannedFile(silences=scan_silences(tree, text), tests=scan_tests(tree))
 
 
@@ -752,7 +766,7 @@ def silences_naming(view, roots: tuple[str, ...], freeze_ids, is_test_code
         if source is None:
             continue
         try:
-            silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'))
+            silences = scan_silences(parse_python(source, path), source_text(source))
         except ScanError:
             continue  # check-named-freezes reports the file itself (OG307)
         for silence in silences:

@@ -141,12 +141,13 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.scanner import source_text
     from oracle_guard.oracle.ledger import function_of
 
     found: dict[str, list[AcceptedSilence]] = {}
     try:
         tree = parse_python(source, path)
-        silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+        silences = scan_silences(tree, source_text(source))
     except ScanError:
         return found  # check-named-freezes reports it (OG307)
     readers: list[ConditionReader] = []

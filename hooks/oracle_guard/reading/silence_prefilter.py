@@ -23,44 +23,78 @@ def might_silence(source: bytes) -> bool:
         return False
     import unicodedata
 
-    text = unicodedata.normalize('NFKC', source.decode('utf-8', 'replace'))
+    # A legacy codec's letters normalise too: latin-1's b"\xaa" is "a" to Python.
+    codec = declared_codec(source) or 'utf-8'
+    text = unicodedata.normalize('NFKC', source.decode(codec, 'replace'))
     normalized = text.encode('utf-8', 'replace')
     return any(word in normalized for word in MARKER_WORDS)
 
 
 # -- rule 36: what Python decodes must be what is reviewed ---------------------------------
 
-def foreign_encoding(source: bytes) -> tuple[int, str] | None:
-    """(line, name) of a PEP 263 coding cookie that is not UTF-8, or None.
-
-    Python decodes the file with the declared codec; everything oracle-guard reads (and
-    a reviewer sees) is UTF-8. Under ``# -*- coding: utf-7 -*-`` a skip can look like a
-    comment, so such a file is refused rather than scanned. Python looks at the first
-    line, and at the second only when the first is blank or a comment.
-    """
+def declared_codec(source: bytes) -> str | None:
+    """The codec a PEP 263 coding cookie names (as written), or None. Python looks at the
+    first line, and at the second only when the first is blank or a comment."""
     if b'coding' not in source[:1024]:
-        return None  # the usual file: no regex, no codec lookup
-    import codecs
+        return None  # the usual file: no regex
     import re
 
     if source.startswith(b'\xef\xbb\xbf'):
         source = source[3:]
-    for number, line in enumerate(re.split(rb'\r\n|\r|\n', source[:1024], maxsplit=2)[:2], 1):
+    for line in re.split(rb'\r\n|\r|\n', source[:1024], maxsplit=2)[:2]:
         match = re.match(rb'^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)', line)
         if match:
-            name = match.group(1).decode('ascii', 'replace')
-            normal = name[:12].lower().replace('_', '-')
-            if normal == 'utf-8' or normal.startswith('utf-8-'):
-                return None
-            try:
-                if codecs.lookup(normal).name == 'utf-8':
-                    return None
-            except LookupError:
-                pass  # Python refuses the file as well; it is still not UTF-8
-            return number, name
+            return match.group(1).decode('ascii', 'replace')
         if not re.match(rb'^[ \t\f]*(?:[#\r\n]|$)', line):
             return None
     return None
+
+
+def ascii_compatible(name: str) -> bool:
+    """Whether every ASCII byte stands for itself under this codec and every other byte is
+    one character of its own (latin-1, cp1252, iso-8859-15): code then reads the same as
+    UTF-8 shows it. Not so for utf-7 (``+AAo-`` is a newline), utf-16/32, multi-byte codecs
+    whose second byte may be ``\\`` or ``"``, or a codec Python does not know."""
+    import codecs
+    import importlib
+
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        return False
+    if info.name in ('utf-8', 'iso8859-1'):
+        return True
+    # A charmap codec (encodings/cp1252.py) decodes byte by byte from one table, with no
+    # state: iso2022_jp's escapes or utf-7's "+" cannot change what later bytes mean.
+    try:
+        module = importlib.import_module('encodings.' + info.name.replace('-', '_'))
+    except ImportError:
+        return False
+    table = getattr(module, 'decoding_table', None)
+    return isinstance(table, str) and len(table) == 256 and \
+        table[:128] == bytes(range(128)).decode('ascii')
+
+
+def foreign_encoding(source: bytes) -> tuple[int, str] | None:
+    """(line, name) of a PEP 263 coding cookie under which ASCII bytes do not stand for
+    themselves (rule 36), or None.
+
+    Python decodes the file with the declared codec; everything oracle-guard reads (and
+    a reviewer sees) is the bytes as text. Under ``# -*- coding: utf-7 -*-`` a skip can look
+    like a comment, so such a file is refused rather than scanned. A legacy single-byte
+    codec (latin-1, cp1252) changes only what non-ASCII bytes mean: the code reads the same.
+    """
+    name = declared_codec(source)
+    if name is None:
+        return None
+    normal = name[:12].lower().replace('_', '-')
+    if normal == 'utf-8' or normal.startswith('utf-8-') or ascii_compatible(name):
+        return None
+    import re
+
+    body = source[3:] if source.startswith(b'\xef\xbb\xbf') else source
+    first = re.split(rb'\r\n|\r|\n', body[:1024], maxsplit=1)[0]
+    return (1 if re.search(rb'coding[:=]', first) else 2), name
 
 
 # -- rule 35: can the file assign to __code__ or to a pytest object? ----------------------
