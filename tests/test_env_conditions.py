@@ -165,3 +165,48 @@ def test_importorskip_of_an_undeclared_module_fails(repo):
 
 def test_names_are_compared_after_pep503_normalisation():
     assert normalize('Ruamel.YAML') == normalize('ruamel_yaml') == 'ruamel-yaml'
+
+
+# Row 40b: an environment condition added to a test that ran at the base is a silence.
+def _existing_test(repo, decorator='', body='def test_a():\n    assert 1\n'):
+    run(repo, decorator + body)
+    repo.commit('the test as it ran at the base')
+
+
+@pytest.mark.parametrize('decorator', [HONEST['platform'], HONEST['unittest skipIf'],
+                                       'pytestmark = pytest.mark.skipif(sys.platform != '
+                                       '"win32", reason="flaky on linux")\n\n'],
+                         ids=['skipif', 'unittest skipIf', 'module pytestmark'])
+def test_environment_condition_added_to_an_existing_test_fails(repo, decorator):
+    _existing_test(repo)
+    result = run(repo, decorator + 'def test_a():\n    assert 1\n')
+    assert result.codes == ['OG322']
+    assert 'test_a, which ran without it at the base revision' in result.out
+
+
+def test_environment_condition_of_an_existing_test_changed_fails(repo):
+    _existing_test(repo, HONEST['platform'])
+    result = run(repo, HONEST['platform'].replace('==', '!=') + 'def test_a():\n    assert 1\n')
+    assert result.codes == ['OG322']
+
+
+def test_environment_condition_kept_on_an_existing_test_passes(repo):
+    _existing_test(repo, HONEST['platform'])
+    result = run(repo, HONEST['platform'] + 'def test_a():\n    assert 2\n')
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_environment_condition_on_a_test_new_next_to_an_existing_one_passes(repo):
+    _existing_test(repo)
+    result = run(repo, 'def test_a():\n    assert 1\n\n\n' + HONEST['platform'] +
+                 'def test_b():\n    assert 1\n')
+    assert (result.rc, result.out) == (0, '')
+
+
+def test_environment_condition_added_in_a_range_fails(repo):
+    _existing_test(repo)
+    base = repo.git('rev-parse', 'HEAD').strip()
+    run(repo, HONEST['platform'] + 'def test_a():\n    assert 1\n')
+    repo.commit('skip on windows')
+    result = repo.run(main, '--from-ref', base, '--to-ref', 'HEAD')
+    assert result.codes == ['OG322']

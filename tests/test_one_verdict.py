@@ -11,6 +11,7 @@ from hook_modes import judge
 from hook_modes import MODES
 from pre_commit_env import HookRepo
 
+TEST = 'tests/test_app.py'
 SRC = 'src/app.py'
 
 
@@ -24,6 +25,29 @@ def user(guarded: Repo, hook_repo: HookRepo) -> Repo:
     guarded.write('.pre-commit-config.yaml', hook_repo.config())
     guarded.commit('use oracle-guard')
     return guarded
+
+
+# --- row 40b: an environment condition added to a test that ran ------------------------
+
+ENV_SKIP = ('import sys\n\nimport pytest\nfrom app import parse\n\n\n'
+            '@pytest.mark.skipif(sys.platform != "win32", reason="flaky on linux")\n'
+            'def test_{name}():\n    assert parse(b"x") == b"x"\n')
+
+
+def test_environment_condition_added_to_an_existing_test_fails(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    result = judge(mode, user, hook_repo, lambda r: r.write(TEST, ENV_SKIP.format(name='parse')))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG322', TEST), result.out
+
+
+def test_environment_condition_on_a_new_test_passes(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    result = judge(mode, user, hook_repo,
+                   lambda r: r.write('tests/test_windows.py', ENV_SKIP.format(name='windows')))
+
+    assert result.rc == 0, result.out
 
 
 # --- row 36: only codecs in which ASCII bytes are not themselves -----------------------
@@ -92,3 +116,32 @@ def test_test_run_control_alone_passes(
     result = judge(mode, user, hook_repo, oracle)
 
     assert result.rc == 0, result.out
+
+
+# --- rule 29: a ledger row removed while test code still names it ----------------------
+
+FROZEN_TEST = ('import pytest\nfrom app import parse\n\n\n@pytest.mark.skip(reason="FZ-1")\n'
+               'def test_parse():\n    assert parse(b"x") == b"x"\n')
+LEDGER_ROW = '''\
+budget: 1
+freezes:
+  - id: FZ-1
+    nodeid: tests/test_app.py::test_parse
+    class: network
+    evidence: "needs the internet"
+    owner: alice
+    expires: 2026-12-20
+'''
+
+
+def test_ledger_row_removed_while_a_test_names_it_fails(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    user.write(TEST, FROZEN_TEST)
+    user.write('tests/freeze_ledger.yaml', LEDGER_ROW)
+    user.commit('freeze test_parse')
+
+    result = judge(mode, user, hook_repo,
+                   lambda r: r.write('tests/freeze_ledger.yaml', 'budget: 1\nfreezes: []\n'))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG302', TEST), result.out

@@ -104,6 +104,7 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
 def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date,
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
+               environment: list[Silence] | None = None,  # gets rule 40's accepted silences
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
@@ -155,6 +156,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
             continue
         if judge is not None:  # rules 39-41: baselined, environment, declared import
             judgement = judge.judge(path, silence, reader)
+            if judgement.accepted == 'environment' and environment is not None:
+                environment.append(silence)  # rule 40b asks the base about it
             if judgement.accepted:
                 continue
             if judgement.finding is not None:
@@ -242,7 +245,10 @@ def check(ctx: RunContext) -> list[Finding]:
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
                                         'the repository', 'commit the file itself'))
             continue
-        findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines, judge))
+        environment: list[Silence] = []
+        findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines, judge,
+                                   environment))
+        findings.extend(added_environment_conditions(ctx, path, environment))
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
     findings.extend(shadowing_findings(cfg, files, view or ctx.judged or TreeView(cfg.root, None)))
     findings.extend(root_shadowing_findings(ctx, view or ctx.judged or TreeView(cfg.root, None)))
@@ -372,6 +378,43 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
     return sorted(set(findings), key=Finding.sort_key)
 
 
+def added_environment_conditions(ctx: RunContext, path: str, accepted: list[Silence]
+                                 ) -> list[Finding]:
+    """Rule 40b, where there is a base to ask: a change, a range, one commit of history."""
+    if not accepted or ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE) or \
+            not ctx.changes.has_base:
+        return []
+    from oracle_guard.reading.silence_acceptance import added_environment_conditions as added
+
+    return added(path, accepted, ctx.changes.read_base(path))
+
+
+def history_check(ctx: RunContext) -> list[Finding]:
+    """One commit of history mode: rule 40b for the test files it added or edited (the
+    whole tree at HEAD is judged once, by ``check``, where no base can be asked)."""
+    cfg = ctx.cfg
+    view = ctx.changes.new
+    judge = LazySilenceJudge(cfg, view)
+    findings: list[Finding] = []
+    for path in ctx.changes.added_or_modified():
+        if not cfg.is_test_code(path):
+            continue
+        source = view.read(path)
+        if source is None:
+            continue
+        environment: list[Silence] = []
+        check_file(path, source, cfg, lambda: _no_ledger(cfg), ctx.today, judge=judge,
+                   environment=environment)
+        findings.extend(added_environment_conditions(ctx, path, environment))
+    return findings
+
+
+def _no_ledger(cfg: Config) -> FreezeLedger:
+    from oracle_guard.oracle.ledger import empty_ledger
+
+    return empty_ledger(cfg.ledger)
+
+
 class LazySilenceJudge:
     """What accepts a silence without a freeze (rules 39-41), read from the judged side like
     the ledger (an untracked baseline accepts nothing). Built on first use: most commits
@@ -408,7 +451,7 @@ def symlinked_tests(ctx: RunContext) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     return run_hook(check, argv, 'Every skip/xfail carries an FZ id naming a live ledger row.',
-                    filenames=True)
+                    filenames=True, history=history_check)
 
 
 if __name__ == '__main__':

@@ -172,3 +172,40 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge
         for key in keys:
             found.setdefault(key, []).append(accepted)
     return found
+
+
+def added_environment_conditions(path: str, accepted: list[Silence], base_source: bytes | None
+                                 ) -> list[Finding]:
+    """Rule 40b: an environment condition (accepted by rule 40) on a test that existed at the
+    base revision in this file without that very condition. The test ran where the project's
+    CI runs and now does not: a silence that needs a freeze. New tests may carry one."""
+    if not accepted or base_source is None:
+        return []
+    from oracle_guard.oracle.baseline import silence_digest
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import source_text
+    from oracle_guard.reading.scanner import test_functions
+
+    try:
+        tree = parse_python(base_source, path)
+        before = {(target, s.kind, silence_digest(s))
+                  for s in scan_silences(tree, source_text(base_source)) for target in s.targets}
+    except ScanError:
+        return []  # a base nobody could parse ran no test we could name
+    existed = {identity for identity, _ in test_functions(tree)}
+    findings = []
+    for silence in accepted:
+        digest = silence_digest(silence)
+        ran = [t for t in silence.targets
+               if t in existed and (t, silence.kind, digest) not in before]
+        if ran:
+            shown = ', '.join(ran[:3]) + (f' (+{len(ran) - 3} more)' if len(ran) > 3 else '')
+            findings.append(Finding(
+                path, silence.line, silence.col, 'OG322',
+                f'{silence.code}: an environment condition added to {shown}, which ran '
+                'without it at the base revision: the test no longer runs where it ran',
+                'fix the test; or name the freeze (FZ-<n> in the reason, a ledger row) in a '
+                'change without src/'))
+    return findings
