@@ -531,6 +531,28 @@ def test_test_module_shadowing_the_code_under_test_fails(guarded, path):
     assert result.out.startswith(f'{path}:1:1: OG309 importable as ')
 
 
+def test_src_package_added_under_the_name_of_an_untouched_test_helper_fails(guarded):
+    """Rule 34 from the src side: the test helper is not in the change, yet the commit that
+    adds src/helpers/ makes it shadow that package; judged as --all-files would."""
+    guarded.write('tests/helpers.py', 'def make():\n    return 1\n')
+    guarded.commit('a test helper')
+    guarded.write('src/helpers/__init__.py', 'X = 1\n')
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY)
+    assert result.codes == ['OG309']
+    assert result.out.startswith('tests/helpers.py:1:1: OG309 importable as ')
+
+
+def test_tests_init_deleted_so_a_helper_shadows_src_fails(guarded):
+    guarded.write('tests/unit/__init__.py', '')
+    guarded.write('tests/unit/app.py', 'def parse(b):\n    return b\n')
+    guarded.commit('a package of helpers')
+    guarded.rm('tests/unit/__init__.py')
+    result = guarded.run(main, '--today', TODAY)
+    assert result.codes == ['OG309']
+    assert result.out.startswith('tests/unit/app.py:1:1: OG309 importable as ')
+
+
 @pytest.mark.parametrize('path', ['pytest.py', 'pytest/__init__.py', '_pytest/python.py',
                                   'hypothesis/__init__.py'])
 def test_module_at_the_root_shadowing_pytest_fails(guarded, path):

@@ -250,7 +250,9 @@ def check(ctx: RunContext) -> list[Finding]:
                                    environment))
         findings.extend(added_environment_conditions(ctx, path, environment))
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
-    findings.extend(shadowing_findings(cfg, files, view or ctx.judged or TreeView(cfg.root, None)))
+    judged_view = view or ctx.judged or TreeView(cfg.root, None)
+    findings.extend(shadowing_findings(cfg, shadowing_candidates(ctx, files, judged_view),
+                                       judged_view))
     findings.extend(root_shadowing_findings(ctx, view or ctx.judged or TreeView(cfg.root, None)))
     if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):  # every file was seen
         stale = judge.stale_entries()
@@ -318,6 +320,24 @@ def shadowing_findings(cfg: Config, files: Sequence[str], view: TreeView) -> lis
                     f'rename it (e.g. {name}_helpers), or make {folder or "."}/ a package '
                     'with an __init__.py')
             for path, folder, name in hits if folder not in packages]
+
+
+def shadowing_candidates(ctx: RunContext, files: list[str], view: TreeView) -> list[str]:
+    """Rule 34 from the other side: a change that adds a file under a ``src`` root (maybe a
+    new top-level package named like an existing test helper) or deletes a tests
+    ``__init__.py`` (its folder goes first on sys.path) makes untouched test files shadow
+    code. Then every test file is a candidate, as ``--all-files`` has it; other changes
+    keep to their own files."""
+    if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):
+        return files
+    cfg, changes = ctx.cfg, ctx.changes
+    new_src = any(c.status in ('A', 'R', 'C') and cfg.is_src(c.path) for c in changes.changes)
+    lost_package = any(posixpath.basename(p) == '__init__.py' and cfg.is_test_code(p)
+                       for p in changes.deleted())
+    if not (new_src or lost_package):
+        return files
+    others = [p for p in view.paths(list(cfg.tests)) if cfg.is_test_code(p) and p not in files]
+    return [*files, *others]
 
 
 def root_shadowing_findings(ctx: RunContext, view: TreeView) -> list[Finding]:
