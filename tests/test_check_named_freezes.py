@@ -453,6 +453,54 @@ def test_ordinary_attribute_assignment_in_tests_passes(repo):
     assert (result.rc, result.out) == (0, '')
 
 
+# -- rule 35b: pytest's marks, outcomes or internals reached by a computed name ------------
+
+COMPUTED_ACCESS = {
+    'getattr-mark': 'import pytest\n\npytestmark = getattr(pytest.mark, "s" + "kip")\n',
+    'getattr-unittest': 'import unittest\n\n\nclass T(unittest.TestCase):\n'
+                        '    @getattr(unittest, "".join(["sk", "ip"]))("later")\n'
+                        '    def test_a(self):\n        pass\n',
+    'getattr-outcome': 'import pytest\n\n\ndef test_a():\n    getattr(pytest, NAME)("x")\n',
+    'import-module-in-pieces': 'import importlib\n\npython = importlib.import_module('
+                               '"_py" "test" ".python")\n',
+    'import-module-computed': 'from importlib import import_module\n\nmarks = import_module('
+                              '"py" + "test").mark\n',
+    '__import__-computed': 'pt = __import__("".join(["py", "test"]))\n',
+    'globals-lookup': 'import pytest\n\nmark = globals()["py" + "test"].mark\n',
+    'vars-of-pytest': 'import pytest\n\nskip = vars(pytest.mark)["skip"]\n',
+    'dict-of-pytest': 'import pytest\n\nskip = pytest.__dict__.get("skip")\n',
+    'sys-modules': 'import sys\n\nimport pytest\n\nskip = sys.modules["py" + "test"].skip\n',
+}
+
+
+@pytest.mark.parametrize('source', COMPUTED_ACCESS.values(), ids=COMPUTED_ACCESS.keys())
+def test_computed_access_to_pytest_in_test_code_fails(repo, source):
+    """Rule 35b: a name nobody can read cannot be judged, so computing it is the finding."""
+    result = run(repo, source + '\n\ndef test_z():\n    assert True\n')
+    assert 'OG310' in result.codes, result.out
+
+
+def test_pytest_internals_patched_through_a_name_in_pieces_fails(repo):
+    """The byte prefilter of rule 35 selects a file that imports by name, so the patch is
+    judged (OG308) as well as the computed import (OG310)."""
+    result = run(repo, 'import importlib\n\npython = importlib.import_module("_py" "test" '
+                       '".python")\npython.Function.runtest = lambda self: None\n')
+    assert sorted(result.codes) == ['OG308', 'OG310']
+
+
+@pytest.mark.parametrize('source', [
+    'import pytest\n\nskip = getattr(pytest.mark, "skip", None)\n',
+    'import importlib\n\njson = importlib.import_module("json")\n',
+    'import os\n\n\ndef test_a():\n    assert getattr(os, NAME, None) is None\n',
+    'import pytest\n\n\ndef test_a():\n    assert globals()["test_a"] is test_a\n',
+    'def test_a():\n    assert vars(OBJ)[KEY]\n',
+], ids=['getattr-literal', 'import-literal', 'getattr-other-module', 'globals-literal',
+        'vars-of-other'])
+def test_spelled_or_unrelated_lookups_are_not_computed_access(repo, source):
+    result = run(repo, source)
+    assert 'OG310' not in result.codes, result.out
+
+
 # -- rule 36: a coding cookie other than UTF-8 ---------------------------------------------
 
 UTF7_HIDDEN_SKIP = (b'# -*- coding: utf-7 -*-\nimport pytest\n\n\n'

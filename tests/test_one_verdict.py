@@ -118,6 +118,25 @@ def test_test_run_control_alone_passes(
     assert result.rc == 0, result.out
 
 
+# --- computed access to pytest's marks, outcomes or internals --------------------------
+
+COMPUTED = {
+    'getattr-mark': 'import pytest\n\npytestmark = getattr(pytest.mark, "s" + "kip")\n\n\n'
+                    'def test_parse():\n    assert False\n',
+    'import-module': 'import importlib\n\npython = importlib.import_module("_py" "test" ".python")\n'
+                     '\n\ndef test_parse():\n    assert python\n',
+}
+
+
+@pytest.mark.parametrize('access', sorted(COMPUTED))
+def test_computed_access_to_pytest_in_test_code_fails(
+        user: Repo, hook_repo: HookRepo, mode: str, access: str) -> None:
+    result = judge(mode, user, hook_repo, lambda r: r.write(TEST, COMPUTED[access]))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG310', TEST), result.out
+
+
 # --- rule 29: a ledger row removed while test code still names it ----------------------
 
 FROZEN_TEST = ('import pytest\nfrom app import parse\n\n\n@pytest.mark.skip(reason="FZ-1")\n'

@@ -108,6 +108,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
+    from oracle_guard.reading.silence_prefilter import might_compute
     from oracle_guard.reading.silence_prefilter import might_tamper
 
     cookie = foreign_encoding(source)
@@ -118,8 +119,10 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                         'from UTF-8, so what is reviewed here is not what runs',
                         'save the file as UTF-8 and delete the coding line')]
     silences_possible, tampering_possible = might_silence(source), might_tamper(source)
-    if not (silences_possible or tampering_possible):
+    computing_possible = might_compute(source)
+    if not (silences_possible or tampering_possible or computing_possible):
         return []
+    from oracle_guard.reading.scanner import computed_access
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import scan_silences
     from oracle_guard.reading.scanner import source_text
@@ -131,6 +134,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
         silences = scan_silences(tree, source_text(source)) \
             if silences_possible else []
         tampered = tampering(tree) if tampering_possible else []  # rule 35
+        computed = computed_access(tree, source_text(source)) \
+            if computing_possible else []  # rule 35b
     except ScanError as exc:
         return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
                         'make the file valid Python 3 (UTF-8): a test file nobody can parse '
@@ -151,6 +156,11 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                         'a test may not change pytest or swap a function\'s code: fix the '
                         'code under test instead')
                 for line, col, what in tampered]
+    findings += [Finding(path, line, col, 'OG310', f'test code {what}: pytest\'s marks, '
+                         'outcomes or internals reached by a name nobody can read here',
+                         'spell the name out (pytest.mark.skip, import _pytest.python) so it '
+                         'is judged; a skip then needs its freeze')
+                 for line, col, what in computed]
     for silence in silences:
         if silence.kind in cfg.allow_silences:
             continue

@@ -783,6 +783,85 @@ def _is_pytest_object(name: str | None) -> bool:
                                  name.startswith(('pytest.', '_pytest.')))
 
 
+_RUNNER_ROOTS = ('pytest', '_pytest', 'unittest')
+
+
+def _is_runner_object(name: str | None) -> bool:
+    return name is not None and (name in _RUNNER_ROOTS or
+                                 name.startswith(tuple(f'{r}.' for r in _RUNNER_ROOTS)))
+
+
+def _literal(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+_NAME_TABLES = ('globals()', 'locals()', 'vars()', 'sys.modules')
+
+
+def _namespace_of(node: ast.AST, aliases: ImportAliases) -> str | None:
+    """What a mapping of names is: ``globals()``, ``vars()``, ``sys.modules`` (a computed key
+    may name pytest), or ``vars(pytest.mark)`` / ``pytest.__dict__`` (any key reaches into
+    pytest); None for any other expression."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id in ('globals', 'locals', 'vars') and node.func.id not in aliases.names:
+        if not node.args:
+            return f'{node.func.id}()'
+        owner = aliases.resolve(node.args[0]) if node.func.id == 'vars' else None
+        return f'vars({owner})' if _is_runner_object(owner) else None
+    if isinstance(node, ast.Attribute) and node.attr == '__dict__':
+        owner = aliases.resolve(node.value)
+        return f'{owner}.__dict__' if _is_runner_object(owner) else None
+    if aliases.resolve(node) == 'sys.modules':
+        return 'sys.modules'
+    return None
+
+
+def _computed_lookup(space: str | None, key: ast.AST | None) -> bool:
+    return space is not None and (space not in _NAME_TABLES or not _literal(key))
+
+
+def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int, int, str]]:
+    """(line, col, what) of every name of pytest's or unittest's marks, outcomes or
+    internals that the source computes instead of spelling (rule 35b): ``getattr`` with a
+    non-literal name on a pytest/unittest object, ``import_module``/``__import__`` of a
+    computed string, a computed key into ``globals()``/``vars()``/``sys.modules``, and any
+    lookup in the namespace of a pytest/unittest object. What is computed cannot be read,
+    so a silence or a patch spelled that way would pass unseen. With the source ``text``, a
+    pytest/unittest module name spelled in pieces (``"_py" "test"``) counts as computed:
+    nothing a reviewer or a byte search looks for is in the file."""
+    aliases = ImportAliases(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args:
+            func, first = node.func, node.args[0]
+            name = aliases.resolve(func)
+            plain = isinstance(func, ast.Name) and func.id not in aliases.names
+            if plain and func.id == 'getattr' and len(node.args) >= 2 and \
+                    not _literal(node.args[1]) and _is_runner_object(aliases.resolve(first)):
+                found.append((node.lineno, node.col_offset + 1,
+                              f'getattr of a computed name on {aliases.resolve(first)}'))
+            elif ((plain and func.id == '__import__') or
+                  name in ('importlib.import_module', 'importlib.__import__',
+                           'builtins.__import__')) and (not _literal(first) or (
+                      text is not None and _is_runner_object(first.value) and  # type: ignore[attr-defined]
+                      first.value not in text)):  # type: ignore[attr-defined]
+                found.append((node.lineno, node.col_offset + 1,
+                              'imports a module whose name is computed'))
+            elif isinstance(func, ast.Attribute) and func.attr in ('get', 'setdefault', 'pop'):
+                space = _namespace_of(func.value, aliases)
+                if _computed_lookup(space, first):
+                    found.append((node.lineno, node.col_offset + 1,
+                                  f'looks up a name in {space} that the source does not spell'
+                                  if space in _NAME_TABLES else f'reads the namespace {space}'))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            space = _namespace_of(node.value, aliases)
+            if _computed_lookup(space, node.slice):
+                found.append((node.lineno, node.col_offset + 1,
+                              f'looks up a name in {space} that the source does not spell'
+                              if space in _NAME_TABLES else f'reads the namespace {space}'))
+    return sorted(found)
+
+
 def tampering(tree: ast.Module) -> list[tuple[int, int, str]]:
     """(line, col, what) of every assignment to a function's ``__code__`` or to an
     attribute of a ``pytest``/``_pytest`` object, however reached (rule 35): such a test

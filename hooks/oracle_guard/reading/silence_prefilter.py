@@ -97,6 +97,31 @@ def foreign_encoding(source: bytes) -> tuple[int, str] | None:
     return (1 if re.search(rb'coding[:=]', first) else 2), name
 
 
+# -- rule 35b: can the file compute a name of pytest's? -----------------------------------
+
+# A computed module name needs no other word; the rest reach pytest or unittest through an
+# object the file names (or imports by a computed name, which the first words select).
+_IMPORT_WORDS = (b'import_module', b'__import__')
+_LOOKUP_WORDS = (b'getattr', b'globals', b'locals', b'vars', b'__dict__', b'modules')
+_RUNNER_WORDS = (b'pytest', b'unittest')
+
+
+def might_compute(source: bytes) -> bool:
+    """The byte prefilter for rule 35b: a file that cannot compute a name of pytest's marks,
+    outcomes or internals is not parsed for it. Identifiers are NFKC-normalised by Python,
+    so a file with non-ASCII bytes is searched in that form too."""
+    if not source.isascii():
+        import unicodedata
+
+        codec = declared_codec(source) or 'utf-8'
+        source = unicodedata.normalize('NFKC', source.decode(codec, 'replace')).encode(
+            'utf-8', 'replace')
+    if any(word in source for word in _IMPORT_WORDS):
+        return True
+    return any(word in source for word in _LOOKUP_WORDS) and \
+        any(word in source for word in _RUNNER_WORDS)
+
+
 # -- rule 35: can the file assign to __code__ or to a pytest object? ----------------------
 
 # What `from pytest import *` binds that has attributes worth patching.
@@ -168,8 +193,9 @@ def might_tamper(source: bytes) -> bool:
     """The byte prefilter for rule 35: a file that cannot assign to ``__code__`` or to a
     pytest object is not parsed for it. Plain byte searches, no regex: each use of pytest
     (or a name imported from it) is looked at on its own line."""
-    if b'__code__' in source or b'_pytest' in source:
-        return True
+    if b'__code__' in source or b'_pytest' in source or \
+            any(word in source for word in _IMPORT_WORDS):
+        return True  # `import_module("_py" "test")` names _pytest in pieces
     if b'pytest' not in source:
         return False
     if any(word in source for word in (b'setattr', b'__dict__', b'vars(', b'del ', b'del\t')):
