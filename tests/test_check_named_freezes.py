@@ -470,6 +470,12 @@ COMPUTED_ACCESS = {
     'vars-of-pytest': 'import pytest\n\nskip = vars(pytest.mark)["skip"]\n',
     'dict-of-pytest': 'import pytest\n\nskip = pytest.__dict__.get("skip")\n',
     'sys-modules': 'import sys\n\nimport pytest\n\nskip = sys.modules["py" + "test"].skip\n',
+    'variable-assigned-in-pieces': 'import importlib\n\nNAME = "_py" + "test.outcomes"\n'
+                                   'outcomes = importlib.import_module(NAME)\n',
+    'variable-naming-pytest': 'import importlib\n\nNAME = "_pytest.outcomes"\n'
+                              'outcomes = importlib.import_module(NAME)\n',
+    'chr-folded': 'pt = __import__(chr(95) + "pytest")\n',
+    'percent-format': 'import importlib\n\nm = importlib.import_module("%s" % WHERE)\n',
 }
 
 
@@ -494,8 +500,12 @@ def test_pytest_internals_patched_through_a_name_in_pieces_fails(repo):
     'import os\n\n\ndef test_a():\n    assert getattr(os, NAME, None) is None\n',
     'import pytest\n\n\ndef test_a():\n    assert globals()["test_a"] is test_a\n',
     'def test_a():\n    assert vars(OBJ)[KEY]\n',
+    'import importlib\n\n\ndef test_a(name):\n    importlib.import_module(name)\n',
+    'import importlib\n\n\ndef test_a(x):\n    importlib.import_module(f"numpy.{x}")\n',
+    'import sys\n\nimport pytest\n\nME = sys.modules[__name__]\n',
+    'import importlib\n\nmodule = importlib.import_module(temp_module_name())\n',
 ], ids=['getattr-literal', 'import-literal', 'getattr-other-module', 'globals-literal',
-        'vars-of-other'])
+        'vars-of-other', 'parameter', 'fixed-package-prefix', 'own-module', 'helper-result'])
 def test_spelled_or_unrelated_lookups_are_not_computed_access(repo, source):
     result = run(repo, source)
     assert 'OG310' not in result.codes, result.out

@@ -816,8 +816,134 @@ def _namespace_of(node: ast.AST, aliases: ImportAliases) -> str | None:
     return None
 
 
-def _computed_lookup(space: str | None, key: ast.AST | None) -> bool:
-    return space is not None and (space not in _NAME_TABLES or not _literal(key))
+def _leading_text(node: ast.AST) -> str | None:
+    """The literal text a computed string starts with: ``f"numpy.{x}"``, ``"numpy." + x``,
+    ``"numpy.%s" % x``, ``"numpy.{}".format(x)``; None when it starts computed."""
+    if _literal(node):
+        return node.value  # type: ignore[attr-defined]
+    if isinstance(node, ast.JoinedStr) and node.values:
+        return _leading_text(node.values[0])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _leading_text(node.left)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        lead = _leading_text(node.left)
+        return None if lead is None else lead.split('%', 1)[0]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr == 'format':
+        lead = _leading_text(node.func.value)
+        return None if lead is None else lead.split('{', 1)[0]
+    return None
+
+
+def _cannot_name_runner(node: ast.AST | None) -> bool:
+    """Whether a computed name provably names no pytest, _pytest or unittest module or
+    global: the module's own ``__name__``, or a literal start that none of them has."""
+    if isinstance(node, ast.Name) and node.id == '__name__':
+        return True
+    lead = _leading_text(node) if node is not None else None
+    if not lead:
+        return False
+    top = lead.split('.', 1)[0]
+    return not any(root.startswith(lead) or top == root for root in _RUNNER_ROOTS)
+
+
+class _ComputedNames:
+    """Whether the name an expression computes may be one of pytest's (rule 35b).
+
+    A literal is read as it is (spelled in pieces, ``"_py" "test"``, it is computed: no
+    reviewer or byte search finds it). A variable is judged by what the file assigns to it;
+    one the file never assigns (a parameter, a loop over data) is not knowable here and is
+    left to the verified run, whose audit sees the skip or the missing test it causes.
+    Any other expression may name pytest unless its literal start rules that out."""
+
+    def __init__(self, tree: ast.Module, text: str | None) -> None:
+        self.text = text
+        self.assigned: dict[str, list[ast.AST]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        self.assigned.setdefault(target.id, []).append(node.value)
+            elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None \
+                    and isinstance(node.target, ast.Name):
+                self.assigned.setdefault(node.target.id, []).append(node.value)
+
+    def may_name_runner(self, node: ast.AST | None, depth: int = 0) -> bool:
+        if node is None or depth > 5:
+            return False
+        if _literal(node):
+            value = node.value  # type: ignore[attr-defined]
+            if not _is_runner_object(value.split('.', 1)[0]) and not _is_runner_object(value):
+                return False
+            # a literal spelled out is read by the other rules; a variable hides it too
+            return depth > 0 or (self.text is not None and value not in self.text)
+        if isinstance(node, ast.Name):
+            return any(self.may_name_runner(v, depth + 1)
+                       for v in self.assigned.get(node.id, ()))
+        if isinstance(node, ast.Attribute):
+            return False  # obj.__module__ and the like: not knowable here
+        value = _fold(node)
+        if isinstance(value, str):
+            return _is_runner_object(value.split('.', 1)[0]) or _is_runner_object(value)
+        if not any(_literal(n) for n in ast.walk(node)):
+            return False  # built from data only (a helper's return value): not knowable
+        return not _cannot_name_runner(node)  # a name assembled from pieces
+
+
+_STR_METHODS = frozenset(('join', 'replace', 'lower', 'upper', 'strip', 'lstrip',
+                          'rstrip', 'capitalize', 'casefold', 'title', 'swapcase', 'decode'))
+
+
+def _fold(node: ast.AST, depth: int = 0) -> object:
+    """The value of a constant string expression built from literals only (``"py" + "test"``,
+    ``"".join(["py", "test"])``, ``chr(95) + "pytest"``, ``f"{'py'}test"``), else None."""
+    if depth > 20:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, int)):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_fold(e, depth + 1) for e in node.elts]
+        return None if any(i is None for i in items) else items
+    if isinstance(node, ast.JoinedStr):
+        parts = [_fold(v, depth + 1) for v in node.values]
+        return ''.join(parts) if all(isinstance(p, str) for p in parts) else None  # type: ignore[arg-type]
+    if isinstance(node, ast.FormattedValue):
+        value = _fold(node.value, depth + 1)
+        return value if isinstance(value, str) and node.format_spec is None else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod, ast.Mult)):
+        left, right = _fold(node.left, depth + 1), _fold(node.right, depth + 1)
+        if left is None or right is None:
+            return None
+        try:
+            if isinstance(node.op, ast.Add):
+                return left + right  # type: ignore[operator]
+            if isinstance(node.op, ast.Mod):
+                # only plain %s: a width ("%999999999s") would build a huge string
+                if not isinstance(left, str) or re.search(r'%(?!s|%)', left):
+                    return None
+                return left % (tuple(right) if isinstance(right, list) else right)
+            text, count = (left, right) if isinstance(right, int) else (right, left)
+            if not isinstance(count, int) or not isinstance(text, (str, bytes)) or \
+                    len(text) * max(count, 0) > 1000:
+                return None
+            return text * count
+        except (TypeError, ValueError, OverflowError, MemoryError):
+            return None
+    if isinstance(node, ast.Call) and not node.keywords:
+        args = [_fold(a, depth + 1) for a in node.args]
+        if any(a is None for a in args):
+            return None
+        try:
+            if isinstance(node.func, ast.Name) and node.func.id == 'chr' and len(args) == 1:
+                return chr(args[0])  # type: ignore[arg-type]
+            if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
+                owner = _fold(node.func.value, depth + 1)
+                if isinstance(owner, (str, bytes)):
+                    result = getattr(owner, node.func.attr)(*args)
+                    return result if isinstance(result, (str, bytes)) else None
+        except (TypeError, ValueError, OverflowError, IndexError, LookupError):
+            return None
+    return None
 
 
 def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int, int, str]]:
@@ -830,7 +956,18 @@ def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int
     pytest/unittest module name spelled in pieces (``"_py" "test"``) counts as computed:
     nothing a reviewer or a byte search looks for is in the file."""
     aliases = ImportAliases(tree)
+    names = _ComputedNames(tree, text)
     found = []
+
+    def lookup(node: ast.AST, space: str | None, key: ast.AST | None) -> None:
+        if space is None:
+            return
+        if space not in _NAME_TABLES:
+            found.append((node.lineno, node.col_offset + 1, f'reads the namespace {space}'))
+        elif not _literal(key) and names.may_name_runner(key):
+            found.append((node.lineno, node.col_offset + 1,
+                          f'looks up a name in {space} that the source does not spell'))
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args:
             func, first = node.func, node.args[0]
@@ -842,23 +979,13 @@ def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int
                               f'getattr of a computed name on {aliases.resolve(first)}'))
             elif ((plain and func.id == '__import__') or
                   name in ('importlib.import_module', 'importlib.__import__',
-                           'builtins.__import__')) and (not _literal(first) or (
-                      text is not None and _is_runner_object(first.value) and  # type: ignore[attr-defined]
-                      first.value not in text)):  # type: ignore[attr-defined]
+                           'builtins.__import__')) and names.may_name_runner(first):
                 found.append((node.lineno, node.col_offset + 1,
                               'imports a module whose name is computed'))
             elif isinstance(func, ast.Attribute) and func.attr in ('get', 'setdefault', 'pop'):
-                space = _namespace_of(func.value, aliases)
-                if _computed_lookup(space, first):
-                    found.append((node.lineno, node.col_offset + 1,
-                                  f'looks up a name in {space} that the source does not spell'
-                                  if space in _NAME_TABLES else f'reads the namespace {space}'))
+                lookup(node, _namespace_of(func.value, aliases), first)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            space = _namespace_of(node.value, aliases)
-            if _computed_lookup(space, node.slice):
-                found.append((node.lineno, node.col_offset + 1,
-                              f'looks up a name in {space} that the source does not spell'
-                              if space in _NAME_TABLES else f'reads the namespace {space}'))
+            lookup(node, _namespace_of(node.value, aliases), node.slice)
     return sorted(found)
 
 
