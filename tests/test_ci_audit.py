@@ -484,6 +484,38 @@ def test_hypothesis_settings_swapped_after_collection_fail_ci(tmp_path) -> None:
     assert ci.lines('OG713'), ci.out
 
 
+HELPER_STRATEGY = 'from hypothesis import strategies as st\n\nNUMBERS = st.sampled_from({})\n'
+HELPER_PROPERTY = '''\
+from hypothesis import given, settings
+
+from calc import add
+from strategies import NUMBERS
+
+
+@settings(max_examples=200, derandomize=True, database=None)
+@given(NUMBERS, NUMBERS)
+def test_add_matches_sum(a, b):
+    assert add(a, b) == a + b
+'''
+
+
+def test_sampled_from_shrunk_in_a_helper_module_under_a_version_1_lock_fails_ci(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Rows 23-25 against the base revision's source: the version-1 entry has no field for
+    the helper's elements, and the plugin has no whole strategy to compare at call time."""
+    template = build_template(str(tmp_path / 'template'), {
+        'tests/strategies.py': HELPER_STRATEGY.format(list(range(10))),
+        'tests/test_add_prop.py': HELPER_PROPERTY,
+        'tests/domain_lock.json': PROPERTY_LOCK,
+    })
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    ci = cheat_works_but_ci_fails(calc, {
+        'src/calc/__init__.py': SEVEN_BUG,
+        'tests/strategies.py': HELPER_STRATEGY.format(list(range(7))),
+    }, 'OG611', 'test_add_matches_sum tests less than at the base revision')
+    assert any(line.startswith('tests/test_add_prop.py:') for line in ci.lines('OG611')), ci.out
+
+
 def test_hypothesis_property_that_draws_no_example_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # The lock holds derandomize only: nothing in it says how many examples to draw.
     template = build_template(str(tmp_path / 'template'), {

@@ -11,6 +11,8 @@ from hook_modes import judge
 from hook_modes import MODES
 from pre_commit_env import HookRepo
 
+PROPERTY = 'tests/properties/test_parse.py'
+HELPER = 'tests/strategies.py'
 TEST = 'tests/test_app.py'
 SRC = 'src/app.py'
 
@@ -25,6 +27,70 @@ def user(guarded: Repo, hook_repo: HookRepo) -> Repo:
     guarded.write('.pre-commit-config.yaml', hook_repo.config())
     guarded.commit('use oracle-guard')
     return guarded
+
+
+def _property(strategy: str, imports: str = '') -> str:
+    return ('from hypothesis import given, strategies as st\n' + imports + '\n\n'
+            f'@given({strategy})\ndef test_parse_never_throws(buf):\n'
+            '    assert buf is not None\n')
+
+
+def _with_property(repo: Repo, strategy: str, imports: str = '', **files: str) -> None:
+    """The base revision: the locked property draws ``strategy`` (lock version 1), as the
+    repository had it when it adopted the guard (one root commit: history mode judges no
+    commit before the change)."""
+    repo.write(PROPERTY, _property(strategy, imports))
+    for path, text in files.items():
+        repo.write(path, text)
+    repo.add()
+    root = repo.git('rev-list', '--max-parents=0', 'HEAD').strip()
+    repo.git('reset', '-q', '--soft', root)
+    repo.git('commit', '-q', '--amend', '--no-verify', '-m', 'adopt the guard')
+
+
+# --- rows 23-25: a version-1 lock judged against the base revision's strategy ----------
+
+NARROWINGS = {
+    'alphabet-added-to-text': ('st.text()', 'st.text(alphabet="ab")'),
+    'integers-bounded': ('st.integers()', 'st.integers(min_value=0, max_value=9)'),
+    'sampled-from-shrunk': ('st.sampled_from(["a", "b", "c"])', 'st.sampled_from(["a"])'),
+    'list-element-max-size-narrowed': ('st.lists(st.text(max_size=20))',
+                                       'st.lists(st.text(max_size=2))'),
+}
+
+
+@pytest.mark.parametrize('narrowing', sorted(NARROWINGS))
+def test_strategy_narrowed_under_a_version_1_lock_fails(
+        user: Repo, hook_repo: HookRepo, mode: str, narrowing: str) -> None:
+    before, after = NARROWINGS[narrowing]
+    _with_property(user, before)
+
+    result = judge(mode, user, hook_repo, lambda r: r.write(PROPERTY, _property(after)))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG611', PROPERTY), result.out
+    assert 'oracle-guard lock --upgrade' in result.out
+
+
+def test_sampled_from_shrunk_in_a_helper_module_under_a_version_1_lock_fails(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    helper = 'from hypothesis import strategies as st\n\nKINDS = st.sampled_from({})\n'
+    _with_property(user, 'KINDS', 'from strategies import KINDS\n',
+                   **{HELPER: helper.format('["a", "b", "c"]')})
+
+    result = judge(mode, user, hook_repo, lambda r: r.write(HELPER, helper.format('["a"]')))
+
+    assert result.rc == 1, result.out
+    assert result.has('OG611', PROPERTY), result.out
+
+
+def test_strategy_widened_under_a_version_1_lock_passes(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _with_property(user, 'st.text(alphabet="ab")')
+
+    result = judge(mode, user, hook_repo, lambda r: r.write(PROPERTY, _property('st.text()')))
+
+    assert result.rc == 0, result.out
 
 
 # --- row 40b: an environment condition added to a test that ran ------------------------

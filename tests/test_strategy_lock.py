@@ -383,3 +383,68 @@ def test_lock_takes_a_wider_form_and_notes_what_is_left_to_run_time(guarded):
     repo.write(PROP, text)
     result = repo.run(lock_command.main, '--dry-run')
     assert 'args.x: strategy: checked at run time (make()' in result.out
+
+
+# -- rows 23-25 against the base revision's own source, whatever the lock's version -------
+
+def version_1_repo(guarded, strategy: str, **files: str):  # type: ignore[no-untyped-def]
+    """A guarded repo whose property draws ``strategy``, with a version-1 entry that has
+    no field for most of it."""
+    for path, text in files.items():
+        guarded.write(path, text)
+    guarded.write(PROP, prop_source(strategy))
+    guarded.write_json(LOCK, {'version': 1, 'properties': {
+        'test_parse_never_throws': {'max_examples': 100},
+        'test_domain': {'max_examples': 100},
+    }})
+    guarded.commit('lock version 1')
+    return guarded
+
+
+@pytest.mark.parametrize(('locked', 'narrowed', 'widened', 'where'), CASES,
+                         ids=[c[0] for c in CASES])
+def test_strategy_narrowed_under_a_version_1_entry_fails_against_the_base(
+        guarded, locked, narrowed, widened, where):
+    repo = version_1_repo(guarded, locked)
+    result = commit_check(repo, text=prop_source(narrowed))
+    assert result.rc == 1, result.out
+    assert 'OG611' in result.codes, result.out
+    base_where = where.split(': locked ')[0]
+    assert f'test_domain tests less than at the base revision: args.x: {base_where}' in \
+        result.out
+    assert '`oracle-guard lock --upgrade` records the whole strategy' in result.out
+
+
+@pytest.mark.parametrize(('locked', 'narrowed', 'widened', 'where'), CASES,
+                         ids=[c[0] for c in CASES])
+def test_strategy_widened_under_a_version_1_entry_passes(guarded, locked, narrowed, widened,
+                                                         where):
+    repo = version_1_repo(guarded, locked)
+    result = commit_check(repo, text=prop_source(widened))
+    assert 'OG611' not in result.codes, result.out  # the entry's own fields may still judge
+
+
+def test_helper_module_narrowed_under_a_version_1_entry_fails_in_a_range(guarded):
+    repo = version_1_repo(guarded, 'codes', **{'tests/properties/strategies.py': HELPER})
+    repo.write(PROP, USER)
+    repo.commit('the property draws from the helper')
+    base = repo.git('rev-parse', 'HEAD').strip()
+    repo.write('tests/properties/strategies.py', HELPER.replace('max_size=20', 'max_size=1'))
+    repo.commit('narrow the helper')
+    result = repo.run(main, '--from-ref', base, '--to-ref', 'HEAD')
+    assert result.codes == ['OG611'], result.out
+    assert result.out.startswith(f'{PROP}:')
+    assert 'lists(elements=text(max_size)): base 20, now 1' in result.out
+
+
+def test_narrowing_re_locked_as_version_2_in_a_change_of_its_own_passes(guarded):
+    """The way to narrow on purpose: upgrade the lock alone, re-lock the narrower strategy
+    alone; from then on the lock, not the base source, is the measure."""
+    repo = version_1_repo(guarded, 'st.text()')
+    assert repo.run(lock_command.main, '--upgrade').rc == 0
+    repo.commit('lock --upgrade')
+    repo.write(PROP, prop_source('st.text(alphabet="ab")'))
+    assert repo.run(lock_command.main, '--allow-loosen').rc == 0
+    repo.commit('re-lock the narrower strategy', LOCK)  # the lock alone
+    result = commit_check(repo)
+    assert (result.rc, result.codes) == (0, []), result.out

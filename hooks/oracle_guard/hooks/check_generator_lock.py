@@ -389,6 +389,83 @@ def judge(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSourc
     return findings
 
 
+# -- rows 23-25 against the base revision's own source ------------------------------------
+
+BASE_HINT = ('restore the strategy the base revision has (a wider one passes); a person who '
+             'means to narrow it records the whole strategy with `oracle-guard lock --upgrade` '
+             'and re-locks with `oracle-guard lock --allow-loosen`, in a change of its own')
+
+
+def _base_lock(ctx: RunContext) -> DomainLock | None:
+    raw = ctx.changes.read_base(ctx.base_cfg.domain_lock)
+    if raw is None:
+        return None
+    try:
+        return read_lock_bytes(raw, ctx.base_cfg.domain_lock)
+    except ConfigError:
+        return None
+
+
+def narrowed_since_base(ctx: RunContext, props: Sequence[PropertyTest],
+                        paths: set[str]) -> list[Finding]:
+    """Rows 23-25 whatever the lock's version: each ``@given`` argument of a property in
+    ``paths`` (the test files of the change and the properties that import its helper
+    modules) against the same property's whole strategy at the base revision, read with
+    the base side's helper modules. An argument whose base lock entry records a whole
+    strategy is the lock's to judge (OG610); every other one may not narrow (OG611), so a
+    version-1 entry ``{max_examples: 100}`` does not make ``alphabet="ab"`` invisible."""
+    from oracle_guard.oracle.strategy_form import compare
+    from oracle_guard.oracle.strategy_form import short
+
+    changes = ctx.changes
+    chosen = [p for p in props if p.path in paths and p.forms]
+    if not chosen or not changes.has_base or changes.base_view is None:
+        return []
+    base_lock = _base_lock(ctx)
+    modules = module_source(changes.base_view, ctx.base_cfg)
+    at_base: dict[str, dict[str, PropertyTest]] = {}
+    findings = []
+    for prop in chosen:
+        if prop.path not in at_base:
+            raw = changes.read_base(prop.path)
+            found: dict[str, PropertyTest] = {}
+            if raw is not None and might_hold_properties(raw):
+                try:
+                    tree = parse_python(raw, prop.path)
+                    found = {b.identity: b for b in read_properties(prop.path, tree, modules)}
+                except ScanError:
+                    pass  # a base nobody could read drew nothing we could compare
+            at_base[prop.path] = found
+        base = at_base[prop.path].get(prop.identity)
+        if base is None:
+            continue  # new in the change: the lock judges it (rule 51)
+        entry = base_lock.entries.get(prop.identity) if base_lock else None
+        for arg, live in sorted(prop.forms.items()):
+            if arg not in base.forms or (entry is not None and arg in entry.strategies):
+                continue
+            for difference in compare(base.forms[arg], live):
+                if difference.runtime:
+                    continue  # unreadable on one side: the plugin compares at call time
+                findings.append(Finding(
+                    prop.path, prop.strategy_lines.get(arg, prop.line), 1, 'OG611',
+                    f'{prop.identity} tests less than at the base revision: args.{arg}: '
+                    f'{difference.where}: base {short(difference.locked)}, now '
+                    f'{short(difference.live)} (the lock entry records no whole strategy '
+                    'for it; `oracle-guard lock --upgrade` records the whole strategy)',
+                    BASE_HINT))
+    return findings
+
+
+def _judged_against_base(ctx: RunContext, view: TreeView, cfg: Config) -> set[str]:
+    """The test files whose properties a change may narrow: those it touches, and those
+    importing a helper module it touches (tests/strategies.py)."""
+    touched = [p for p in ctx.changes.touched() if cfg.is_test_code(p)]
+    if not touched:
+        return set()
+    helpers = [p for p in touched if not _can_narrow(view, p)]
+    return set(touched) | set(_importers(view, cfg, helpers))
+
+
 # -- row 27 ------------------------------------------------------------------------------
 
 def _retired(ctx: RunContext, relaxed: list[tuple[str, str, int]], live: set[str],
@@ -580,6 +657,8 @@ def _check_everything(ctx: RunContext) -> list[Finding]:
     judged = judge(lock, props, sources, ctx.notes)
     live = {p.identity for p in props}
     findings += judged
+    if ctx.changes.has_base and not ctx.changes.history:
+        findings += narrowed_since_base(ctx, props, _judged_against_base(ctx, view, cfg))
     findings += [_orphan(lock, identity) for identity in sorted(lock.entries)
                  if identity not in live]
     findings += check_loosening(ctx, lock, live, any(f.code == 'OG601' for f in judged))
@@ -596,12 +675,12 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     test_paths = [p for p in added if cfg.is_test_code(p)]
     narrowing = any(_can_narrow(view, p) for p in test_paths)
     lock = read_lock(view, cfg)
-    if lock.version >= 2:
-        # A helper module the properties import (tests/strategies.py) holds no @given
-        # test itself; narrowing it narrows every property that uses it.
-        users = _importers(view, cfg, [p for p in test_paths if not _can_narrow(view, p)])
-        test_paths += [p for p in users if p not in test_paths]
-        narrowing = narrowing or bool(users)
+    # A helper module the properties import (tests/strategies.py) holds no @given test
+    # itself; narrowing it narrows every property that uses it, whatever the lock's
+    # version (the base revision's source is the measure when the lock has no form).
+    users = _importers(view, cfg, [p for p in test_paths if not _can_narrow(view, p)])
+    test_paths += [p for p in users if p not in test_paths]
+    narrowing = narrowing or bool(users)
     touched_tests = [p for p in changes.touched() if cfg.is_test_code(p)]
     # @given tests the changed files held at the base: if one is gone, its entry orphans.
     at_base = _base_identities(changes, touched_tests) if lock.entries else {}
@@ -640,6 +719,7 @@ def _check_change(ctx: RunContext) -> list[Finding]:
                 known.add(path)
 
     findings += judge(lock, props, sources, ctx.notes)
+    findings += narrowed_since_base(ctx, props, set(test_paths))
     live = {p.identity for p in props}
     gone = {i: p for i, p in at_base.items() if i in lock.entries and i not in live}
     if gone:
@@ -731,17 +811,28 @@ def history_check(ctx: RunContext) -> list[Finding]:
     commit added or edited."""
     cfg, changes = ctx.cfg, ctx.changes
     touched = changes.touched()
-    if cfg.domain_lock not in touched and ctx.base_cfg.domain_lock not in touched:
-        return []
-    if not any(cfg.is_test_code(p) or cfg.is_src(p) for p in touched):
-        return []  # alone, the lock edit is the small diff a person reviews
     view = changes.new
+    # Rows 23-25 against the commit's first parent: a narrowing the lock has no field for.
+    findings: list[Finding] = []
+    paths = _judged_against_base(ctx, view, cfg)
+    if paths:
+        narrowable: list[PropertyTest] = []
+        modules = module_source(view, cfg)
+        for path in sorted(paths):
+            if view.read(path) is not None:
+                _read_module(view, path, ProfileSources(), narrowable, profiles=False,
+                             modules=modules)
+        findings += narrowed_since_base(ctx, narrowable, paths)
+    if cfg.domain_lock not in touched and ctx.base_cfg.domain_lock not in touched:
+        return findings
+    if not any(cfg.is_test_code(p) or cfg.is_src(p) for p in touched):
+        return findings  # alone, the lock edit is the small diff a person reviews
     lock = read_lock(view, cfg)
     props: list[PropertyTest] = []
     for path in sorted(p for p in touched if cfg.is_test_code(p)):
         _read_module(view, path, ProfileSources(), props, profiles=False)
     live = {p.identity for p in props}
-    return check_loosening(ctx, lock, live, any(i not in lock.entries for i in live))
+    return findings + check_loosening(ctx, lock, live, any(i not in lock.entries for i in live))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
