@@ -9,7 +9,10 @@ import random
 
 import pytest
 
+from oracle_guard.config import parse_toml
+from oracle_guard.findings import ConfigError
 from oracle_guard.plain_toml import read_plain_toml
+from oracle_guard.plain_toml import toml_1_1_only
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -72,7 +75,46 @@ def test_what_is_not_plain_is_left_to_tomllib(text):
 ])
 def test_invalid_toml_is_never_read(text):
     assert read_plain_toml(text) is None
-    assert tomllib_or_none(text) is None
+    with pytest.raises(ConfigError):
+        parse_toml(text)
+
+
+# TOML 1.1 forms: tomli 2.3+ (Python 3.9, 3.10) reads them, tomllib of 3.11-3.13 does not.
+TOML_1_1 = {
+    'trailing comma in an inline table': 'a = {b = 1,}\n',
+    'newline in an inline table': 'a = {b = 1\n}\n',
+    'newline after a nested array': 'a = {b = [1],\n c = 2}\n',
+    'escape e': 'a = "\\e"\n',
+    'escape x': 'a = "\\x41"\n',
+    'time without seconds': 'a = 07:32\n',
+    'date-time without seconds': 'a = 1979-05-27T07:32Z\n',
+}
+
+
+@pytest.mark.parametrize('text', TOML_1_1.values(), ids=TOML_1_1.keys())
+def test_toml_1_1_forms_are_refused_on_every_python(text):
+    """One pyproject.toml configures the guard the same way on every Python: TOML 1.0."""
+    with pytest.raises(ConfigError, match=r'pyproject.toml:1: invalid TOML 1.0: .*TOML 1.1'):
+        parse_toml(text)
+    assert toml_1_1_only(text) is not None
+
+
+@pytest.mark.parametrize('text', [
+    'a = {b = [1,\n2]}\n', 'a = [1,\n2,\n]\n', 'a = "x # {"\nb = 1\n', "a = '\\e'\n",
+    'a = """\n{b = 1,}\n"""\n', 'a = "\\\\e"\n', 'a = 07:32:00\n', 'a = "12:30"\n',
+    '[[a]]\nb = {c = 1}\n', 'a = [ {b = 1}, ]\n',
+])
+def test_toml_1_0_forms_near_them_are_read(text):
+    assert toml_1_1_only(text) is None
+    assert parse_toml(text) == tomllib.loads(text)
+
+
+def test_no_document_tomllib_reads_is_refused_as_toml_1_1():
+    rng = random.Random(19)
+    for _ in range(4000):
+        text = random_document(rng)
+        if sys.version_info >= (3, 11) and tomllib_or_none(text) is not None:
+            assert toml_1_1_only(text) is None, text
 
 
 # Pieces of documents, valid and not: the fuzz below joins them at random (seeded, so every

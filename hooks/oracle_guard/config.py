@@ -171,6 +171,11 @@ def parse_toml(text: str, source: str = PYPROJECT) -> dict[str, Any]:
     plain = read_plain_toml(text)
     if plain is not None:
         return plain
+    from oracle_guard.plain_toml import toml_1_1_only
+
+    newer = toml_1_1_only(text)  # the same TOML on every Python: 1.0
+    if newer is not None:
+        raise ConfigError(source, newer[0], f'invalid TOML 1.0: {newer[1]}')
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover

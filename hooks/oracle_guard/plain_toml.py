@@ -254,3 +254,76 @@ class _Reader:
 def _printable(text: str) -> bool:
     """No control characters but tab (what TOML allows in comments and one-line strings)."""
     return all(c == '\t' or ('\x1f' < c != '\x7f') for c in text)
+
+
+# -- TOML 1.0 on every Python -------------------------------------------------------------
+
+def toml_1_1_only(text: str) -> tuple[int, str] | None:
+    """(line, what) of the first form that TOML 1.1 reads and TOML 1.0 refuses, or None.
+
+    Python 3.11+'s ``tomllib`` reads TOML 1.0; tomli 2.3 and later (Python 3.9 and 3.10)
+    read TOML 1.1, and a later ``tomllib`` may too. So that one pyproject.toml configures
+    the guard the same way on every Python, the guard reads TOML 1.0: a newline or a
+    trailing comma inside an inline table, the ``\\e`` and ``\\xHH`` escapes and a time
+    without seconds are refused before the parser sees them. Strings and comments are
+    skipped as TOML lexes them, so their content is never mistaken for syntax.
+    """
+    import re
+
+    time_without_seconds = re.compile(r'(?<![\d:])\d\d:\d\d(?![:\d])')
+    stack: list[str] = []  # '{' and '[' that are open
+    line = 1
+    i, end = 0, len(text)
+    last = ''  # the last significant character outside strings and comments
+    while i < end:
+        ch = text[i]
+        if ch == '\n':
+            if stack and stack[-1] == '{':
+                return line, 'a newline inside an inline table (TOML 1.1)'
+            line += 1
+            i += 1
+            continue
+        if ch == '#':
+            while i < end and text[i] != '\n':
+                i += 1
+            continue
+        if ch in '"\'':
+            triple = text.startswith(ch * 3, i)
+            quote = ch * 3 if triple else ch
+            j = i + len(quote)
+            while j < end and not text.startswith(quote, j):
+                if ch == '"' and text[j] == '\\':
+                    if j + 1 < end and text[j + 1] in 'ex':
+                        return line + text.count('\n', i, j), \
+                            f'the escape \\{text[j + 1]} (TOML 1.1)'
+                    j += 2
+                    continue
+                if text[j] == '\n' and not triple:
+                    break  # an unterminated string: the parser reports it
+                j += 1
+            if triple:  # up to two more quotes may close a multi-line string
+                j += len(quote)
+                while j < end and text[j] == ch:
+                    j += 1
+            else:
+                j += 1
+            line += text.count('\n', i, min(j, end))
+            i = j
+            last = ch
+            continue
+        if ch in '{[':
+            # `[` opens an array only after `=`, `[` or `,`; otherwise it is a table header
+            if ch == '{' or last in ('=', '[', ',') or stack:
+                stack.append(ch)
+        elif ch in '}]' and stack:
+            if ch == '}' and last == ',':
+                return line, 'a trailing comma in an inline table (TOML 1.1)'
+            stack.pop()
+        elif ch not in ' \t\r':
+            match = time_without_seconds.match(text, i) if ch.isdigit() else None
+            if match and (last in ('=', ',', '[') or last.isdigit() or last in '-TZ '):
+                return line, 'a time without seconds (TOML 1.1)'
+        if ch not in ' \t\r':
+            last = ch
+        i += 1
+    return None
