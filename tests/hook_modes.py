@@ -4,13 +4,17 @@
 commit and runs the installed hooks as a ``git commit`` (the staged change), as a
 ``pre-commit run --from-ref BASE --to-ref HEAD`` range, or as an ``--all-files`` history run
 (no ``base-ref``: every commit since adoption is judged against its first parent). The
-``mode`` fixture of conftest.py parametrizes a test over the three, so one scenario must
-get one verdict (row 50 of docs/rules.md).
+``mode`` fixture parametrizes a test over the three and ``user`` is the guarded repository
+of conftest.py using this project's hooks; a test module imports both (``from hook_modes
+import mode, user``), so one scenario must get one verdict (row 50 of docs/rules.md). One
+repository per scenario and mode; pre-commit's hook environment is built once per session
+(the ``hook_repo`` fixture).
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from conftest import Repo
 from pre_commit_env import Completed
 from pre_commit_env import HookRepo
@@ -18,6 +22,19 @@ from pre_commit_env import pre_commit
 from pre_commit_env import run
 
 MODES = ('commit', 'range', 'all-files')
+
+
+@pytest.fixture(params=MODES)
+def mode(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def user(guarded: Repo, hook_repo: HookRepo) -> Repo:
+    """The guarded repository with this project's hooks in its pre-commit configuration."""
+    guarded.write('.pre-commit-config.yaml', hook_repo.config())
+    guarded.commit('use oracle-guard')
+    return guarded
 
 
 def judge(mode: str, repo: Repo, hook_repo: HookRepo,

@@ -8,25 +8,14 @@ from collections.abc import Callable
 import pytest
 from conftest import Repo
 from hook_modes import judge
-from hook_modes import MODES
+from hook_modes import mode  # noqa: F401 -- a fixture: commit, range, all-files
+from hook_modes import user  # noqa: F401 -- a fixture: the guarded repository
 from pre_commit_env import HookRepo
 
 PROPERTY = 'tests/properties/test_parse.py'
 HELPER = 'tests/strategies.py'
 TEST = 'tests/test_app.py'
 SRC = 'src/app.py'
-
-
-@pytest.fixture(params=MODES)
-def mode(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-def user(guarded: Repo, hook_repo: HookRepo) -> Repo:
-    guarded.write('.pre-commit-config.yaml', hook_repo.config())
-    guarded.commit('use oracle-guard')
-    return guarded
 
 
 def _property(strategy: str, imports: str = '') -> str:
