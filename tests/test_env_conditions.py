@@ -210,3 +210,13 @@ def test_environment_condition_added_in_a_range_fails(repo):
     repo.commit('skip on windows')
     result = repo.run(main, '--from-ref', base, '--to-ref', 'HEAD')
     assert result.codes == ['OG322']
+
+
+def test_environment_condition_added_while_the_file_is_renamed_fails(repo):
+    _existing_test(repo)
+    repo.git('mv', 'tests/test_env.py', 'tests/test_env_renamed.py')
+    repo.write('tests/test_env_renamed.py', HEADER + HONEST['platform'] +
+               'def test_a():\n    assert 1\n')
+    repo.add()
+    result = repo.run(main)
+    assert result.codes == ['OG322'], result.out

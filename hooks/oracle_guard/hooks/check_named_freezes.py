@@ -416,7 +416,10 @@ def added_environment_conditions(ctx: RunContext, path: str, accepted: list[Sile
         return []
     from oracle_guard.reading.silence_acceptance import added_environment_conditions as added
 
-    return added(path, accepted, ctx.changes.read_base(path))
+    # A file renamed in the change is the same file: its tests ran under the old name.
+    old = next((c.old_path for c in ctx.changes.changes
+                if c.path == path and c.status in ('R', 'C') and c.old_path), path)
+    return added(path, accepted, ctx.changes.read_base(old))
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
