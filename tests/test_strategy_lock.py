@@ -448,3 +448,12 @@ def test_narrowing_re_locked_as_version_2_in_a_change_of_its_own_passes(guarded)
     repo.commit('re-lock the narrower strategy', LOCK)  # the lock alone
     result = commit_check(repo)
     assert (result.rc, result.codes) == (0, []), result.out
+
+
+def test_strategy_narrowed_while_the_file_is_renamed_fails_against_the_base(guarded):
+    repo = version_1_repo(guarded, 'st.text()')
+    repo.git('mv', PROP, 'tests/properties/test_domain_renamed.py')
+    repo.write('tests/properties/test_domain_renamed.py', prop_source('st.text(alphabet="ab")'))
+    repo.add()
+    result = repo.run(main)
+    assert result.codes == ['OG611'], result.out

@@ -424,10 +424,13 @@ def narrowed_since_base(ctx: RunContext, props: Sequence[PropertyTest],
     base_lock = _base_lock(ctx)
     modules = module_source(changes.base_view, ctx.base_cfg)
     at_base: dict[str, dict[str, PropertyTest]] = {}
+    # A file renamed in the change is the same file: its properties had the old name.
+    renamed = {c.path: c.old_path for c in changes.changes
+               if c.status in ('R', 'C') and c.old_path}
     findings = []
     for prop in chosen:
         if prop.path not in at_base:
-            raw = changes.read_base(prop.path)
+            raw = changes.read_base(renamed.get(prop.path, prop.path))
             found: dict[str, PropertyTest] = {}
             if raw is not None and might_hold_properties(raw):
                 try:
