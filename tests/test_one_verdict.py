@@ -220,3 +220,18 @@ def test_ledger_row_removed_while_a_test_names_it_fails(
 
     assert result.rc == 1, result.out
     assert result.has('OG302', TEST), result.out
+
+
+# --- the decision-table cheats of test_pre_commit_integration.py, in every mode ---------
+
+@pytest.mark.parametrize('cheat', ['bare-skip', 'fixture-bytes-changed', 'src-and-property-test'])
+def test_decision_table_cheat_fails_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str, cheat: str) -> None:
+    from test_pre_commit_integration import CHEATS
+
+    found: list[tuple[str, str]] = []
+    result = judge(mode, user, hook_repo, lambda r: found.append(CHEATS[cheat](r)))
+
+    code, path = found[0]
+    assert result.rc == 1, result.out
+    assert result.has(code, path), result.out
