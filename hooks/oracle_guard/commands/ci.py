@@ -69,6 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--oracle-approved', action='store_true',
                         help='a maintainer approved the oracle changes of this pull request '
                              '(only from a job that only maintainers can start)')
+    parser.add_argument('--test-python', metavar='PATH',
+                        help='the interpreter of the test environment, where the install '
+                             'command and the tests run and whose site-packages are checked '
+                             '(default: the interpreter oracle-guard runs in)')
+    parser.add_argument('--install-command', metavar='CMD',
+                        help='install the project into the test environment (a shell '
+                             'command, run by the gate after it has loaded everything it needs)')
     parser.add_argument('--today', type=iso_date, help='the date expiries are compared with')
     parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
     return parser
@@ -101,10 +108,11 @@ def is_pytest_command(command: Sequence[str]) -> bool:
     return any(a == '-m' and b == 'pytest' for a, b in zip(command, command[1:]))
 
 
-def test_environment(record: str, junit: str | None) -> dict[str, str]:
+def test_environment(record: str, junit: str | None,
+                     extra_env: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of the test command: the record folder, and the plugin forced on
     for pytest processes whose command line oracle-guard does not write (tox, make)."""
-    env = dict(os.environ)
+    env = {**os.environ, **(extra_env or {})}
     from oracle_guard.runtime.run_record import RECORD_ENV
     env[RECORD_ENV] = record
     env[GATE_ENV] = '1'  # the human-run commands refuse to write oracle files in here
@@ -116,14 +124,16 @@ def test_environment(record: str, junit: str | None) -> dict[str, str]:
     return env
 
 
-def run_tests(command: list[str], record: str, junit: str) -> int:
+def run_tests(command: list[str], record: str, junit: str,
+              extra_env: dict[str, str] | None = None) -> int:
     """Run the test command; its exit code (128 + N for a signal)."""
     pytest_command = is_pytest_command(command)
     if pytest_command:
         # Last on the command line: pytest reads -p in order, after addopts and
-        # PYTEST_ADDOPTS, so nothing before can switch the plugin off again.
-        command = [*command, *PLUGIN_ARGS, f'--junitxml={junit}']
-    env = test_environment(record, None if pytest_command else junit)
+        # PYTEST_ADDOPTS, so nothing before can switch the plugin off again. Every test
+        # runs (the canaries too): -x or --maxfail in the configuration is undone.
+        command = [*command, *PLUGIN_ARGS, f'--junitxml={junit}', '--maxfail=0']
+    env = test_environment(record, None if pytest_command else junit, extra_env)
     sys.stdout.flush()
     try:
         proc = subprocess.run(command, env=env)
@@ -172,30 +182,43 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     assert head_view is not None
     findings = change_rules(ctx)
 
-    # Everything the audit and the report need is imported before the test command runs:
-    # the pull request's code runs in that command and could rewrite files on disk.
+    # Everything the gate needs is imported before the install step and the test command
+    # run: the pull request's code runs there and could rewrite files on disk.
     from oracle_guard.gate import review_report
     from oracle_guard.gate import audit
+    from oracle_guard.gate import sealed
     from oracle_guard.gate.approval import decide
 
     sections = review_report.report_sections(ctx)
     approval = decide(ctx, sections, args.oracle_approved, os.environ)
-    from oracle_guard.runtime.run_record import read_record
+    probe = sealed.preload()
+    findings.extend(sealed.shadowing_modules(ctx.changes, cfg.src))
+    test_python = args.test_python or sys.executable
+    if not args.test_python:
+        ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '
+                         'gate\'s own environment; give the interpreter of a separate test '
+                         'environment so the pull request cannot reach the gate')
+    if args.install_command:
+        sealed.run_install(args.install_command, test_python, ctx.cfg.root)
+    inventory = {**audit.static_inventory(head_view, cfg.tests),
+                 **audit.moved_out_of_collection(ctx.changes, cfg.tests)}
+    test_files = sorted({path for path, _ in inventory})
+    oracle_files = [p for p in test_files if p.startswith(cfg.properties.rstrip('/') + '/')]
 
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
-        record_folder = os.path.join(folder, 'record')
-        os.mkdir(record_folder)
         junit = os.path.join(folder, 'junit.xml')
-        exit_code = run_tests(command, record_folder, junit)
-        record = read_record(record_folder)
+        run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
+                                oracle_files=oracle_files, read=head_view.read,
+                                test_python=test_python, probe_source=probe, run=run_tests)
+        findings.extend(run.findings)
+        ctx.notes.extend(run.notes)
+        exit_code, record = run.exit_code, run.record
         try:
             ledger = read_ledger(head_view, cfg.ledger)
         except ConfigError:
             ledger = None  # check-freeze-ledger has reported it; nothing is frozen
         audit_ctx = audit.AuditContext(
-            cfg=cfg, record=record, inventory={
-                **audit.static_inventory(head_view, cfg.tests),
-                **audit.moved_out_of_collection(ctx.changes, cfg.tests)},
+            cfg=cfg, record=record, inventory=inventory,
             ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg.src),
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
             tracked=frozenset(head_view.paths()),
@@ -236,6 +259,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write('oracle-guard ci: error: give the test command after --, '
                          'e.g. -- python -m pytest\n')
+        return 2
+    if not is_pytest_command(command):
+        sys.stderr.write(f'oracle-guard ci: error: the test command must run pytest '
+                         f'(pytest ... or python -m pytest ...), not {command[0]!r}: the gate '
+                         'plants its canaries and reads its stream through pytest\'s command '
+                         'line\n')
         return 2
     try:
         return ci(args, command)

@@ -49,6 +49,7 @@ from oracle_guard.oracle.ledger import function_of
 from oracle_guard.oracle.ledger import identity_of
 from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.reading.scanner import FREEZE_ID
+from oracle_guard.runtime.canary_items import is_canary
 
 PLUGIN_NAME = 'oracle-guard'
 # Marker name -> the silence kind ``allow-silences`` calls it.
@@ -379,7 +380,7 @@ class FreezeGuard:
         """The lock again at call time: fixtures have run, so a settings object or a
         strategy they swapped in is what is checked. A drift fails this test."""
         test = getattr(item, 'obj', None)
-        if self.cfg is None or test is None:
+        if self.cfg is None or test is None or is_canary(item):
             return
         from oracle_guard.runtime import lock_runtime
 
@@ -408,7 +409,7 @@ class FreezeGuard:
         # and deselected tests are not judged.
         if self.cfg is None:
             return
-        items = list(session.items)
+        items = [item for item in session.items if not is_canary(item)]
         self.forms_file = session.config.getoption('oracle_guard_write_forms')
         self.case_selection = any('[' in str(arg) for arg in session.config.args)
         ledger = self._read_ledger()

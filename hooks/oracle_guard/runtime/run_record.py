@@ -29,6 +29,7 @@ import os
 import sys
 import types
 from collections.abc import Generator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -41,6 +42,9 @@ except ImportError:  # pragma: no cover -- the ci process reads records without 
         return lambda function: function
 
 RECORD_ENV = 'ORACLE_GUARD_RECORD'
+# ``unix:PATH`` or ``tcp:HOST:PORT``: the socket ``oracle-guard ci`` listens on. Every event
+# is sent there as it happens, so what the process writes later cannot take it back.
+STREAM_ENV = 'ORACLE_GUARD_STREAM'
 PLUGIN_NAME = 'oracle-guard-record'
 # Markers a skip or xfail outcome may come from.
 SILENCE_MARKS = ('skip', 'skipif', 'xfail')
@@ -51,6 +55,28 @@ SWITCHES = ('oracle_guard', 'oracle-guard-record', 'junitxml', 'pytest_oracle_gu
 def recording_folder() -> str | None:
     folder = os.environ.get(RECORD_ENV)
     return folder if folder and os.path.isdir(folder) else None
+
+
+def connect_stream(address: str | None) -> Any:
+    """A socket connected to the gate's event stream, or None (no stream asked for, or
+    the gate is gone: the gate then sees a stream that never started)."""
+    if not address:
+        return None
+    import socket
+
+    kind, _, where = address.partition(':')
+    try:
+        if kind == 'unix':
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # type: ignore[attr-defined]
+            sock.connect(where)
+        elif kind == 'tcp':
+            host, _, port = where.rpartition(':')
+            sock = socket.create_connection((host, int(port)))
+        else:
+            return None
+    except (OSError, ValueError, AttributeError):
+        return None
+    return sock
 
 
 def same_file(a: str, b: str) -> bool:
@@ -180,6 +206,7 @@ class RunRecorder:
     def __init__(self, folder: str) -> None:
         self.path = os.path.join(folder, f'record-{os.getpid()}.jsonl')
         self._file = open(self.path, 'a', encoding='utf-8')  # noqa: SIM115 -- lives all session
+        self._stream = connect_stream(os.environ.get(STREAM_ENV))
         self._pending: list[str] = []
         self.config: Any = None
         self.cfg: Any = None  # [tool.oracle-guard] for the runtime lock check, if any
@@ -198,7 +225,8 @@ class RunRecorder:
         self._write({'event': 'start', 'pid': os.getpid(),
                      'worker': os.environ.get('PYTEST_XDIST_WORKER'),
                      'pytest': pytest.__version__, 'plugin': __version__,
-                     'python': sys.version.split()[0]}, flush=True)
+                     'python': sys.version.split()[0], 'prefix': sys.prefix,
+                     'plugin_file': __file__}, flush=True)
 
     def _capture_rewrites(self) -> None:
         """Keep the code objects pytest's assertion rewriter compiles from the test files
@@ -228,7 +256,14 @@ class RunRecorder:
 
     # -- writing ---------------------------------------------------------------------
     def _write(self, event: dict[str, Any], flush: bool = False) -> None:
-        self._pending.append(json.dumps(event, default=str))
+        line = json.dumps(event, default=str)
+        self._pending.append(line)
+        if self._stream is not None:
+            # Sent now, not at the end: a failure the gate has received stays received.
+            try:
+                self._stream.sendall(line.encode('utf-8') + b'\n')
+            except OSError:
+                self._stream = None
         if flush:
             self._flush()
 
@@ -271,6 +306,13 @@ class RunRecorder:
         return {'nodeid': item.nodeid, 'path': str(item.path),
                 'name': getattr(item, 'originalname', None) or item.name,
                 'type': type(item).__name__}
+
+    @hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
+        # Before any other hook sees the list: what it does to tests, it does to canaries.
+        from oracle_guard.runtime import canary_items
+
+        canary_items.plant(session, items, os.environ.get(canary_items.CANARY_ENV))
 
     def pytest_collection_finish(self, session: Any) -> None:
         # After every pytest_collection_modifyitems: what will really be run.
@@ -391,6 +433,8 @@ class RunRecorder:
     def pytest_runtest_logreport(self, report: Any) -> None:
         event: dict[str, Any] = {'event': 'report', 'nodeid': report.nodeid,
                                  'when': report.when, 'outcome': report.outcome}
+        if type(report).__name__ == 'SubtestReport':
+            event['sub'] = True  # one of several reports of the call: not its outcome
         if hasattr(report, 'wasxfail'):
             event['wasxfail'] = str(report.wasxfail)
         if report.skipped or hasattr(report, 'wasxfail'):
@@ -421,9 +465,12 @@ class RunRecorder:
     @hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
         code = self._verify_code()
+        guard = self.config.pluginmanager.get_plugin('oracle-guard') if self.config else None
         self._write({'event': 'finish', 'exitstatus': int(exitstatus),
                      'loop_completed': self.loop_completed,
                      'shouldfail': bool(session.shouldfail),
+                     'stopped': str(session.shouldfail or session.shouldstop or '')[:500],
+                     'problems': [str(p)[:500] for p in getattr(guard, 'problems', ())][:20],
                      'shouldstop': bool(session.shouldstop),
                      'code': code, 'modules': self._modules(),
                      'plugin_dists': self._plugin_dists()}, flush=True)
@@ -431,6 +478,9 @@ class RunRecorder:
     def pytest_unconfigure(self, config: Any) -> None:
         self._flush()
         self._file.close()
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
 
     # -- the checks made at the end ----------------------------------------------------
     def _verify_code(self) -> dict[str, Any]:
@@ -587,6 +637,9 @@ class ProcessRecord:
     running: str | None = None  # the test begun last without a teardown report
     switched_off: list[str] = field(default_factory=list)
     collected_here: bool = False
+    stopped: str = ''  # why the session stopped early (session.shouldfail / shouldstop)
+    problems: list[str] = field(default_factory=list)  # the plugin's session problems
+    prefix: str | None = None  # sys.prefix of the process: the environment it ran in
 
 
 @dataclass
@@ -625,33 +678,53 @@ class RunRecord:
         return 'xpassed' if 'wasxfail' in call else 'passed'
 
 
-def read_record(folder: str) -> RunRecord:
+def parse_events(lines: Iterable[str | bytes]) -> list[dict[str, Any]]:
+    """The events of one process's record, in order; a line cut short by a dying
+    process (or that is not an event) is left out."""
+    events = []
+    for line in lines:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def record_of(processes: Iterable[tuple[str, Iterable[dict[str, Any]]]]) -> RunRecord:
+    """The run record of (name, events) per pytest process: the record files, or the
+    streams the gate received."""
     record = RunRecord()
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith('.jsonl'))
-    except OSError:
-        return record
-    for name in names:
+    for name, events in processes:
         process = ProcessRecord(file=name)
         open_tests: dict[str, bool] = {}
-        with open(os.path.join(folder, name), encoding='utf-8', errors='replace') as f:
-            for line in f:
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue  # a line cut short by a dying process
-                if isinstance(event, dict):
-                    _apply(record, process, open_tests, event)
+        for event in events:
+            _apply(record, process, open_tests, event)
         running = [nodeid for nodeid, still in open_tests.items() if still]
         process.running = running[-1] if running else None
         record.processes.append(process)
     return record
 
 
+def read_record(folder: str) -> RunRecord:
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith('.jsonl'))
+    except OSError:
+        return RunRecord()
+    processes = []
+    for name in names:
+        with open(os.path.join(folder, name), encoding='utf-8', errors='replace') as f:
+            processes.append((name, parse_events(f)))
+    return record_of(processes)
+
+
 def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool],
            event: dict[str, Any]) -> None:
     kind = event.get('event')
-    if kind == 'configured':
+    if kind == 'start':
+        process.prefix = event.get('prefix')
+    elif kind == 'configured':
         process.configured = True
         process.worker = event.get('worker')
         process.switched_off = list(event.get('switched_off') or ())
@@ -668,7 +741,7 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         record.collect_problems.append(event)
     elif kind == 'begin':
         open_tests[event['nodeid']] = True
-    elif kind == 'report':
+    elif kind == 'report' and not event.get('sub'):
         phases = record.reports.setdefault(event['nodeid'], {})
         known = phases.get(event['when'])
         if known is None or ('markers' in event and 'markers' not in known):
@@ -684,6 +757,8 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         process.loop_completed = bool(event.get('loop_completed'))
         process.shouldfail = bool(event.get('shouldfail'))
         process.exitstatus = event.get('exitstatus')
+        process.stopped = str(event.get('stopped') or '')
+        process.problems = [str(p) for p in event.get('problems') or ()]
         record.code.update(event.get('code') or {})
         record.modules.update(event.get('modules') or {})
         record.plugin_dists.update(event.get('plugin_dists') or ())

@@ -1,0 +1,268 @@
+"""Canaries (rule 45): tests the gate plants into a run, whose outcomes it knows in advance.
+
+``plant_canaries(folder, secret, ...)`` writes the canary modules into the gate's own
+temporary folder and returns a ``CanaryPlan``; its ``env()`` names the plan for the plugin
+(``runtime/canary_items.py``), which collects each module at a place in the test tree that
+does not exist on disk, so the conftests and hooks of that folder apply to it as to the
+real tests beside it. Names, places and numbers come from a per-run secret: a pull request
+cannot predict them. The canaries:
+
+* must fail: a plain ``assert`` of two different numbers; a Hypothesis property that no
+  example satisfies (with Hypothesis in the test environment); the *twin* of an oracle
+  test: a copy of one of its tests whose ``==`` compares the test's own value with a fresh
+  sentinel object, which only a value whose ``__eq__`` lies can equal;
+* must pass: a plain ``assert`` that holds, and a property that holds.
+
+``judge_canaries(plan, record)`` is the verdict on them (OG724 a canary ended otherwise than
+planted, OG725 a canary is missing from the record); ``plan.without(record)`` is the record
+with the canaries taken out, which is what the audit judges. Canaries never reach the
+user's tree or the review report.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from oracle_guard.findings import Finding
+from oracle_guard.runtime.canary_items import CANARY_ENV
+from oracle_guard.runtime.run_record import RunRecord
+
+FAIL = 'failed'
+PASS = 'passed'
+
+
+@dataclass(frozen=True)
+class Canary:
+    module: str  # the file name it is collected under (test_<secret>.py)
+    name: str  # its function name
+    expect: str  # FAIL or PASS
+    kind: str  # what it is, for the finding: assert, property, twin of <nodeid>
+
+    def matches(self, nodeid: str) -> bool:
+        path, _, rest = nodeid.partition('::')
+        return rest.split('[', 1)[0] == self.name and \
+            (path == self.module or path.endswith('/' + self.module))
+
+
+@dataclass(frozen=True)
+class CanaryPlan:
+    plan_file: str
+    canaries: tuple[Canary, ...]
+
+    def env(self) -> dict[str, str]:
+        return {CANARY_ENV: self.plan_file}
+
+    def is_canary(self, nodeid: str) -> bool:
+        return any(c.matches(nodeid) for c in self.canaries)
+
+    def without(self, record: RunRecord) -> RunRecord:
+        """The record with every canary taken out: the outcomes the gate judges."""
+        keep = lambda nodeid: not self.is_canary(nodeid)  # noqa: E731
+        modules = {c.module for c in self.canaries}
+        return dataclasses.replace(
+            record,
+            items={k: v for k, v in record.items.items() if keep(k)},
+            deselected={k: v for k, v in record.deselected.items() if keep(k)},
+            collect_problems=[p for p in record.collect_problems
+                              if os.path.basename(str(p.get('nodeid', '')).split('::')[0])
+                              not in modules],
+            reports={k: v for k, v in record.reports.items() if keep(k)},
+            calls={k: v for k, v in record.calls.items() if keep(k)},
+            code={k: v for k, v in record.code.items() if keep(k)},
+        )
+
+
+def _token(secret: str, label: str, size: int = 12) -> str:
+    return hashlib.sha256(f'{secret}:{label}'.encode()).hexdigest()[:size]
+
+
+def _number(secret: str, label: str) -> int:
+    return 1000 + int(_token(secret, label, 8), 16) % 900000
+
+
+def _fraction(secret: str, label: str) -> float:
+    return int(_token(secret, label, 8), 16) / 0xFFFFFFFF
+
+
+# -- the twin of an oracle test ------------------------------------------------------------
+def _is_eq_assert(node: ast.AST) -> bool:
+    return isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare) and \
+        len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq)
+
+
+def _plain_decorators(function: ast.FunctionDef) -> bool:
+    """No decorator but ``pytest.mark.parametrize``: nothing that skips it or runs it
+    another way (Hypothesis twins would write to the project's example database)."""
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if not (isinstance(target, ast.Attribute) and target.attr == 'parametrize'):
+            return False
+    return True
+
+
+class _Sentinel(ast.NodeTransformer):
+    def __init__(self, fresh: str) -> None:
+        self.fresh = fresh
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        if _is_eq_assert(node):
+            compare = node.test
+            assert isinstance(compare, ast.Compare)
+            sentinel = ast.Call(func=ast.Name(id=self.fresh, ctx=ast.Load()), args=[],
+                                keywords=[])
+            if isinstance(compare.comparators[0], ast.Constant) or \
+                    not isinstance(compare.left, ast.Constant):
+                compare.comparators = [sentinel]
+            else:
+                compare.left = sentinel
+            node.msg = None
+        return node
+
+
+def _kept(node: ast.stmt) -> bool:
+    """What the twin keeps of the module besides its test: imports, helper functions and
+    classes, and plain names bound at module level. Other tests, ``pytestmark``, plugin
+    names and statements that act on other objects (``test_x.__code__ = ...``) stay behind:
+    the twin must import wherever its original does."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return not node.name.startswith(('test', 'Test'))
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) and not t.id.startswith(('pytest', 'test'))
+                   for t in targets)
+    return False
+
+
+def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
+    """(the twin module's source, the test it twins) for the first test function of a
+    module whose own body asserts ``a == b``; None when the module has none."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    if any(isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == 'pytestmark' for t in node.targets)
+            for node in tree.body):
+        return None
+    chosen = None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith('test') and \
+                _plain_decorators(node) and any(_is_eq_assert(s) for s in node.body):
+            chosen = node
+            break
+    if chosen is None:
+        return None
+    original = chosen.name
+    body: list[ast.stmt] = []
+    for node in tree.body:
+        if node is chosen:
+            chosen.name = name
+            _Sentinel(fresh).visit(chosen)
+            body.append(node)
+        elif _kept(node):
+            body.append(node)
+    sentinel = ast.parse(f'class {fresh}:\n    """A value no honest object equals."""\n')
+    tree.body = [*body, *sentinel.body]
+    return ast.unparse(ast.fix_missing_locations(tree)) + '\n', original
+
+
+# -- planting ------------------------------------------------------------------------------
+def _plain_module(secret: str) -> tuple[str, list[tuple[str, str, str]]]:
+    fail, ok = f'test_{_token(secret, "assert-fail")}', f'test_{_token(secret, "assert-pass")}'
+    a, b = _number(secret, 'a'), _number(secret, 'b')
+    source = (f'def {fail}():\n    value = {a}\n    assert value == {a + b}\n\n\n'
+              f'def {ok}():\n    assert {a} + {b} == {a + b}\n')
+    return source, [(fail, FAIL, 'a plain failing assert'), (ok, PASS, 'a plain assert')]
+
+
+def _property_module(secret: str) -> tuple[str, list[tuple[str, str, str]]]:
+    fail = f'test_{_token(secret, "property-fail")}'
+    ok = f'test_{_token(secret, "property-pass")}'
+    n = _number(secret, 'n')
+    settings = ('@settings(database=None, max_examples=20, deadline=None, derandomize=True, '
+                'suppress_health_check=list(HealthCheck))')
+    source = ('from hypothesis import given, HealthCheck, settings, strategies as st\n\n\n'
+              f'{settings}\n@given(st.integers(min_value=0, max_value={n}))\n'
+              f'def {fail}(x):\n    assert x + {n} < {n}\n\n\n'
+              f'{settings}\n@given(st.integers(min_value=0, max_value={n}))\n'
+              f'def {ok}(x):\n    assert x + {n} >= {n}\n')
+    return source, [(fail, FAIL, 'a failing Hypothesis property'),
+                    (ok, PASS, 'a Hypothesis property that holds')]
+
+
+def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[str],
+                   read: Any, oracle_files: Sequence[str] = (), hypothesis: bool = True
+                   ) -> CanaryPlan:
+    """Write the canary modules into ``folder`` (outside the checkout) and the plan the
+    plugin reads.
+
+    ``root``: the tree the tests run in; ``test_files``: its test modules (relative paths),
+    whose folders the canaries are collected in; ``oracle_files``: the human-owned tests to
+    take the twin from (the properties first); ``read(path) -> bytes | None`` reads one of
+    them. The reference run plants into its own tree the same way.
+    """
+    os.makedirs(folder, exist_ok=True)
+    folders = sorted({os.path.dirname(p) for p in test_files}) or ['tests']
+    home = folders[int(_token(secret, 'folder', 8), 16) % len(folders)]
+    modules: list[dict[str, Any]] = []
+    canaries: list[Canary] = []
+
+    def add(label: str, where: str, source: str, tests: list[tuple[str, str, str]]) -> None:
+        token = _token(secret, label)
+        file_name = f'test_{token}.py'
+        real = os.path.join(folder, f'c{token}.py')
+        with open(real, 'w', encoding='utf-8') as f:
+            f.write(source)
+        modules.append({'virtual': os.path.join(root, where, file_name), 'real': real,
+                        'name': f'oracle_guard_canary_{token}',
+                        'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))]})
+        canaries.extend(Canary(file_name, name, expect, kind) for name, expect, kind in tests)
+
+    add('plain', home, *_plain_module(secret))
+    if hypothesis:
+        add('property', home, *_property_module(secret))
+    for path in [*oracle_files, *[p for p in test_files if p not in oracle_files]]:
+        source = read(path)
+        name = f'test_{_token(secret, "twin")}'
+        twin = twin_source(source, name, f'Fresh{_token(secret, "fresh", 8)}') \
+            if source else None
+        if twin is not None:
+            add('twin', os.path.dirname(path), twin[0],
+                [(name, FAIL, f'the twin of {path}::{twin[1]} (its == against a fresh '
+                              'sentinel object)')])
+            break
+    plan_file = os.path.join(folder, 'plan.json')
+    with open(plan_file, 'w', encoding='utf-8') as f:
+        json.dump({'modules': modules}, f)
+    return CanaryPlan(plan_file, tuple(canaries))
+
+
+# -- judging -------------------------------------------------------------------------------
+def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
+    findings: list[Finding] = []
+    hint = ('something in the pull request changes how tests end (a wrapped runtest, a patched '
+            'engine, a lying __eq__, a rewritten report, a stopped session): remove it')
+    for canary in plan.canaries:
+        nodeids = [n for n in record.items if canary.matches(n)]
+        if not nodeids:
+            findings.append(Finding(
+                '.', 1, 1, 'OG725', f'forged run: a canary the gate planted ({canary.kind}, '
+                f'must have {canary.expect}) is missing from the run: dropped, deselected or '
+                'never collected', hint))
+            continue
+        for nodeid in nodeids:
+            outcome = record.outcome(nodeid)
+            if outcome != canary.expect:
+                findings.append(Finding(
+                    '.', 1, 1, 'OG724', f'forged run: a canary the gate planted '
+                    f'({canary.kind}) {outcome or "never ran"}, it must have {canary.expect}',
+                    hint))
+    return findings

@@ -1,0 +1,254 @@
+"""What the test environment's site-packages hold, against pip's ``RECORD`` files (rule 46).
+
+Run by the gate as ``TEST_PYTHON -I -S integrity_probe.py``: isolated and without the
+``site`` module, so no ``.pth`` file, ``sitecustomize`` or user site runs while the
+environment is inspected. Standard library only (nothing of the environment is
+imported). Prints one JSON object; ``gate/integrity.py`` turns it into findings.
+
+* ``changed``: a file of ``pytest``/``_pytest``, ``pluggy``, ``hypothesis`` or
+  ``oracle_guard`` (every file their distributions' ``RECORD`` lists with a hash), or any
+  listed ``.pth`` file, whose bytes differ from the hash, or that is gone;
+* ``stray``: a ``.pth``, ``sitecustomize`` or ``usercustomize`` in a site folder that no
+  distribution's ``RECORD`` (or an egg's ``installed-files.txt``) lists;
+* ``compiled``: a ``__pycache__`` file of those packages, for this interpreter, that
+  Python would load instead of its source and whose code is not the code compiled from
+  that source (checked for files ``RECORD`` does not list, or written after it), and a
+  sourceless ``.pyc`` beside the packages' modules;
+* ``editable``: judged distributions installed in editable mode: their source lives
+  outside site-packages and ``RECORD`` says nothing about it.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import importlib.util
+import json
+import marshal
+import os
+import sys
+import types
+
+JUDGED = ('pytest', 'pluggy', 'hypothesis', 'oracle_guard')
+CUSTOMIZE = ('sitecustomize', 'usercustomize')
+
+
+def environment() -> tuple[str, bool]:
+    """(the environment's prefix, whether it is a venv). Without the ``site`` module a
+    venv's ``sys.prefix`` is its base interpreter's: find ``pyvenv.cfg`` as ``site`` does."""
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    for candidate in (here, os.path.dirname(here)):
+        if os.path.isfile(os.path.join(candidate, 'pyvenv.cfg')):
+            return candidate, True
+    return sys.prefix, False
+
+
+def site_folders() -> list[str]:
+    import site
+
+    prefix, venv = environment()
+    prefixes = [prefix]
+    if venv:
+        with open(os.path.join(prefix, 'pyvenv.cfg'), encoding='utf-8', errors='replace') as f:
+            if any(line.split('=', 1)[0].strip() == 'include-system-site-packages'
+                   and line.split('=', 1)[1].strip().lower() == 'true'
+                   for line in f if '=' in line):
+                prefixes += [sys.base_prefix, sys.base_exec_prefix]
+    else:
+        prefixes.append(sys.exec_prefix)
+    folders = list(site.getsitepackages(prefixes))
+    if not venv:  # a user site is only used outside a venv
+        folders.append(site.getusersitepackages())
+    seen: list[str] = []
+    for folder in folders:
+        real = os.path.realpath(folder)
+        if os.path.isdir(real) and real not in seen:
+            seen.append(real)
+    return seen
+
+
+def normalize(name: str) -> str:
+    return name.replace('-', '_').replace('.', '_').lower()
+
+
+def file_hash(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''):
+            digest.update(chunk)
+    return 'sha256=' + base64.urlsafe_b64encode(digest.digest()).decode().rstrip('=')
+
+
+def fingerprint(code: types.CodeType) -> str:
+    """What a code object does, without where it was compiled (the same measure as the
+    run record's; repeated here because this file imports nothing of the package)."""
+    digest = hashlib.sha256()
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        digest.update(c.co_code)
+        digest.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars,
+                            c.co_argcount, c.co_kwonlyargcount, c.co_flags)).encode())
+        for const in c.co_consts:
+            if isinstance(const, types.CodeType):
+                todo.append(const)
+            else:
+                digest.update(repr(const).encode('utf-8', 'backslashreplace') + b'\0')
+    return digest.hexdigest()
+
+
+def loaded_instead_of_source(pyc: str, source: str, data: bytes) -> bool:
+    """Whether the import system would run this cache file rather than recompile."""
+    flags = int.from_bytes(data[4:8], 'little')
+    if flags & 1:  # hash-based
+        if not flags & 2:
+            return True  # unchecked: used as it is
+        with open(source, 'rb') as f:
+            return importlib.util.source_hash(f.read()) == data[8:16]
+    stat = os.stat(source)
+    return int.from_bytes(data[8:12], 'little') == int(stat.st_mtime) & 0xFFFFFFFF and \
+        int.from_bytes(data[12:16], 'little') == stat.st_size & 0xFFFFFFFF
+
+
+def compiled_problem(pyc: str, source: str) -> str | None:
+    with open(pyc, 'rb') as f:
+        data = f.read()
+    if data[:4] != importlib.util.MAGIC_NUMBER:
+        return None  # not for this interpreter: never loaded
+    if not loaded_instead_of_source(pyc, source, data):
+        return None
+    optimize = 0
+    for level in (1, 2):
+        if f'.opt-{level}.' in os.path.basename(pyc):
+            optimize = level
+    try:
+        cached = marshal.loads(data[16:])
+        with open(source, 'rb') as f:
+            fresh = compile(f.read(), source, 'exec', dont_inherit=True, optimize=optimize)
+    except (ValueError, EOFError, TypeError, SyntaxError) as exc:
+        return f'cannot be compared with its source ({type(exc).__name__})'
+    if not isinstance(cached, types.CodeType):
+        return 'holds no code object'
+    if fingerprint(cached) != fingerprint(fresh):
+        return f'is not the code compiled from {os.path.basename(source)}'
+    return None
+
+
+def inspect() -> dict:  # type: ignore[type-arg]
+    facts: dict = {'prefix': environment()[0], 'executable': sys.executable,  # type: ignore[type-arg]
+                   'cache_tag': sys.implementation.cache_tag, 'folders': site_folders(),
+                   'changed': [], 'stray': [], 'compiled': [], 'editable': [], 'present': []}
+    listed: set[str] = set()
+    judged: list[tuple[str, str, list[list[str]], float]] = []  # name, site, rows, RECORD ctime
+    for folder in facts['folders']:
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            meta = os.path.join(folder, name)
+            if name.endswith('.egg-info') and os.path.isfile(
+                    os.path.join(meta, 'installed-files.txt')):
+                with open(os.path.join(meta, 'installed-files.txt'), encoding='utf-8',
+                          errors='replace') as f:
+                    listed.update(os.path.realpath(os.path.join(meta, line.strip()))
+                                  for line in f if line.strip())
+                continue
+            record = os.path.join(meta, 'RECORD')
+            if not name.endswith('.dist-info') or not os.path.isfile(record):
+                continue
+            with open(record, encoding='utf-8', errors='replace', newline='') as f:
+                rows = [row for row in csv.reader(f) if row]
+            for row in rows:
+                listed.add(os.path.realpath(os.path.join(folder, row[0])))
+            dist = normalize(name[:-len('.dist-info')].split('-')[0])
+            pth_rows = [row for row in rows if row[0].endswith('.pth')]
+            if dist in JUDGED:
+                facts['present'].append(dist)
+                judged.append((dist, folder, rows, os.stat(record).st_ctime))
+                if _editable(meta):
+                    facts['editable'].append([dist, name])
+            else:
+                _verify(facts, dist, folder, pth_rows)
+        for name in names:
+            stem = name.split('.', 1)[0]
+            full = os.path.realpath(os.path.join(folder, name))
+            if full in listed:
+                continue
+            if name.endswith('.pth') or (stem in CUSTOMIZE and (
+                    name.endswith(('.py', '.pyc')) or os.path.isdir(full))):
+                facts['stray'].append(full)
+        cache = os.path.join(folder, '__pycache__')
+        if os.path.isdir(cache):
+            for name in sorted(os.listdir(cache)):
+                if name.split('.', 1)[0] in CUSTOMIZE:
+                    full = os.path.realpath(os.path.join(cache, name))
+                    if full not in listed:
+                        facts['stray'].append(full)
+    for dist, folder, rows, record_time in judged:
+        _verify(facts, dist, folder, rows)
+        _verify_compiled(facts, dist, folder, rows, listed, record_time)
+    return facts
+
+
+def _editable(meta: str) -> bool:
+    try:
+        with open(os.path.join(meta, 'direct_url.json'), encoding='utf-8') as f:
+            return bool(json.load(f).get('dir_info', {}).get('editable'))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _verify(facts: dict, dist: str, folder: str, rows: list[list[str]]) -> None:  # type: ignore[type-arg]
+    for row in rows:
+        if len(row) < 2 or not row[1].startswith('sha256='):
+            continue
+        path = os.path.join(folder, row[0])
+        try:
+            actual = file_hash(path)
+        except OSError:
+            facts['changed'].append([dist, os.path.realpath(path), 'is gone'])
+            continue
+        if actual != row[1]:
+            facts['changed'].append([dist, os.path.realpath(path),
+                                     'differs from its hash in RECORD'])
+
+
+def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],  # type: ignore[type-arg]
+                     listed: set[str], record_time: float) -> None:
+    packages = {os.path.dirname(os.path.join(folder, row[0])) for row in rows
+                if row[0].endswith('.py') and '/' in row[0].replace(os.sep, '/')}
+    tag = sys.implementation.cache_tag
+    for package in sorted(packages):
+        cache = os.path.join(package, '__pycache__')
+        try:
+            beside = sorted(os.listdir(package))
+        except OSError:
+            continue
+        for name in beside:
+            full = os.path.realpath(os.path.join(package, name))
+            if name.endswith('.pyc') and full not in listed:
+                facts['compiled'].append([dist, full, 'is compiled code with no source that '
+                                          'no RECORD lists'])
+        if not os.path.isdir(cache):
+            continue
+        for name in sorted(os.listdir(cache)):
+            parts = name.split('.')
+            if not name.endswith('.pyc') or len(parts) < 3 or parts[1] != tag:
+                continue
+            pyc = os.path.realpath(os.path.join(cache, name))
+            source = os.path.join(package, parts[0] + '.py')
+            if not os.path.isfile(source):
+                continue  # a cache file without its source is never imported
+            try:
+                if pyc in listed and os.stat(pyc).st_ctime <= record_time + 1:
+                    continue  # compiled by the installer, before it wrote RECORD
+                problem = compiled_problem(pyc, source)
+            except OSError:
+                continue
+            if problem:
+                facts['compiled'].append([dist, pyc, problem])
+
+
+if __name__ == '__main__':
+    json.dump(inspect(), sys.stdout)

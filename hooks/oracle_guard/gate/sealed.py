@@ -1,0 +1,174 @@
+"""The sealed test run of ``oracle-guard ci``: the parts of the verdict the pull request's
+own code cannot write.
+
+1. Everything the gate needs is imported first (``preload``): the install step and the
+   tests run the pull request's code as the same user, and could rewrite the gate's
+   files on disk; a module already in memory is what judges.
+2. The pull request's install step (``--install-command``) runs as a child of the gate, in
+   the test environment (``--test-python``), never in the gate's.
+3. The test environment is inspected (rule 46, ``gate/integrity.py``) after the install
+   and again after the run.
+4. The test command runs with the event stream open (``gate/stream.py``) and canaries
+   planted (``gate/canaries.py``); the verdict is the gate's copy of the stream, canaries
+   subtracted, and these findings (rule 45):
+
+OG720 the stream contradicts itself (``gate/stream.py``)
+OG721 the record files or the JUnit report say fewer tests failed than the stream did
+OG722 the test command's exit status disagrees with the outcomes the stream holds
+OG723 a pytest process stopped its session before its tests ran (the plugin's own stop
+      included: a stopped session is not an excuse, it is a run that proved nothing)
+OG724 a canary ended otherwise than planted; OG725 a canary is missing from the run
+OG726-OG728 the test machinery was changed (``gate/integrity.py``)
+OG729 the pull request adds a module named like the test machinery (``oracle_guard``,
+      ``pytest``, ``_pytest``, ``pluggy``, ``hypothesis``, ``sitecustomize``,
+      ``usercustomize``) outside its ``src`` roots: ``python -m pytest`` from the checkout
+      would import it instead of the installed one
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import secrets
+import subprocess
+import sys
+from collections.abc import Callable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gate import canaries
+from oracle_guard.gate import integrity
+from oracle_guard.gate import stream
+from oracle_guard.repo.changeset import ChangeSet
+from oracle_guard.runtime.run_record import read_record
+from oracle_guard.runtime.run_record import RunRecord
+
+MACHINERY = ('oracle_guard', 'pytest', '_pytest', 'pluggy', 'hypothesis', 'sitecustomize',
+             'usercustomize', 'py')
+# Modules that import pytest or Hypothesis: they run inside the test process, not here.
+NOT_PRELOADED = ('oracle_guard.runtime.pytest_plugin', 'oracle_guard.runtime.lock_runtime',
+                 'oracle_guard.runtime.property_namespace', 'oracle_guard.runtime.canary_items')
+
+
+def preload() -> str:
+    """Import every module of the gate now, before any pull-request code runs; return the
+    integrity probe's source, read now for the same reason."""
+    import oracle_guard
+
+    for info in pkgutil.walk_packages(oracle_guard.__path__, 'oracle_guard.'):
+        if info.name in NOT_PRELOADED or info.name.endswith('__main__'):
+            continue
+        try:
+            importlib.import_module(info.name)
+        except ImportError:  # an optional dependency the gate's environment lacks
+            continue
+    for name in ('yaml', 'jsonschema', 'identify.identify'):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    with open(integrity.PROBE, encoding='utf-8') as f:
+        return f.read()
+
+
+@dataclass
+class SealedRun:
+    record: RunRecord  # the gate's copy of the stream, canaries subtracted
+    exit_code: int  # the test command's, with the canaries' planted failures taken out
+    findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def shadowing_modules(changes: ChangeSet, src_roots: Sequence[str]) -> list[Finding]:
+    """OG729: files the change adds or edits that Python would import as the machinery."""
+    findings = []
+    for change in changes.changes:
+        if change.status == 'D' or change.path.startswith(tuple(src_roots)):
+            continue
+        parts = change.path.split('/')
+        for at, part in enumerate(parts):
+            name = part[:-3] if at == len(parts) - 1 and part.endswith('.py') else part
+            if at == len(parts) - 1 and not part.endswith('.py'):
+                continue
+            if name in MACHINERY:
+                where = '/'.join(parts[:at + 1])
+                findings.append(Finding(
+                    change.path, 1, 1, 'OG729', f'{where} is named like the test machinery '
+                    f'({name}): run from the checkout, Python imports it instead of the '
+                    'installed one', 'rename it; a pull request cannot ship its own pytest, '
+                    'Hypothesis or oracle-guard'))
+                break
+    return findings
+
+
+def run_install(command: str, test_python: str, root: str) -> None:
+    """The pull request's install step, a child of the gate, in the test environment."""
+    bin_dir = os.path.dirname(test_python)
+    env = dict(os.environ)
+    env['PATH'] = bin_dir + os.pathsep + env.get('PATH', '')
+    prefix = os.path.dirname(bin_dir)
+    if os.path.isfile(os.path.join(prefix, 'pyvenv.cfg')):
+        env['VIRTUAL_ENV'] = prefix
+    sys.stdout.flush()
+    try:
+        code = subprocess.run(command, shell=True, cwd=root, env=env).returncode
+    except OSError as exc:
+        raise ConfigError('--install-command', 0, f'cannot run {command!r}: {exc}') from None
+    if code:
+        raise ConfigError('--install-command', 0, f'{command!r} exited {code}',
+                          'the project must install into the test environment')
+
+
+def exit_status_findings(record: RunRecord, exit_code: int) -> list[Finding]:
+    """OG722 and OG723, on the whole stream (canaries included)."""
+    findings = []
+    failed = stream.failed_tests(record)
+    statuses = sorted({p.exitstatus for p in record.processes if p.exitstatus})
+    if exit_code == 0 and (failed or statuses):
+        told = f'{len(failed)} failed test(s)' if failed else \
+            f'a session exit status of {statuses[0]}'
+        findings.append(Finding(
+            '.', 1, 1, 'OG722', f'forged run: the test command exited 0, but the run reported '
+            f'{told} as it happened (an exit forced at exit time: atexit, os._exit, '
+            'sys.exit in a hook)', 'remove what forces the exit status'))
+    for process in record.processes:
+        if process.shouldfail and not process.loop_completed:
+            why = '; '.join(process.problems[:3]) or process.stopped or 'no reason given'
+            findings.append(Finding(
+                '.', 1, 1, 'OG723', f'the session of pytest process {process.file} was '
+                f'stopped before its tests ran ({why}): no test proved anything',
+                'fix what the plugin reports (a silence without a freeze, a lock drift) or '
+                'remove what stops the session'))
+    return findings
+
+
+def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequence[str],
+               oracle_files: Sequence[str], read: Callable[[str], bytes | None],
+               test_python: str, probe_source: str,
+               run: Callable[[list[str], str, str, dict[str, str]], int]) -> SealedRun:
+    """Run the test command sealed; ``run(command, record_folder, junit, env) -> code``."""
+    before = integrity.inspect_environment(test_python, probe_source)
+    record_folder = os.path.join(folder, 'record')
+    os.mkdir(record_folder)
+    junit = os.path.join(folder, 'junit.xml')
+    plan = canaries.plant_canaries(
+        os.path.join(folder, 'canaries'), secrets.token_hex(16), root=root,
+        test_files=test_files, oracle_files=oracle_files, read=read,
+        hypothesis='hypothesis' in before.present)
+    with stream.EventListener(folder) as listener:
+        exit_code = run(command, record_folder, junit, {**listener.env(), **plan.env()})
+    after = integrity.inspect_environment(test_python, probe_source)
+    full = listener.record()
+    findings = [*stream.contradictions(listener.streams),
+                *stream.cross_checks(full, read_record(record_folder), junit),
+                *exit_status_findings(full, exit_code),
+                *canaries.judge_canaries(plan, full),
+                *integrity.integrity_findings(('before the run', before),
+                                              ('after the run', after))]
+    judged = plan.without(full)
+    if exit_code == 1 and not stream.failed_tests(judged) and stream.failed_tests(full):
+        exit_code = 0  # pytest's status had the gate planted no failing canary
+    return SealedRun(judged, exit_code, findings, integrity.integrity_notes(before))

@@ -1,0 +1,214 @@
+"""The record the test process cannot take back (rule 45): the gate's own copy of the run.
+
+Before the test command starts, the gate listens on a local socket (a UNIX socket in its
+own temporary folder; TCP on 127.0.0.1 where there is none) and names it in
+``ORACLE_GUARD_STREAM``. Every pytest process the plugin runs in (pytest-xdist workers
+too: they inherit the environment, not the file descriptors) connects once and sends each
+event of the run record as it happens. What the process writes later, at exit or into the
+record files, cannot undo a failure the gate already holds.
+
+The gate judges its copy. A copy that contradicts itself is a forged run (OG720): a test
+phase reported with two outcomes (a failure later reported as a pass), events after the
+session's finish, a second start or finish in one stream. The record files and the JUnit
+report become cross-checks (OG721): where they say less failed than the stream did, they
+were rewritten.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Any
+
+from oracle_guard.findings import Finding
+from oracle_guard.runtime.run_record import parse_events
+from oracle_guard.runtime.run_record import record_of
+from oracle_guard.runtime.run_record import RunRecord
+from oracle_guard.runtime.run_record import STREAM_ENV
+
+# After the test command exited: how long a stream may still be draining (a process the
+# tests forked that keeps its copy of the connection open) before the gate stops reading.
+DRAIN_SECONDS = 5.0
+
+
+@dataclass
+class Stream:
+    """What one connection sent: one pytest process's events, in order."""
+
+    name: str
+    lines: list[bytes] = field(default_factory=list)
+    ended: bool = False  # the peer closed the connection (or died)
+
+    def events(self) -> list[dict[str, Any]]:
+        return parse_events(self.lines)
+
+
+class EventListener:
+    """The gate's end of the stream; ``with EventListener(folder) as listener:`` around the
+    test command, then ``listener.streams`` (also after a forced stop)."""
+
+    def __init__(self, folder: str) -> None:
+        self.streams: list[Stream] = []
+        self._threads: list[threading.Thread] = []
+        self._connections: list[socket.socket] = []
+        self._lock = threading.Lock()
+        if hasattr(socket, 'AF_UNIX'):
+            path = os.path.join(folder, 'events.sock')
+            self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._server.bind(path)
+            self.address = f'unix:{path}'
+        else:  # pragma: no cover -- Windows builds without AF_UNIX
+            self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self._server.bind(('127.0.0.1', 0))
+            self.address = f'tcp:127.0.0.1:{self._server.getsockname()[1]}'
+        self._server.listen(64)
+        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+
+    def env(self) -> dict[str, str]:
+        return {STREAM_ENV: self.address}
+
+    def __enter__(self) -> EventListener:
+        self._acceptor.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return  # closed: the run is over
+            with self._lock:
+                stream = Stream(f'stream-{len(self.streams) + 1}')
+                self.streams.append(stream)
+                self._connections.append(conn)
+                thread = threading.Thread(target=self._read, args=(conn, stream), daemon=True)
+                self._threads.append(thread)
+            thread.start()
+
+    @staticmethod
+    def _read(conn: socket.socket, stream: Stream) -> None:
+        pending = b''
+        while True:
+            try:
+                chunk = conn.recv(65536)
+            except OSError:
+                chunk = b''
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b'\n')
+            stream.lines.extend(lines)
+        if pending:
+            stream.lines.append(pending)  # cut short; parse_events leaves it out
+        stream.ended = True
+
+    def close(self, drain: float = DRAIN_SECONDS) -> None:
+        """Stop accepting, give the readers ``drain`` seconds to see their peers close,
+        then cut what is still open (its stream ends where it is)."""
+        try:
+            self._server.close()
+        except OSError:  # pragma: no cover
+            pass
+        with self._lock:
+            threads = list(self._threads)
+            connections = list(self._connections)
+        for thread in threads:
+            thread.join(drain)
+        for conn in connections:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            conn.close()
+        for thread in threads:
+            thread.join(1.0)
+
+    def record(self) -> RunRecord:
+        return record_of((s.name, s.events()) for s in self.streams)
+
+
+# -- contradictions in the gate's copy -------------------------------------------------------
+def contradictions(streams: Iterable[Stream]) -> list[Finding]:
+    """OG720: what no honest run sends."""
+    findings: list[Finding] = []
+    outcomes: dict[tuple[str, str], dict[str, str]] = {}  # (nodeid, when) -> outcome -> where
+
+    def forged(message: str) -> None:
+        findings.append(Finding('.', 1, 1, 'OG720', f'forged run: {message}',
+                                'remove what rewrites the test run\'s outcomes; the gate keeps '
+                                'what the run reported as it happened'))
+
+    for stream in streams:
+        events = stream.events()
+        starts = [e for e in events if e.get('event') == 'start']
+        finishes = [i for i, e in enumerate(events) if e.get('event') == 'finish']
+        if len(starts) > 1 or len(finishes) > 1:
+            forged(f'{stream.name} started {len(starts)} and finished {len(finishes)} '
+                   'sessions in one process')
+        if finishes and finishes[0] < len(events) - 1:
+            late = events[finishes[0] + 1]
+            what = f'{late.get("event")} {late.get("nodeid", "")}'.strip()
+            forged(f'{stream.name} sent events after its session finished (the first: {what})')
+        for event in events:
+            if event.get('event') != 'report' or event.get('sub') or \
+                    event.get('outcome') == 'rerun':
+                continue
+            key = (str(event.get('nodeid')), str(event.get('when')))
+            outcomes.setdefault(key, {}).setdefault(str(event.get('outcome')), stream.name)
+    for (nodeid, when), seen in sorted(outcomes.items()):
+        if len(seen) > 1:
+            told = ', '.join(f'{outcome} ({where})' for outcome, where in sorted(seen.items()))
+            forged(f'the {when} of {nodeid} was reported as {told}')
+    return findings
+
+
+# -- cross-checks --------------------------------------------------------------------------
+def failed_tests(record: RunRecord, leave_out: Any = None) -> list[str]:
+    return sorted(n for n in record.reports if record.outcome(n) == 'failed' and
+                  not (leave_out and leave_out(n)))
+
+
+def junit_failures(path: str) -> int | None:
+    """failures + errors the JUnit report counts, or None when it cannot be read."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError):
+        return None
+    suites = [root] if root.tag == 'testsuite' else list(root.iter('testsuite'))
+    total = 0
+    for suite in suites:
+        for name in ('failures', 'errors'):
+            try:
+                total += int(suite.get(name, '0'))
+            except ValueError:
+                return None
+    return total
+
+
+def cross_checks(stream: RunRecord, files: RunRecord, junit: str | None) -> list[Finding]:
+    """OG721: the record files and the JUnit report may say more failed, never less."""
+    findings: list[Finding] = []
+    hint = ('remove what rewrites the run record or the JUnit report; the gate judges what '
+            'the run reported as it happened')
+    if not files.empty:
+        for nodeid in failed_tests(stream):
+            told = files.outcome(nodeid)
+            if told is not None and told != 'failed':
+                findings.append(Finding(
+                    '.', 1, 1, 'OG721', f'forged run: {nodeid} failed, but the record file '
+                    f'written by the test process says {told}', hint))
+    if junit and os.path.isfile(junit):
+        counted = junit_failures(junit)
+        failed = len(failed_tests(stream))
+        if counted is not None and counted < failed:
+            findings.append(Finding(
+                '.', 1, 1, 'OG721', f'forged run: {failed} test(s) failed, but the JUnit '
+                f'report counts {counted} failure(s) and error(s)', hint))
+    return findings

@@ -1,0 +1,109 @@
+"""The plugin's side of the gate's canaries (rule 45): tests planted into the run.
+
+``oracle-guard ci`` writes canary modules into its own temporary folder (never into the
+checkout) and a plan naming them in ``ORACLE_GUARD_CANARIES``. The plan gives each module
+a place in the test tree that does not exist on disk (``tests/test_<secret>.py``): the
+module is imported from the gate's folder, but pytest collects it as if it lived there, so
+the conftests, autouse fixtures and hooks of that folder apply to it exactly as they apply
+to the real tests next to it. A cheat that bends the run for the real tests bends the
+canaries too, and the canaries' outcomes are known in advance.
+
+The items go in among the collected ones (at places the secret picks) before any other
+``pytest_collection_modifyitems`` hook sees the list: a hook that drops or reorders tests
+does the same to them. The plugin's own checks (the ledger, the lock) leave them alone.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+CANARY_ENV = 'ORACLE_GUARD_CANARIES'
+# id() of every canary item of this process; the freeze guard and the lock check skip them.
+PLANTED: set[int] = set()
+
+
+def is_canary(item: Any) -> bool:
+    return id(item) in PLANTED
+
+
+def read_plan(path: str | None) -> list[dict[str, Any]]:
+    if not path:
+        return []
+    try:
+        with open(path, encoding='utf-8') as f:
+            plan = json.load(f)
+    except (OSError, ValueError):
+        return []
+    modules = plan.get('modules') if isinstance(plan, dict) else None
+    return [m for m in modules or () if isinstance(m, dict)]
+
+
+def _directory_node(session: Any, items: list[Any], folder: Path) -> Any:
+    """The collector pytest built for ``folder`` (its conftests' fixtures hang on it)."""
+    import pytest
+
+    kinds = tuple(k for k in (getattr(pytest, 'Directory', None), getattr(pytest, 'Package', None))
+                  if k is not None)
+    best, depth = session, -1
+    for item in items:
+        for node in item.listchain():
+            path = getattr(node, 'path', None)
+            if path is None or not isinstance(node, kinds):
+                continue
+            if path == folder:
+                return node
+            if len(path.parts) > depth and folder.is_relative_to(path):
+                best, depth = node, len(path.parts)
+    return best
+
+
+def _module_class() -> Any:
+    import pytest
+
+    class CanaryModule(pytest.Module):  # type: ignore[misc]
+        """A test module collected at a place in the tree, imported from elsewhere."""
+
+        og_real = ''
+        og_name = ''
+
+        def _getobj(self) -> Any:
+            spec = importlib.util.spec_from_file_location(self.og_name, self.og_real)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[self.og_name] = module
+            spec.loader.exec_module(module)
+            return module
+
+    return CanaryModule
+
+
+def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
+    """Collect the plan's modules and put their items in among ``items`` (in place)."""
+    planted: list[Any] = []
+    modules = read_plan(plan_path)
+    if not modules:
+        return planted
+    module_class = _module_class()
+    rootpath = Path(str(session.config.rootpath))
+    for entry in modules:
+        virtual = Path(str(entry.get('virtual', '')))
+        parent = _directory_node(session, items, virtual.parent)
+        try:
+            nodeid = virtual.relative_to(rootpath).as_posix()
+        except ValueError:
+            nodeid = os.path.relpath(virtual, rootpath).replace(os.sep, '/')
+        module = module_class.from_parent(parent, path=virtual, nodeid=nodeid)
+        module.og_real = str(entry.get('real', ''))
+        module.og_name = str(entry.get('name', 'oracle_guard_canary'))
+        found = list(session.genitems(module))
+        fractions = [float(f) for f in entry.get('at', ())] or [1.0]
+        for index, item in enumerate(found):
+            PLANTED.add(id(item))
+            at = int(fractions[index % len(fractions)] * (len(items) + 1))
+            items.insert(min(at, len(items)), item)
+            planted.append(item)
+    return planted
