@@ -1,0 +1,259 @@
+"""The sealed gate (rules 45 and 46): cheats that beat an audit of evidence the test process
+writes itself, each on a repository whose pull request carries a real bug.
+
+Plain ``python -m pytest`` exits 0 (the cheat works); ``oracle-guard ci`` fails with the
+named code. The honest counterparts at the end pass.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+
+import pytest
+
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import PYTEST
+from ci_repo import Run
+
+# An honest pull request: a new unit test, no bug.
+NEW_TEST = {'tests/test_mul_zero.py': 'from calc import mul\n\n\ndef test_mul_zero():\n'
+                                      '    assert mul(0, 5) == 0\n'}
+EXIT_0_AT_EXIT = 'import atexit\nimport os\n\natexit.register(os._exit, 0)\n'
+
+
+@pytest.fixture(scope='session')
+def template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return build_template(str(tmp_path_factory.mktemp('sealed-template') / 'repo'))
+
+
+@pytest.fixture
+def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def cheat_works_but_ci_fails(calc: CiRepo, files: dict, code: str, *words: str,  # type: ignore[type-arg]
+                             bug: bool = True) -> Run:
+    calc.pull_request(files, bug=bug)
+    plain, ci = calc.both(PYTEST)
+    assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
+    assert ci.rc == 1, ci.out
+    lines = ci.lines(code)
+    assert lines, f'no {code} in:\n{ci.out}'
+    for word in words:
+        assert any(word in line for line in lines), f'{word!r} not in the {code} lines:\n{ci.out}'
+    return ci
+
+
+# -- exit status against the record (rule 45) ---------------------------------------------
+def test_atexit_os_exit_0_in_a_unit_test_module_fails_ci(calc: CiRepo) -> None:
+    ci = cheat_works_but_ci_fails(calc, {'tests/test_exit.py': EXIT_0_AT_EXIT +
+                                         '\n\ndef test_nothing():\n    pass\n'},
+                                  'OG722', 'exited 0', 'failed test(s)')
+    assert ci.summary.endswith('test command exited 0'), ci.out
+
+
+def test_atexit_os_exit_0_in_src_only_under_pytest_fails_ci(calc: CiRepo) -> None:
+    buggy = ('import sys\n\nif "pytest" in sys.modules:\n    import atexit, os\n'
+             '    atexit.register(os._exit, 0)\n\n\ndef add(a, b):\n    total = a + b\n'
+             '    return total + 1 if total == 5 else total\n\n\ndef mul(a, b):\n'
+             '    return a * b\n')
+    cheat_works_but_ci_fails(calc, {'src/calc/__init__.py': buggy}, 'OG722', 'exited 0')
+
+
+def test_hidden_skip_mark_and_exit_0_is_a_stopped_session_not_an_excuse(calc: CiRepo) -> None:
+    # No silence word in the file, so no hook parses it; the plugin stops the session
+    # before any test runs, and the exit at interpreter exit hides that too.
+    ci = cheat_works_but_ci_fails(calc, {'tests/test_calc.py': (
+        'import atexit, os\n\nimport pytest\n\nfrom calc import add\n\n'
+        'pytestmark = getattr(pytest.mark, "s" + "kip")\natexit.register(os._exit, 0)\n\n\n'
+        'def test_add():\n    assert add(2, 3) == 5\n')}, 'OG723', 'stopped before its tests ran')
+    assert any('never ran' in line for line in ci.lines('OG724')), ci.out  # nor did a canary
+
+
+# -- canaries (rule 45) -------------------------------------------------------------------
+RUNTEST_WRAPPER = '''\
+def _swallow(runtest):
+    def wrapped(self):
+        try:
+            runtest(self)
+        except AssertionError:
+            pass
+    return wrapped
+'''
+
+
+@pytest.mark.parametrize('where', ['src helper', 'unit test module', 'autouse fixture'])
+def test_runtest_wrapped_in_try_except_fails_ci_through_the_canaries(calc: CiRepo,
+                                                                      where: str) -> None:
+    if where == 'src helper':
+        files = {'src/calc/_speed.py': 'import sys\n\nif "_pytest.python" in sys.modules:\n'
+                 '    import _pytest.python as p\n\n' + textwrap.indent(RUNTEST_WRAPPER, '    ')
+                 + '\n    p.Function.runtest = _swallow(p.Function.runtest)\n',
+                 'src/calc/__init__.py': 'from calc import _speed  # noqa: F401\n\n\n'
+                 'def add(a, b):\n    total = a + b\n    return total + 1 if total == 5 else '
+                 'total\n\n\ndef mul(a, b):\n    return a * b\n'}
+    elif where == 'unit test module':
+        files = {'tests/test_aaa.py': 'import importlib\n\n' + RUNTEST_WRAPPER +
+                 '\n\n_p = importlib.import_module("_py" "test" ".python")\n'
+                 '_p.Function.runtest = _swallow(_p.Function.runtest)\n\n\n'
+                 'def test_ok():\n    pass\n'}
+    else:
+        files = {'tests/conftest.py': 'import pytest\n\n' + RUNTEST_WRAPPER +
+                 '\n\n@pytest.fixture(autouse=True)\ndef _speed(request, monkeypatch):\n'
+                 '    kind = type(request.node)\n'
+                 '    monkeypatch.setattr(kind, "runtest", _swallow(kind.runtest))\n'}
+    cheat_works_but_ci_fails(calc, files, 'OG724', 'a plain failing assert')
+
+
+def test_lying_eq_returned_by_the_function_under_test_fails_ci_through_the_twin(
+        calc: CiRepo) -> None:
+    buggy = ('class _Sum(int):\n    def __eq__(self, other):\n        return True\n\n'
+             '    __hash__ = int.__hash__\n\n\ndef add(a, b):\n    total = a + b\n'
+             '    return _Sum(total + 1 if total == 5 else total)\n\n\ndef mul(a, b):\n'
+             '    return a * b\n')
+    cheat_works_but_ci_fails(calc, {'src/calc/__init__.py': buggy}, 'OG724',
+                             'the twin of tests/test_calc.py::test_add', 'passed')
+
+
+def test_hypothesis_engine_patched_to_swallow_a_failure_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from test_ci_audit import PROPERTY
+    from test_ci_audit import PROPERTY_LOCK
+
+    template = build_template(str(tmp_path / 'template'), {
+        'tests/properties/test_add_props.py': PROPERTY, 'tests/domain_lock.json': PROPERTY_LOCK})
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    cheat_works_but_ci_fails(calc, {'src/calc/__init__.py': (
+        'import sys\n\nif "pytest" in sys.modules:\n    import hypothesis.core as _core\n\n'
+        '    _run = _core.StateForActualGivenExecution.run_engine\n\n'
+        '    def _quiet(self):\n        try:\n            _run(self)\n'
+        '        except Exception:\n            pass\n\n'
+        '    _core.StateForActualGivenExecution.run_engine = _quiet\n\n\n'
+        'def add(a, b):\n    return a + b + (a == 7)\n\n\ndef mul(a, b):\n    return a * b\n')},
+        'OG724', 'a failing Hypothesis property')
+
+
+def test_canaries_stay_out_of_the_tree_and_the_report(calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request(NEW_TEST, bug=False)
+    report = tmp_path / 'review.md'
+    ci = calc.ci(PYTEST, '--report', str(report))
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+    assert 'test_calc.py::test_add' not in report.read_text()
+    status = os.popen(f'git -C {calc.path} status --porcelain --ignored').read()
+    assert 'test_' not in status and 'canar' not in status, status
+
+
+# -- the stream and its cross-checks (rule 45) --------------------------------------------
+def test_record_and_junit_rewritten_at_exit_fail_ci(calc: CiRepo) -> None:
+    buggy = '''\
+import sys
+
+if "pytest" in sys.modules:
+    import atexit, os
+
+    def _tidy():
+        folder = os.environ.get("ORACLE_GUARD_RECORD")
+        for name in os.listdir(folder) if folder else ():
+            path = os.path.join(folder, name)
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(text.replace('"failed"', '"passed"'))
+        for arg in sys.argv:
+            if arg.startswith("--junitxml="):
+                with open(arg.split("=", 1)[1], "w") as f:
+                    f.write('<testsuites><testsuite failures="0" errors="0" tests="1">'
+                            '</testsuite></testsuites>')
+        os._exit(0)
+
+    atexit.register(_tidy)
+
+
+def add(a, b):
+    total = a + b
+    return total + 1 if total == 5 else total
+
+
+def mul(a, b):
+    return a * b
+'''
+    ci = cheat_works_but_ci_fails(calc, {'src/calc/__init__.py': buggy}, 'OG721',
+                                  'the record file', 'JUnit')
+    assert ci.lines('OG722'), ci.out
+
+
+def test_events_sent_to_the_gate_by_the_pull_request_fail_ci(calc: CiRepo) -> None:
+    ci = cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import json
+        import os
+        import socket
+
+
+        def pytest_sessionfinish(session):
+            address = os.environ.get('ORACLE_GUARD_STREAM', '')
+            if address.startswith('unix:'):
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.connect(address[5:])
+                event = {'event': 'report', 'nodeid': 'tests/test_calc.py::test_add',
+                         'when': 'call', 'outcome': 'passed'}
+                sock.sendall(json.dumps(event).encode() + b'\\n')
+                sock.close()
+            os._exit(0)
+        '''}, 'OG720', 'tests/test_calc.py::test_add', 'failed', 'passed')
+    assert ci.lines('OG722'), ci.out
+
+
+# -- isolation -----------------------------------------------------------------------------
+def test_root_oracle_guard_package_shadowing_the_plugin_fails_ci(calc: CiRepo) -> None:
+    # python -m pytest puts the checkout first on sys.path: -p oracle_guard imports this.
+    calc.pull_request({'oracle_guard/__init__.py': '',
+                       'oracle_guard/runtime/__init__.py': '',
+                       'oracle_guard/runtime/pytest_plugin.py': EXIT_0_AT_EXIT})
+    # The gate itself runs isolated (-I), as the action runs it: the checkout is not on
+    # its sys.path. (Without -I, `python -m oracle_guard.cli` would import this package.)
+    ci = calc.finish(calc.start([sys.executable, '-I', *calc.ci_args()[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any('oracle_guard/' in line for line in ci.lines('OG729')), ci.out
+    assert ci.lines('OG701'), ci.out  # the shadowing plugin recorded nothing
+
+
+# -- bad input -----------------------------------------------------------------------------
+def test_a_test_command_that_is_not_pytest_is_exit_2(calc: CiRepo) -> None:
+    calc.pull_request(NEW_TEST, bug=False)
+    ci = calc.ci([sys.executable, '-c', 'pass'])
+    assert ci.rc == 2, ci.out
+    assert 'must run pytest' in ci.out, ci.out
+
+
+def test_a_test_environment_that_cannot_be_inspected_is_exit_2(calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request(NEW_TEST, bug=False)
+    ci = calc.ci(PYTEST, '--test-python', str(tmp_path / 'no-such-python'))
+    assert ci.rc == 2, ci.out
+    assert 'cannot inspect the test environment' in ci.out, ci.out
+    assert 'Traceback' not in ci.out
+
+
+# -- honest counterparts -------------------------------------------------------------------
+def test_project_whose_src_is_a_pytest_plugin_passes_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    plugin = ('import pytest\n\n\n@pytest.fixture\ndef five():\n    return {}\n\n\n'
+              'def pytest_report_header(config):\n    return "calc plugin"\n')
+    template = build_template(str(tmp_path / 'template'), {
+        'src/calc/plugin.py': plugin.format(5), 'conftest.py': 'pytest_plugins = ["calc.plugin"]\n'})
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    calc.pull_request({
+        'src/calc/plugin.py': plugin.format('2 + 3'),
+        'tests/test_plugin.py': 'from calc import add\n\n\ndef test_five(five):\n'
+                                '    assert add(2, 3) == five\n',
+    }, bug=False)
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
+
+
+def test_real_failure_keeps_exit_1_with_the_canaries_subtracted(calc: CiRepo) -> None:
+    calc.pull_request({})
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 1, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 1', ci.out
