@@ -1,0 +1,176 @@
+"""Integrity of the test machinery (rule 46): the test environment against pip's RECORD.
+
+Each test builds a real virtual environment (no pip: fast) whose site-packages holds a
+small installed distribution named like the machinery, with a RECORD written the way pip
+writes it, and runs the real probe in that environment's interpreter.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import py_compile
+import subprocess
+import sys
+import sysconfig
+import venv
+
+import pytest
+
+from ci_repo import build_template
+from ci_repo import copy_template
+from ci_repo import PYTEST
+from oracle_guard.gate.integrity import integrity_findings
+from oracle_guard.gate.integrity import inspect_environment
+from oracle_guard.gate.integrity import integrity_notes
+
+PLUGGY_SOURCE = 'def hookimpl():\n    return "the real pluggy"\n'
+
+
+def record_hash(data: bytes) -> str:
+    return 'sha256=' + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip('=')
+
+
+def site_packages(prefix: str) -> str:
+    return sysconfig.get_path('purelib', vars={'base': prefix, 'platbase': prefix})
+
+
+def install(site: str, dist: str, files: dict[str, str], editable: bool = False) -> None:
+    """Write ``files`` and a dist-info whose RECORD lists them with their hashes."""
+    rows = []
+    for rel, text in files.items():
+        path = os.path.join(site, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(text)
+        rows.append(f'{rel},{record_hash(text.encode())},{len(text.encode())}')
+    meta = os.path.join(site, f'{dist}-1.0.dist-info')
+    os.makedirs(meta)
+    if editable:
+        with open(os.path.join(meta, 'direct_url.json'), 'w', encoding='utf-8') as f:
+            f.write('{"url": "file:///src", "dir_info": {"editable": true}}')
+    rows.append(f'{dist}-1.0.dist-info/RECORD,,')
+    with open(os.path.join(meta, 'RECORD'), 'w', encoding='utf-8') as f:
+        f.write('\n'.join(rows) + '\n')
+
+
+@pytest.fixture
+def env(tmp_path) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """(the interpreter, its site-packages) of a fresh environment with pluggy installed."""
+    prefix = str(tmp_path / 'env')
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != 'nt').create(prefix)
+    site = site_packages(prefix)
+    install(site, 'pluggy', {'pluggy/__init__.py': PLUGGY_SOURCE})
+    python = os.path.join(prefix, 'Scripts' if os.name == 'nt' else 'bin', 'python')
+    return python, site
+
+
+def codes(python: str) -> list[str]:
+    return [f.code for f in integrity_findings(('before the run', inspect_environment(python)))]
+
+
+def test_untouched_environment_has_no_finding(env: tuple[str, str]) -> None:
+    python, site = env
+    seen = inspect_environment(python)
+    assert seen.present == ['pluggy']
+    assert os.path.realpath(site) in seen.folders
+    assert integrity_findings(('before the run', seen)) == []
+
+
+def test_installed_pluggy_file_edited_fails(env: tuple[str, str]) -> None:
+    python, site = env
+    with open(os.path.join(site, 'pluggy', '__init__.py'), 'a', encoding='utf-8') as f:
+        f.write('hookimpl = lambda: None\n')
+    assert codes(python) == ['OG726']
+
+
+def test_installed_pluggy_file_deleted_fails(env: tuple[str, str]) -> None:
+    python, site = env
+    os.remove(os.path.join(site, 'pluggy', '__init__.py'))
+    assert codes(python) == ['OG726']
+
+
+@pytest.mark.parametrize('name', ['zz_speed.pth', 'sitecustomize.py', 'usercustomize.py'])
+def test_startup_file_no_record_lists_fails(env: tuple[str, str], name: str) -> None:
+    python, site = env
+    with open(os.path.join(site, name), 'w', encoding='utf-8') as f:
+        f.write('import os\n')
+    assert codes(python) == ['OG727']
+
+
+def test_pth_file_a_distribution_installed_passes_but_not_once_edited(
+        env: tuple[str, str]) -> None:
+    python, site = env
+    install(site, 'helper', {'helper.pth': 'import helper_boot\n', 'helper_boot.py': ''})
+    assert codes(python) == []
+    with open(os.path.join(site, 'helper.pth'), 'a', encoding='utf-8') as f:
+        f.write('import atexit, os; atexit.register(os._exit, 0)\n')
+    assert codes(python) == ['OG726']
+
+
+def compiled_path(site: str) -> str:
+    return os.path.join(site, 'pluggy', '__pycache__',
+                        f'__init__.{sys.implementation.cache_tag}.pyc')
+
+
+def test_pyc_next_to_an_unchanged_source_that_is_other_code_fails(env: tuple[str, str],
+                                                                 tmp_path) -> None:  # type: ignore[no-untyped-def]
+    python, site = env
+    source = os.path.join(site, 'pluggy', '__init__.py')
+    # Other code, compiled with the real source's size and time in its header, so Python
+    # loads it instead of the source.
+    other = tmp_path / '__init__.py'
+    other.write_text(PLUGGY_SOURCE.replace('the real pluggy', 'a fake one!!!!!'))
+    stat = os.stat(source)
+    os.utime(other, (stat.st_atime, stat.st_mtime))
+    os.makedirs(os.path.dirname(compiled_path(site)))
+    subprocess.run([python, '-I', '-c', 'import py_compile, sys; '
+                    'py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)',
+                    str(other), compiled_path(site)], check=True)
+    loaded = subprocess.run([python, '-c', 'import pluggy; print(pluggy.hookimpl())'],
+                            capture_output=True, text=True)
+    assert 'a fake one' in loaded.stdout  # the forged cache file is what runs
+    assert codes(python) == ['OG728']
+
+
+def test_pyc_python_wrote_for_the_real_source_passes(env: tuple[str, str]) -> None:
+    python, site = env
+    subprocess.run([python, '-I', '-c', 'import pluggy'], check=True)  # the importer writes it
+    assert os.path.isfile(compiled_path(site))
+    assert codes(python) == []
+
+
+def test_editable_install_is_judged_where_it_can_be_and_says_so(env: tuple[str, str]) -> None:
+    python, site = env
+    install(site, 'oracle_guard', {'__editable__.oracle_guard-1.0.pth': '/src\n'},
+            editable=True)
+    seen = inspect_environment(python)
+    assert integrity_findings(('before the run', seen)) == []
+    assert any('editable install' in note for note in integrity_notes(seen))
+
+
+def test_install_step_planting_a_pth_that_forces_exit_0_fails_ci(env: tuple[str, str],
+                                                                tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The test environment reaches this suite's pytest and oracle-guard through a .pth
+    # that a distribution of its own lists; the install step adds one that none lists.
+    python, site = env
+    here = os.path.dirname(os.path.dirname(os.path.abspath(pytest.__file__)))
+    install(site, 'suite_link', {'suite_link.pth': here + '\n'})
+    template = build_template(str(tmp_path / 'template'))
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    calc.pull_request({'tools/install.py': (
+        'import os, sys\n\nsite = sys.argv[1]\n'
+        'with open(os.path.join(site, "zz_fast.pth"), "w") as f:\n'
+        '    f.write("import atexit, os; atexit.register(os._exit, 0)\\n")\n')})
+    install_command = f'python tools/install.py {site}'
+    test_command = [python, *PYTEST[1:]]
+    plain_install = subprocess.run(install_command, shell=True, cwd=calc.path,
+                                   env=calc.env({'PATH': os.path.dirname(python) + os.pathsep +
+                                                 os.environ['PATH']}))
+    assert plain_install.returncode == 0
+    plain = calc.finish(calc.start(test_command))
+    assert plain.rc == 0, plain.out  # the bug is there, and pytest "passes"
+    os.remove(os.path.join(site, 'zz_fast.pth'))
+    ci = calc.ci(test_command, '--test-python', python, '--install-command', install_command)
+    assert ci.rc == 1, ci.out
+    assert any('zz_fast.pth' in line for line in ci.lines('OG727')), ci.out
