@@ -108,6 +108,19 @@ def test_runtest_wrapped_in_try_except_fails_ci_through_the_canaries(calc: CiRep
     cheat_works_but_ci_fails(calc, files, 'OG724', 'a plain failing assert')
 
 
+def test_runtest_wrapper_under_xdist_fails_ci_through_the_workers_streams(calc: CiRepo) -> None:
+    # execnet does not pass file descriptors on: each worker connects to the socket the
+    # environment names, and the canaries it ran reach the gate from there.
+    calc.pull_request({'tests/conftest.py': 'import pytest\n\n' + RUNTEST_WRAPPER +
+                       '\n\n@pytest.fixture(autouse=True)\ndef _speed(request, monkeypatch):\n'
+                       '    kind = type(request.node)\n'
+                       '    monkeypatch.setattr(kind, "runtest", _swallow(kind.runtest))\n'})
+    ci = calc.ci((*PYTEST, '-n', '2'))
+    assert ci.rc == 1, ci.out
+    assert any('a plain failing assert' in line for line in ci.lines('OG724')), ci.out
+    assert not ci.lines('OG725'), ci.out  # every canary was collected in the workers
+
+
 def test_lying_eq_returned_by_the_function_under_test_fails_ci_through_the_twin(
         calc: CiRepo) -> None:
     buggy = ('class _Sum(int):\n    def __eq__(self, other):\n        return True\n\n'
@@ -257,3 +270,46 @@ def test_real_failure_keeps_exit_1_with_the_canaries_subtracted(calc: CiRepo) ->
     ci = calc.ci(PYTEST)
     assert ci.rc == 1, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 1', ci.out
+
+
+# -- the stream's own contradictions (rule 45), on streams as the gate receives them -------
+def stream_of(*events: dict) -> object:  # type: ignore[type-arg]
+    import json
+
+    from oracle_guard.gate.stream import Stream
+
+    return Stream('stream-1', [json.dumps(e).encode() for e in events], ended=True)
+
+
+START = {'event': 'start', 'pid': 1}
+FINISH = {'event': 'finish', 'exitstatus': 0, 'loop_completed': True}
+
+
+def report(outcome: str, nodeid: str = 'tests/test_calc.py::test_add') -> dict:  # type: ignore[type-arg]
+    return {'event': 'report', 'nodeid': nodeid, 'when': 'call', 'outcome': outcome}
+
+
+def test_events_after_the_session_finished_are_a_forged_run() -> None:
+    from oracle_guard.gate.stream import contradictions
+
+    found = contradictions([stream_of(START, FINISH, report('passed'))])
+    assert [f.code for f in found] == ['OG720']
+    assert 'after its session finished' in found[0].message
+
+
+def test_a_second_session_in_one_process_is_a_forged_run() -> None:
+    from oracle_guard.gate.stream import contradictions
+
+    found = contradictions([stream_of(START, FINISH, START, FINISH)])
+    assert 'OG720' in [f.code for f in found]
+
+
+def test_one_outcome_per_phase_across_processes_is_honest() -> None:
+    from oracle_guard.gate.stream import contradictions
+
+    # pytest-xdist: the worker and the controller both report the same outcome.
+    assert contradictions([stream_of(START, report('failed'), FINISH),
+                           stream_of(START, report('failed'), FINISH)]) == []
+    found = contradictions([stream_of(START, report('failed'), FINISH),
+                            stream_of(START, report('passed'), FINISH)])
+    assert [f.code for f in found] == ['OG720']
