@@ -6,6 +6,7 @@ named code. The honest counterparts at the end pass.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import textwrap
@@ -151,12 +152,22 @@ def test_hypothesis_engine_patched_to_swallow_a_failure_fails_ci(tmp_path) -> No
 def test_canaries_stay_out_of_the_tree_and_the_report(calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     calc.pull_request(NEW_TEST, bug=False)
     report = tmp_path / 'review.md'
-    ci = calc.ci(PYTEST, '--report', str(report))
+    # With pytest's cache on: the failed canaries are not left in .pytest_cache.
+    with_cache = [a for a in PYTEST if a != 'no:cacheprovider']
+    with_cache.remove('-p')
+    ci = calc.ci(with_cache, '--report', str(report))
     assert ci.rc == 0, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
     assert 'test_calc.py::test_add' not in report.read_text()
     status = os.popen(f'git -C {calc.path} status --porcelain --ignored').read()
-    assert 'test_' not in status and 'canar' not in status, status
+    assert status.split() == ['!!', '.pytest_cache/'], status
+    cache = os.path.join(calc.path, '.pytest_cache', 'v', 'cache')
+    with open(os.path.join(cache, 'nodeids'), encoding='utf-8') as f:
+        nodeids = json.load(f)
+    assert 'tests/test_calc.py::test_add' in nodeids  # the cache was written
+    assert all(os.path.isfile(os.path.join(calc.path, n.split('::')[0])) for n in nodeids), \
+        nodeids  # and holds no canary
+    assert not os.path.exists(os.path.join(cache, 'lastfailed'))  # nothing real failed
 
 
 # -- the stream and its cross-checks (rule 45) --------------------------------------------

@@ -8,7 +8,7 @@ real tests beside it. Names, places and numbers come from a per-run secret: a pu
 cannot predict them. The canaries:
 
 * must fail: a plain ``assert`` of two different numbers; a Hypothesis property that no
-  example satisfies (with Hypothesis in the test environment); the *twin* of an oracle
+  example satisfies (where the project's tests use Hypothesis); the *twin* of an oracle
   test: a copy of one of its tests whose ``==`` compares the test's own value with a fresh
   sentinel object, which only a value whose ``__eq__`` lies can equal;
 * must pass: a plain ``assert`` that holds, and a property that holds.

@@ -145,6 +145,12 @@ def exit_status_findings(record: RunRecord, exit_code: int) -> list[Finding]:
     return findings
 
 
+def uses_hypothesis(paths: Sequence[str], read: Callable[[str], bytes | None]) -> bool:
+    """Whether the project's tests use Hypothesis: only then is a failing property planted
+    (Hypothesis writes a ``.hypothesis`` folder where it runs)."""
+    return any(b'hypothesis' in (read(path) or b'') for path in dict.fromkeys(paths))
+
+
 def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequence[str],
                oracle_files: Sequence[str], read: Callable[[str], bytes | None],
                test_python: str, probe_source: str,
@@ -157,7 +163,8 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
     plan = canaries.plant_canaries(
         os.path.join(folder, 'canaries'), secrets.token_hex(16), root=root,
         test_files=test_files, oracle_files=oracle_files, read=read,
-        hypothesis='hypothesis' in before.present)
+        hypothesis='hypothesis' in before.present and uses_hypothesis(
+            [*oracle_files, *test_files], read))
     with stream.EventListener(folder) as listener:
         exit_code = run(command, record_folder, junit, {**listener.env(), **plan.env()})
     after = integrity.inspect_environment(test_python, probe_source)

@@ -21,6 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+try:  # pytest.hookimpl itself, without importing pytest into the gate's process
+    from pluggy import HookimplMarker
+    hookimpl = HookimplMarker('pytest')
+except ImportError:  # pragma: no cover -- the gate reads the plan's name only
+    def hookimpl(**_options: Any) -> Any:  # type: ignore[misc,no-redef]
+        return lambda function: function
+
 CANARY_ENV = 'ORACLE_GUARD_CANARIES'
 # id() of every canary item of this process; the freeze guard and the lock check skip them.
 PLANTED: set[int] = set()
@@ -107,3 +114,32 @@ def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
             items.insert(min(at, len(items)), item)
             planted.append(item)
     return planted
+
+
+class CacheScrub:
+    """Keeps the canaries out of pytest's cache (``.pytest_cache`` is in the user's tree):
+    takes their node ids out of what the last-failed and new-first plugins are about to
+    write. Registered in every process of the run, the pytest-xdist controller too."""
+
+    def __init__(self, modules: list[dict[str, Any]]) -> None:
+        self.files = {os.path.basename(str(m.get('virtual', ''))) for m in modules}
+
+    def planted(self, nodeid: str) -> bool:
+        return os.path.basename(str(nodeid).split('::', 1)[0]) in self.files
+
+    @hookimpl(tryfirst=True)  # before the cache plugins write what they hold
+    def pytest_sessionfinish(self, session: Any) -> None:
+        manager = session.config.pluginmanager
+        failed = getattr(manager.get_plugin('lfplugin'), 'lastfailed', None)
+        if isinstance(failed, dict):
+            for nodeid in [n for n in failed if self.planted(n)]:
+                del failed[nodeid]
+        seen = getattr(manager.get_plugin('nfplugin'), 'cached_nodeids', None)
+        if isinstance(seen, set):
+            seen.difference_update({n for n in seen if self.planted(n)})
+
+
+def register_cache_scrub(config: Any) -> None:
+    modules = read_plan(os.environ.get(CANARY_ENV))
+    if modules and not config.pluginmanager.has_plugin('oracle-guard-canary-scrub'):
+        config.pluginmanager.register(CacheScrub(modules), 'oracle-guard-canary-scrub')

@@ -276,6 +276,9 @@ class RunRecorder:
     # -- pytest hooks ------------------------------------------------------------------
     def pytest_configure(self, config: Any) -> None:
         self.config = config
+        from oracle_guard.runtime import canary_items
+
+        canary_items.register_cache_scrub(config)
         worker = getattr(config, 'workerinput', {}).get('workerid')
         from oracle_guard.config import load_config
         from oracle_guard.findings import ConfigError
