@@ -56,6 +56,18 @@ def test_atexit_os_exit_0_in_a_unit_test_module_fails_ci(calc: CiRepo) -> None:
     assert ci.summary.endswith('test command exited 0'), ci.out
 
 
+def test_a_forged_run_is_a_github_annotation_and_a_line_in_the_review_report(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc.pull_request({'tests/test_exit.py': EXIT_0_AT_EXIT + '\n\ndef test_nothing():\n'
+                       '    pass\n'})
+    report = tmp_path / 'review.md'
+    ci = calc.ci(PYTEST, '--format', 'github', '--report', str(report))
+    assert ci.rc == 1, ci.out
+    assert any(line.startswith('::error file=.,line=1,col=1,title=OG722::forged run')
+               for line in ci.out.splitlines()), ci.out
+    assert '* `OG722` forged run: the test command exited 0' in report.read_text()
+
+
 def test_atexit_os_exit_0_in_src_only_under_pytest_fails_ci(calc: CiRepo) -> None:
     buggy = ('import sys\n\nif "pytest" in sys.modules:\n    import atexit, os\n'
              '    atexit.register(os._exit, 0)\n\n\ndef add(a, b):\n    total = a + b\n'
@@ -158,7 +170,9 @@ def test_canaries_stay_out_of_the_tree_and_the_report(calc: CiRepo, tmp_path) ->
     ci = calc.ci(with_cache, '--report', str(report))
     assert ci.rc == 0, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
-    assert 'test_calc.py::test_add' not in report.read_text()
+    text = report.read_text()
+    assert 'test_calc.py::test_add' not in text
+    assert 'its 3 canaries ended as planted' in text, text
     status = os.popen(f'git -C {calc.path} status --porcelain --ignored').read()
     assert status.split() == ['!!', '.pytest_cache/'], status
     cache = os.path.join(calc.path, '.pytest_cache', 'v', 'cache')

@@ -226,7 +226,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
         findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())
 
-    _write_review(args, ctx, approval, sections)
+    _write_review(args, ctx, approval, sections, run.report_section())
     write_findings(findings, args.format, sys.stdout)
     for note in ctx.notes:
         sys.stdout.write(f'{note}\n')
@@ -236,13 +236,13 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
 
 
 def _write_review(args: argparse.Namespace, ctx: RunContext, approval: Approval,
-                  sections: Sequence[Section]) -> None:
+                  sections: Sequence[Section], sealed_section: str = '') -> None:
     summary = os.environ.get('GITHUB_STEP_SUMMARY')
     if not args.report and not summary:
         return
     from oracle_guard.gate.review_report import review_report
 
-    text = review_report(ctx, approval, sections)
+    text = review_report(ctx, approval, sections) + sealed_section
     if args.report:
         with open(args.report, 'w', encoding='utf-8') as f:
             f.write(text)

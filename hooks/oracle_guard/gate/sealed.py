@@ -80,6 +80,19 @@ class SealedRun:
     exit_code: int  # the test command's, with the canaries' planted failures taken out
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    canaries: int = 0  # how many the gate planted
+
+    def report_section(self) -> str:
+        """The review report's lines on the sealed run (the canaries are counted, never
+        named: their names are the next run's secret too)."""
+        lines = ['### The sealed run', '']
+        if not self.findings:
+            lines.append(f'The run proved itself: its {self.canaries} canaries ended as '
+                         'planted, the exit status agrees with what the tests reported as '
+                         'they ran, and the test machinery matches its `RECORD` files.')
+        for finding in self.findings:
+            lines.append(f'* `{finding.code}` {finding.message}')
+        return '\n'.join([*lines, '', ''])
 
 
 def shadowing_modules(changes: ChangeSet, src_roots: Sequence[str]) -> list[Finding]:
@@ -178,4 +191,5 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
     judged = plan.without(full)
     if exit_code == 1 and not stream.failed_tests(judged) and stream.failed_tests(full):
         exit_code = 0  # pytest's status had the gate planted no failing canary
-    return SealedRun(judged, exit_code, findings, integrity.integrity_notes(before))
+    return SealedRun(judged, exit_code, findings, integrity.integrity_notes(before),
+                     len(plan.canaries))
