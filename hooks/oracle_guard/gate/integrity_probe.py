@@ -61,7 +61,7 @@ def site_folders() -> list[str]:
         folders.append(site.getusersitepackages())
     seen: list[str] = []
     for folder in folders:
-        real = os.path.realpath(folder)
+        real = os.path.realpath(folder)  # the folders once; the files below by name
         if os.path.isdir(real) and real not in seen:
             seen.append(real)
     return seen
@@ -151,7 +151,7 @@ def inspect() -> dict:  # type: ignore[type-arg]
                     os.path.join(meta, 'installed-files.txt')):
                 with open(os.path.join(meta, 'installed-files.txt'), encoding='utf-8',
                           errors='replace') as f:
-                    listed.update(os.path.realpath(os.path.join(meta, line.strip()))
+                    listed.update(os.path.normpath(os.path.join(meta, line.strip()))
                                   for line in f if line.strip())
                 continue
             record = os.path.join(meta, 'RECORD')
@@ -160,7 +160,7 @@ def inspect() -> dict:  # type: ignore[type-arg]
             with open(record, encoding='utf-8', errors='replace', newline='') as f:
                 rows = [row for row in csv.reader(f) if row]
             for row in rows:
-                listed.add(os.path.realpath(os.path.join(folder, row[0])))
+                listed.add(os.path.normpath(os.path.join(folder, row[0])))
             dist = normalize(name[:-len('.dist-info')].split('-')[0])
             pth_rows = [row for row in rows if row[0].endswith('.pth')]
             if dist in JUDGED:
@@ -172,7 +172,7 @@ def inspect() -> dict:  # type: ignore[type-arg]
                 _verify(facts, dist, folder, pth_rows)
         for name in names:
             stem = name.split('.', 1)[0]
-            full = os.path.realpath(os.path.join(folder, name))
+            full = os.path.normpath(os.path.join(folder, name))
             if full in listed:
                 continue
             if name.endswith('.pth') or (stem in CUSTOMIZE and (
@@ -182,7 +182,7 @@ def inspect() -> dict:  # type: ignore[type-arg]
         if os.path.isdir(cache):
             for name in sorted(os.listdir(cache)):
                 if name.split('.', 1)[0] in CUSTOMIZE:
-                    full = os.path.realpath(os.path.join(cache, name))
+                    full = os.path.normpath(os.path.join(cache, name))
                     if full not in listed:
                         facts['stray'].append(full)
     for dist, folder, rows, record_time in judged:
@@ -207,10 +207,10 @@ def _verify(facts: dict, dist: str, folder: str, rows: list[list[str]]) -> None:
         try:
             actual = file_hash(path)
         except OSError:
-            facts['changed'].append([dist, os.path.realpath(path), 'is gone'])
+            facts['changed'].append([dist, os.path.normpath(path), 'is gone'])
             continue
         if actual != row[1]:
-            facts['changed'].append([dist, os.path.realpath(path),
+            facts['changed'].append([dist, os.path.normpath(path),
                                      'differs from its hash in RECORD'])
 
 
@@ -226,7 +226,7 @@ def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],
         except OSError:
             continue
         for name in beside:
-            full = os.path.realpath(os.path.join(package, name))
+            full = os.path.normpath(os.path.join(package, name))
             if name.endswith('.pyc') and full not in listed:
                 facts['compiled'].append([dist, full, 'is compiled code with no source that '
                                           'no RECORD lists'])
@@ -236,7 +236,7 @@ def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],
             parts = name.split('.')
             if not name.endswith('.pyc') or len(parts) < 3 or parts[1] != tag:
                 continue
-            pyc = os.path.realpath(os.path.join(cache, name))
+            pyc = os.path.normpath(os.path.join(cache, name))
             source = os.path.join(package, parts[0] + '.py')
             if not os.path.isfile(source):
                 continue  # a cache file without its source is never imported
