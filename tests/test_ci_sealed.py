@@ -144,6 +144,21 @@ def test_lying_eq_returned_by_the_function_under_test_fails_ci_through_the_twin(
                              'the twin of tests/test_calc.py::test_add', 'passed')
 
 
+def test_root_conftest_reporting_every_outcome_as_passed_fails_ci(calc: CiRepo) -> None:
+    # SWE-bench issue 631: a patch made only of this conftest is scored "resolved" there.
+    cheat_works_but_ci_fails(calc, {'conftest.py': '''\
+        import pytest
+
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_makereport(item, call):
+            outcome = yield
+            report = outcome.get_result()
+            report.outcome = 'passed'
+            report.longrepr = None
+        '''}, 'OG724', 'a plain failing assert', 'passed')
+
+
 def test_hypothesis_engine_patched_to_swallow_a_failure_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from test_ci_audit import PROPERTY
     from test_ci_audit import PROPERTY_LOCK

@@ -77,6 +77,10 @@ def _module_class() -> Any:
         og_real = ''
         og_name = ''
 
+        @property
+        def ihook(self) -> Any:
+            return _folder_hooks(self)
+
         def _getobj(self) -> Any:
             spec = importlib.util.spec_from_file_location(self.og_name, self.og_real)
             assert spec is not None and spec.loader is not None
@@ -86,6 +90,24 @@ def _module_class() -> Any:
             return module
 
     return CanaryModule
+
+
+def _folder_hooks(node: Any) -> Any:
+    """The hooks pytest calls for a node of that folder: its conftests' too. (pytest looks
+    conftests up by the folder of an existing file; the canary's file exists elsewhere.)"""
+    return node.session.gethookproxy(Path(str(node.path)).parent)
+
+
+_ITEM_CLASSES: dict[type, type] = {}
+
+
+def _in_folder(item: Any) -> None:
+    """Give a canary item its folder's hooks (``ihook`` is a property of the class)."""
+    kind = type(item)
+    if kind not in _ITEM_CLASSES:
+        _ITEM_CLASSES[kind] = type(kind.__name__, (kind,), {
+            'ihook': property(_folder_hooks), '__module__': kind.__module__})
+    item.__class__ = _ITEM_CLASSES[kind]
 
 
 def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
@@ -109,6 +131,7 @@ def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
         found = list(session.genitems(module))
         fractions = [float(f) for f in entry.get('at', ())] or [1.0]
         for index, item in enumerate(found):
+            _in_folder(item)
             PLANTED.add(id(item))
             at = int(fractions[index % len(fractions)] * (len(items) + 1))
             items.insert(min(at, len(items)), item)
