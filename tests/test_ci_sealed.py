@@ -273,6 +273,14 @@ def test_root_oracle_guard_package_shadowing_the_plugin_fails_ci(calc: CiRepo) -
     assert ci.lines('OG701'), ci.out  # the shadowing plugin recorded nothing
 
 
+def test_gate_run_from_the_repository_root_leaves_the_checkout_off_its_path(calc: CiRepo) -> None:
+    # A root yaml.py would be what the gate imports to read the ledger, after the tests ran.
+    calc.pull_request({**NEW_TEST, 'yaml.py': 'import os\n\nos._exit(0)\n'})
+    ci = calc.ci(PYTEST)  # python -m oracle_guard.cli from the repository root
+    assert ci.summary.startswith('oracle-guard ci: '), ci.out
+    assert 'the checkout was on the gate\'s sys.path' in ci.out, ci.out
+
+
 # -- bad input -----------------------------------------------------------------------------
 def test_a_test_command_that_is_not_pytest_is_exit_2(calc: CiRepo) -> None:
     calc.pull_request(NEW_TEST, bug=False)

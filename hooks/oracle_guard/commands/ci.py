@@ -176,7 +176,11 @@ def range_context(base_ref: str, today: datetime.date | None = None) -> RunConte
 
 
 def ci(args: argparse.Namespace, command: list[str]) -> int:
+    from oracle_guard.gate.sealed import off_the_checkout
+
+    off_path = off_the_checkout(repo_root())  # before anything is imported lazily
     ctx = range_context(args.base, args.today)
+    ctx.notes.extend(off_path)
     cfg, today = ctx.cfg, ctx.today
     head_view = ctx.judged
     assert head_view is not None

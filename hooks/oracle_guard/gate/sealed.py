@@ -53,6 +53,20 @@ NOT_PRELOADED = ('oracle_guard.runtime.pytest_plugin', 'oracle_guard.runtime.loc
                  'oracle_guard.runtime.property_namespace', 'oracle_guard.runtime.canary_items')
 
 
+def off_the_checkout(root: str) -> list[str]:
+    """Take the checkout off the gate's ``sys.path`` (``python -m`` from the repository root
+    puts it first): a ``yaml.py`` of the pull request must not be what the gate imports.
+    A note when it was there: the gate should run as ``python -I``."""
+    real = os.path.realpath(root)
+    here = [p for p in sys.path if os.path.realpath(p or os.curdir) == real]
+    if not here:
+        return []
+    sys.path[:] = [p for p in sys.path if p not in here]
+    return ['oracle-guard ci: note: the checkout was on the gate\'s sys.path (python -m from '
+            'the repository root); it was taken off, but run the gate as python -I from an '
+            'environment of its own, so nothing of the checkout is imported before that']
+
+
 def preload() -> str:
     """Import every module of the gate now, before any pull-request code runs; return the
     integrity probe's source, read now for the same reason."""
