@@ -297,6 +297,13 @@ def test_a_test_environment_that_cannot_be_inspected_is_exit_2(calc: CiRepo, tmp
     assert 'Traceback' not in ci.out
 
 
+def test_an_install_step_that_fails_is_exit_2(calc: CiRepo) -> None:
+    calc.pull_request(NEW_TEST, bug=False)
+    ci = calc.ci(PYTEST, '--install-command', 'exit 3')
+    assert ci.rc == 2, ci.out
+    assert "'exit 3' exited 3" in ci.out, ci.out
+
+
 # -- honest counterparts -------------------------------------------------------------------
 def test_project_whose_src_is_a_pytest_plugin_passes_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
     plugin = ('import pytest\n\n\n@pytest.fixture\ndef five():\n    return {}\n\n\n'
