@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,12 +57,12 @@ class EventListener:
         self._threads: list[threading.Thread] = []
         self._connections: list[socket.socket] = []
         self._lock = threading.Lock()
-        if hasattr(socket, 'AF_UNIX'):
+        try:
             path = os.path.join(folder, 'events.sock')
-            self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # type: ignore[attr-defined]
             self._server.bind(path)
             self.address = f'unix:{path}'
-        else:  # pragma: no cover -- Windows builds without AF_UNIX
+        except (AttributeError, OSError):  # no AF_UNIX (Windows), or a path too long for it
             self._server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             self._server.bind(('127.0.0.1', 0))
             self.address = f'tcp:127.0.0.1:{self._server.getsockname()[1]}'
@@ -119,8 +120,9 @@ class EventListener:
         with self._lock:
             threads = list(self._threads)
             connections = list(self._connections)
+        deadline = time.monotonic() + drain
         for thread in threads:
-            thread.join(drain)
+            thread.join(max(0.0, deadline - time.monotonic()))
         for conn in connections:
             try:
                 conn.shutdown(socket.SHUT_RDWR)
