@@ -269,8 +269,17 @@ def test_root_oracle_guard_package_shadowing_the_plugin_fails_ci(calc: CiRepo) -
     # its sys.path. (Without -I, `python -m oracle_guard.cli` would import this package.)
     ci = calc.finish(calc.start([sys.executable, '-I', *calc.ci_args()[1:]]))
     assert ci.rc == 1, ci.out
-    assert any('oracle_guard/' in line for line in ci.lines('OG729')), ci.out
+    assert [line.split(':')[0] for line in ci.lines('OG729')] == ['oracle_guard/__init__.py'], \
+        ci.out  # the package; its modules are not findings of their own
     assert ci.lines('OG701'), ci.out  # the shadowing plugin recorded nothing
+
+
+def test_a_test_folder_named_pluggy_is_not_a_shadowing_module(calc: CiRepo) -> None:
+    # No __init__.py: a namespace folder, which never wins over the installed package.
+    calc.pull_request({'tests/pluggy/test_more.py': 'def test_more():\n    pass\n'},
+                      bug=False)
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
 
 
 def test_gate_run_from_the_repository_root_leaves_the_checkout_off_its_path(calc: CiRepo) -> None:

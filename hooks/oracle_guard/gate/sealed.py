@@ -112,24 +112,23 @@ class SealedRun:
 
 
 def shadowing_modules(changes: ChangeSet, src_roots: Sequence[str]) -> list[Finding]:
-    """OG729: files the change adds or edits that Python would import as the machinery."""
+    """OG729: files the change adds or edits that Python would import as the machinery: a
+    module ``NAME.py`` or a regular package ``NAME/__init__.py`` (a folder without one is a
+    namespace portion, which never wins over an installed package)."""
     findings = []
     for change in changes.changes:
         if change.status == 'D' or change.path.startswith(tuple(src_roots)):
             continue
         parts = change.path.split('/')
-        for at, part in enumerate(parts):
-            name = part[:-3] if at == len(parts) - 1 and part.endswith('.py') else part
-            if at == len(parts) - 1 and not part.endswith('.py'):
-                continue
-            if name in MACHINERY:
-                where = '/'.join(parts[:at + 1])
-                findings.append(Finding(
-                    change.path, 1, 1, 'OG729', f'{where} is named like the test machinery '
-                    f'({name}): run from the checkout, Python imports it instead of the '
-                    'installed one', 'rename it; a pull request cannot ship its own pytest, '
-                    'Hypothesis or oracle-guard'))
-                break
+        name = parts[-1][:-3] if parts[-1].endswith('.py') else ''
+        if name == '__init__' and len(parts) > 1:
+            name = parts[-2]
+        if name in MACHINERY:
+            findings.append(Finding(
+                change.path, 1, 1, 'OG729', f'{change.path} is a module named like the test '
+                f'machinery ({name}): run from the checkout, Python imports it instead of the '
+                'installed one', 'rename it; a pull request cannot ship its own pytest, '
+                'Hypothesis or oracle-guard'))
     return findings
 
 
