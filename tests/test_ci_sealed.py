@@ -329,6 +329,23 @@ def test_project_whose_src_is_a_pytest_plugin_passes_ci(tmp_path) -> None:  # ty
     assert ci.rc == 0, ci.out
 
 
+def test_project_with_its_own_test_naming_passes_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # python_functions without test_*: the canaries are collected all the same.
+    from ci_repo import BASE_FILES
+
+    config = textwrap.dedent(BASE_FILES['pyproject.toml']).replace(
+        'pythonpath = ["src"]', 'pythonpath = ["src"]\npython_functions = ["check_*", "test_add*"]')
+    template = build_template(str(tmp_path / 'template'), {
+        'pyproject.toml': config,
+        'tests/test_calc.py': 'from calc import add\n\n\ndef check_add():\n'
+                              '    assert add(2, 3) == 5\n'})
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    calc.pull_request({'tests/test_checks.py': 'from calc import mul\n\n\ndef check_mul():\n'
+                       '    assert mul(2, 2) == 4\n'}, bug=False)
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
+
+
 def test_real_failure_keeps_exit_1_with_the_canaries_subtracted(calc: CiRepo) -> None:
     calc.pull_request({})
     ci = calc.ci(PYTEST)
