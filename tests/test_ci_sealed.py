@@ -346,6 +346,41 @@ def test_project_with_its_own_test_naming_passes_ci(tmp_path) -> None:  # type: 
     assert ci.rc == 0, ci.out
 
 
+def twin_repo(tmp_path, test_module: str, **extra: str) -> CiRepo:  # type: ignore[no-untyped-def]
+    """A repository whose one unit-test module (the twin's original) is ``test_module``,
+    and a pull request that adds an honest unit test."""
+    template = build_template(str(tmp_path / 'template'),
+                              {'tests/test_calc.py': test_module, **extra})
+    calc = copy_template(template, str(tmp_path / 'repo'))
+    calc.pull_request(NEW_TEST, bug=False)
+    return calc
+
+
+def test_twin_of_a_module_that_reads_data_beside_it_passes_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The twin is imported from the gate's folder, with __file__ where it is collected.
+    calc = twin_repo(tmp_path, 'import os\n\nfrom calc import add\n\n'
+                     'HERE = os.path.dirname(__file__)\n'
+                     'with open(os.path.join(HERE, "data", "five.txt")) as f:\n'
+                     '    FIVE = int(f.read())\n\n\n'
+                     'def test_add_five():\n    assert add(2, 3) == FIVE\n',
+                     **{'tests/data/five.txt': '5\n'})
+    ci = calc.ci(PYTEST, '--report', str(tmp_path / 'review.md'))
+    assert ci.rc == 0, ci.out
+    assert 'twin canary' not in ci.out, ci.out  # it was planted, and failed as planted
+    assert 'its 3 canaries ended as planted' in (tmp_path / 'review.md').read_text()
+
+
+def test_twin_whose_module_does_not_import_elsewhere_is_left_out_with_a_note(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Its data is found through the module's spec, which names the file it was loaded from.
+    calc = twin_repo(tmp_path, 'from calc import add\n\n'
+                     'ROWS = open(__spec__.origin.replace(".py", ".csv")).read()\n\n\n'
+                     'def test_add_named():\n    assert add(2, 3) == 5\n',
+                     **{'tests/test_calc.csv': '2,3,5\n'})
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
+    assert 'the twin canary (the twin of tests/test_calc.py::test_add_named' in ci.out, ci.out
+
+
 def test_real_failure_keeps_exit_1_with_the_canaries_subtracted(calc: CiRepo) -> None:
     calc.pull_request({})
     ci = calc.ci(PYTEST)

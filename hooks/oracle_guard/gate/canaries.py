@@ -43,6 +43,7 @@ class Canary:
     name: str  # its function name
     expect: str  # FAIL or PASS
     kind: str  # what it is, for the finding: assert, property, twin of <nodeid>
+    optional: bool = False  # a twin: its module may not import away from its folder
 
     def matches(self, nodeid: str) -> bool:
         path, _, rest = nodeid.partition('::')
@@ -106,6 +107,13 @@ def _plain_decorators(function: ast.FunctionDef) -> bool:
     return True
 
 
+def _may_silence(function: ast.FunctionDef) -> bool:
+    """A test that can skip or xfail itself would not fail as its twin must."""
+    words = {'skip', 'skipif', 'xfail', 'importorskip', 'exit'}
+    return any((isinstance(n, ast.Name) and n.id in words) or
+               (isinstance(n, ast.Attribute) and n.attr in words) for n in ast.walk(function))
+
+
 class _Sentinel(ast.NodeTransformer):
     def __init__(self, fresh: str) -> None:
         self.fresh = fresh
@@ -150,12 +158,14 @@ def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
         return None
     if any(isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == 'pytestmark' for t in node.targets)
-            for node in tree.body):
-        return None
+            for node in tree.body) or any(
+            isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree)):
+        return None  # a module skipped as a whole, or one that imports relative to itself
     chosen = None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith('test') and \
-                _plain_decorators(node) and any(_is_eq_assert(s) for s in node.body):
+                _plain_decorators(node) and any(_is_eq_assert(s) for s in node.body) and \
+                not _may_silence(node):
             chosen = node
             break
     if chosen is None:
@@ -215,16 +225,18 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
     modules: list[dict[str, Any]] = []
     canaries: list[Canary] = []
 
-    def add(label: str, where: str, source: str, tests: list[tuple[str, str, str]]) -> None:
+    def add(label: str, where: str, source: str, tests: list[tuple[str, str, str]],
+            optional: bool = False) -> None:
         token = _token(secret, label)
         file_name = f'test_{token}.py'
         real = os.path.join(folder, f'c{token}.py')
         with open(real, 'w', encoding='utf-8') as f:
             f.write(source)
         modules.append({'virtual': os.path.join(root, where, file_name), 'real': real,
-                        'name': f'oracle_guard_canary_{token}',
+                        'name': f'oracle_guard_canary_{token}', 'optional': optional,
                         'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))]})
-        canaries.extend(Canary(file_name, name, expect, kind) for name, expect, kind in tests)
+        canaries.extend(Canary(file_name, name, expect, kind, optional)
+                        for name, expect, kind in tests)
 
     add('plain', home, *_plain_module(secret))
     if hypothesis:
@@ -237,7 +249,7 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
         if twin is not None:
             add('twin', os.path.dirname(path), twin[0],
                 [(name, FAIL, f'the twin of {path}::{twin[1]} (its == against a fresh '
-                              'sentinel object)')])
+                              'sentinel object)')], optional=True)
             break
     plan_file = os.path.join(folder, 'plan.json')
     with open(plan_file, 'w', encoding='utf-8') as f:
@@ -246,12 +258,20 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
 
 
 # -- judging -------------------------------------------------------------------------------
+def dropped_notes(plan: CanaryPlan, record: RunRecord) -> list[str]:
+    return [f'oracle-guard ci: note: the twin canary ({c.kind}) was not planted: its module '
+            f'does not import away from its folder ({record.canaries_dropped[c.module]})'
+            for c in plan.canaries if c.optional and c.module in record.canaries_dropped]
+
+
 def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
     findings: list[Finding] = []
     hint = ('something in the pull request changes how tests end (a wrapped runtest, a patched '
             'engine, a lying __eq__, a rewritten report, a stopped session): remove it')
     for canary in plan.canaries:
         nodeids = [n for n in record.items if canary.matches(n)]
+        if not nodeids and canary.optional and canary.module in record.canaries_dropped:
+            continue  # dropped_notes says so
         if not nodeids:
             findings.append(Finding(
                 '.', 1, 1, 'OG725', f'forged run: a canary the gate planted ({canary.kind}, '

@@ -206,5 +206,5 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
     judged = plan.without(full)
     if exit_code == 1 and not stream.failed_tests(judged) and stream.failed_tests(full):
         exit_code = 0  # pytest's status had the gate planted no failing canary
-    return SealedRun(judged, exit_code, findings, integrity.integrity_notes(before),
-                     len(plan.canaries))
+    notes = [*integrity.integrity_notes(before), *canaries.dropped_notes(plan, full)]
+    return SealedRun(judged, exit_code, findings, notes, len(plan.canaries))

@@ -92,8 +92,15 @@ def _module_class() -> Any:
             spec = importlib.util.spec_from_file_location(self.og_name, self.og_real)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
+            # Where it is collected: a twin's module-level Path(__file__).parent / "data"
+            # finds the data its original finds.
+            module.__file__ = str(self.path)
             sys.modules[self.og_name] = module
-            spec.loader.exec_module(module)
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[self.og_name]
+                raise
             return module
 
     return CanaryModule
@@ -117,12 +124,17 @@ def _in_folder(item: Any) -> None:
     item.__class__ = _ITEM_CLASSES[kind]
 
 
-def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
-    """Collect the plan's modules and put their items in among ``items`` (in place)."""
+def plant(session: Any, items: list[Any], plan_path: str | None
+          ) -> tuple[list[Any], dict[str, str]]:
+    """Collect the plan's modules and put their items in among ``items`` (in place):
+    (the items planted, {module file name: why} of the optional modules that did not
+    import). A twin copies module-level code of a real test module, which may not run
+    from elsewhere; the gate's own canaries always import, or the run is broken."""
     planted: list[Any] = []
+    dropped: dict[str, str] = {}
     modules = read_plan(plan_path)
     if not modules:
-        return planted
+        return planted, dropped
     module_class = _module_class()
     rootpath = Path(str(session.config.rootpath))
     for entry in modules:
@@ -135,6 +147,12 @@ def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
         module = module_class.from_parent(parent, path=virtual, nodeid=nodeid)
         module.og_real = str(entry.get('real', ''))
         module.og_name = str(entry.get('name', 'oracle_guard_canary'))
+        if entry.get('optional'):
+            try:
+                module.obj  # noqa: B018 -- imported here, so a failure is not a collection error
+            except Exception as exc:  # noqa: BLE001
+                dropped[virtual.name] = f'{type(exc).__name__}: {exc}'[:300]
+                continue
         found = list(session.genitems(module))
         fractions = [float(f) for f in entry.get('at', ())] or [1.0]
         for index, item in enumerate(found):
@@ -143,7 +161,7 @@ def plant(session: Any, items: list[Any], plan_path: str | None) -> list[Any]:
             at = int(fractions[index % len(fractions)] * (len(items) + 1))
             items.insert(min(at, len(items)), item)
             planted.append(item)
-    return planted
+    return planted, dropped
 
 
 class CacheScrub:

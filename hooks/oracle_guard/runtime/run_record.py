@@ -315,7 +315,9 @@ class RunRecorder:
         # Before any other hook sees the list: what it does to tests, it does to canaries.
         from oracle_guard.runtime import canary_items
 
-        canary_items.plant(session, items, os.environ.get(canary_items.CANARY_ENV))
+        _, dropped = canary_items.plant(session, items, os.environ.get(canary_items.CANARY_ENV))
+        if dropped:
+            self._write({'event': 'canary_dropped', 'modules': dropped}, flush=True)
 
     def pytest_collection_finish(self, session: Any) -> None:
         # After every pytest_collection_modifyitems: what will really be run.
@@ -657,6 +659,7 @@ class RunRecord:
     modules: dict[str, str] = field(default_factory=dict)
     plugin_dists: set[str] = field(default_factory=set)
     roots: set[str] = field(default_factory=set)
+    canaries_dropped: dict[str, str] = field(default_factory=dict)  # module file -> why
 
     @property
     def empty(self) -> bool:
@@ -755,6 +758,9 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         record.calls[event['nodeid']] = event
     elif kind == 'interrupted':
         process.interrupted.append(event)
+    elif kind == 'canary_dropped':
+        record.canaries_dropped.update({str(k): str(v) for k, v in
+                                        dict(event.get('modules') or {}).items()})
     elif kind == 'finish':
         process.finished = True
         process.loop_completed = bool(event.get('loop_completed'))
