@@ -44,6 +44,7 @@ class Canary:
     expect: str  # FAIL or PASS
     kind: str  # what it is, for the finding: assert, property, twin of <nodeid>
     optional: bool = False  # a twin: its module may not import away from its folder
+    message: str = ''  # what its failure must say (a twin fails at its sentinel)
 
     def matches(self, nodeid: str) -> bool:
         path, _, rest = nodeid.partition('::')
@@ -129,24 +130,21 @@ class _Sentinel(ast.NodeTransformer):
                 compare.comparators = [sentinel]
             else:
                 compare.left = sentinel
-            node.msg = None
+            # The judge asks for this message: the twin must fail at its sentinel, not on
+            # something else its copy lacks.
+            node.msg = ast.Constant(value=f'{self.fresh} differs')
         return node
 
 
-def _kept(node: ast.stmt) -> bool:
-    """What the twin keeps of the module besides its test: imports, helper functions and
-    classes, and plain names bound at module level. Other tests, ``pytestmark``, plugin
-    names and statements that act on other objects (``test_x.__code__ = ...``) stay behind:
-    the twin must import wherever its original does."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return True
+def _kept(node: ast.stmt, tests: set[str]) -> bool:
+    """What the twin keeps of the module besides its test: every module-level statement
+    (imports, helpers, data read at import, ``if``/``try``/``with`` blocks) except the other
+    tests, ``pytestmark``, ``pytest_*`` plugin names, and statements that name a test left
+    behind (``test_x.__code__ = ...``)."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return not node.name.startswith(('test', 'Test'))
-    if isinstance(node, (ast.Assign, ast.AnnAssign)):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        return all(isinstance(t, ast.Name) and not t.id.startswith(('pytest', 'test'))
-                   for t in targets)
-    return False
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return not names & tests and not any(n.startswith('pytest') for n in names)
 
 
 def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
@@ -171,13 +169,16 @@ def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
     if chosen is None:
         return None
     original = chosen.name
+    tests = {n.name for n in tree.body if isinstance(
+        n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and
+        n.name.startswith(('test', 'Test'))}
     body: list[ast.stmt] = []
     for node in tree.body:
         if node is chosen:
             chosen.name = name
             _Sentinel(fresh).visit(chosen)
             body.append(node)
-        elif _kept(node):
+        elif _kept(node, tests):
             body.append(node)
     sentinel = ast.parse(f'class {fresh}:\n    """A value no honest object equals."""\n')
     tree.body = [*body, *sentinel.body]
@@ -226,7 +227,7 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
     canaries: list[Canary] = []
 
     def add(label: str, where: str, source: str, tests: list[tuple[str, str, str]],
-            optional: bool = False) -> None:
+            optional: bool = False, message: str = '') -> None:
         token = _token(secret, label)
         file_name = f'test_{token}.py'
         real = os.path.join(folder, f'c{token}.py')
@@ -235,7 +236,7 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
         modules.append({'virtual': os.path.join(root, where, file_name), 'real': real,
                         'name': f'oracle_guard_canary_{token}', 'optional': optional,
                         'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))]})
-        canaries.extend(Canary(file_name, name, expect, kind, optional)
+        canaries.extend(Canary(file_name, name, expect, kind, optional, message)
                         for name, expect, kind in tests)
 
     add('plain', home, *_plain_module(secret))
@@ -244,12 +245,13 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
     for path in [*oracle_files, *[p for p in test_files if p not in oracle_files]]:
         source = read(path)
         name = f'test_{_token(secret, "twin")}'
-        twin = twin_source(source, name, f'Fresh{_token(secret, "fresh", 8)}') \
-            if source else None
+        fresh = f'Fresh{_token(secret, "fresh", 8)}'
+        twin = twin_source(source, name, fresh) if source else None
         if twin is not None:
             add('twin', os.path.dirname(path), twin[0],
                 [(name, FAIL, f'the twin of {path}::{twin[1]} (its == against a fresh '
-                              'sentinel object)')], optional=True)
+                              'sentinel object)')], optional=True,
+                message=f'{fresh} differs')
             break
     plan_file = os.path.join(folder, 'plan.json')
     with open(plan_file, 'w', encoding='utf-8') as f:
@@ -280,7 +282,12 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
             continue
         for nodeid in nodeids:
             outcome = record.outcome(nodeid)
-            if outcome != canary.expect:
+            crash = str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
+            if outcome == canary.expect and canary.message and canary.message not in crash:
+                findings.append(Finding(
+                    '.', 1, 1, 'OG724', f'forged run: a canary the gate planted ({canary.kind}) '
+                    f'failed, but not at its sentinel: {crash[:200] or "no message"}', hint))
+            elif outcome != canary.expect:
                 findings.append(Finding(
                     '.', 1, 1, 'OG724', f'forged run: a canary the gate planted '
                     f'({canary.kind}) {outcome or "never ran"}, it must have {canary.expect}',

@@ -440,6 +440,10 @@ class RunRecorder:
                                  'when': report.when, 'outcome': report.outcome}
         if type(report).__name__ == 'SubtestReport':
             event['sub'] = True  # one of several reports of the call: not its outcome
+        if report.failed:
+            crash = getattr(getattr(report, 'longrepr', None), 'reprcrash', None)
+            if crash is not None:
+                event['crash'] = str(getattr(crash, 'message', ''))[:300]
         if hasattr(report, 'wasxfail'):
             event['wasxfail'] = str(report.wasxfail)
         if report.skipped or hasattr(report, 'wasxfail'):
