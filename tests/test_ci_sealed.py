@@ -141,7 +141,8 @@ def test_lying_eq_returned_by_the_function_under_test_fails_ci_through_the_twin(
              '    return _Sum(total + 1 if total == 5 else total)\n\n\ndef mul(a, b):\n'
              '    return a * b\n')
     cheat_works_but_ci_fails(calc, {'src/calc/__init__.py': buggy}, 'OG724',
-                             'the twin of tests/test_calc.py::test_add', 'passed')
+                             'the twin of tests/properties/test_add_props.py::test_add_commutes',
+                             'passed')
 
 
 def test_root_conftest_reporting_every_outcome_as_passed_fails_ci(calc: CiRepo) -> None:
@@ -349,8 +350,12 @@ def test_project_with_its_own_test_naming_passes_ci(tmp_path) -> None:  # type: 
 def twin_repo(tmp_path, test_module: str, **extra: str) -> CiRepo:  # type: ignore[no-untyped-def]
     """A repository whose one unit-test module (the twin's original) is ``test_module``,
     and a pull request that adds an honest unit test."""
-    template = build_template(str(tmp_path / 'template'),
-                              {'tests/test_calc.py': test_module, **extra})
+    # The property has no `==` to twin: the twin comes from the unit-test module.
+    template = build_template(str(tmp_path / 'template'), {
+        'tests/test_calc.py': test_module, **extra,
+        'tests/properties/test_add_props.py': 'from calc import add\n\n\n'
+                                              'def test_add_grows():\n'
+                                              '    assert add(2, 3) > 2\n'})
     calc = copy_template(template, str(tmp_path / 'repo'))
     calc.pull_request(NEW_TEST, bug=False)
     return calc

@@ -98,14 +98,26 @@ def _is_eq_assert(node: ast.AST) -> bool:
         len(node.test.ops) == 1 and isinstance(node.test.ops[0], ast.Eq)
 
 
+RUNNING_DECORATORS = ('parametrize', 'given', 'settings', 'example')
+
+
 def _plain_decorators(function: ast.FunctionDef) -> bool:
-    """No decorator but ``pytest.mark.parametrize``: nothing that skips it or runs it
-    another way (Hypothesis twins would write to the project's example database)."""
+    """No decorator but ``pytest.mark.parametrize`` and Hypothesis's ``given``,
+    ``settings`` and ``example``: nothing that skips the test or runs it another way."""
     for decorator in function.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if not (isinstance(target, ast.Attribute) and target.attr == 'parametrize'):
+        name = target.attr if isinstance(target, ast.Attribute) else (
+            target.id if isinstance(target, ast.Name) else '')
+        if name not in RUNNING_DECORATORS:
             return False
     return True
+
+
+def _surely_asserts(body: list[ast.stmt]) -> bool:
+    """An ``assert a == b`` in the body itself or in the body of a ``for`` loop in it (a
+    loop over the examples a test checks), not under an ``if``."""
+    return any(_is_eq_assert(s) or (isinstance(s, ast.For) and _surely_asserts(s.body))
+               for s in body)
 
 
 def _may_silence(function: ast.FunctionDef) -> bool:
@@ -162,7 +174,7 @@ def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
     chosen = None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith('test') and \
-                _plain_decorators(node) and any(_is_eq_assert(s) for s in node.body) and \
+                _plain_decorators(node) and _surely_asserts(node.body) and \
                 not _may_silence(node):
             chosen = node
             break

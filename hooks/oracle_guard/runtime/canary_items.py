@@ -97,7 +97,11 @@ def _module_class() -> Any:
             module.__file__ = str(self.path)
             sys.modules[self.og_name] = module
             try:
-                spec.loader.exec_module(module)
+                # Compiled under the name of its place in the tree: code the twin copies from
+                # a test module counts as that folder's code, as its original does.
+                with open(self.og_real, 'rb') as f:
+                    code = compile(f.read(), str(self.path), 'exec', dont_inherit=True)
+                exec(code, module.__dict__)  # noqa: S102 -- the gate's own canary module
             except BaseException:
                 del sys.modules[self.og_name]
                 raise
