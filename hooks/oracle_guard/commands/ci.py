@@ -1,20 +1,25 @@
 """``oracle-guard ci``: the pull-request gate that trusts neither the pull request's
 configuration nor pytest's own report.
 
-    oracle-guard ci --base REF [--format github] [--report FILE.md] -- TEST COMMAND...
+    oracle-guard ci --base REF [--format github] [--report FILE.md]
+                    [--test-python PATH] [--install-command CMD] -- TEST COMMAND...
 
 1. The change rules of every hook for ``REF...HEAD``, in this process (never through the
    pull request's ``.pre-commit-config.yaml``), with ``[tool.oracle-guard]`` read on both
    sides and the wider ``src``/``tests`` roots used.
-2. The test command, with the plugin forced on (``-p oracle_guard`` last on a pytest
-   command line, where ``-p no:oracle_guard`` in addopts or PYTEST_ADDOPTS cannot undo
-   it), a JUnit report and the run record in a temporary folder.
-3. The audit of the record (``gate/audit.py``).
+2. The sealed test run (``gate/sealed.py``, rules 45 and 46): the install step in the test
+   environment, the test command with the plugin forced on (``-p oracle_guard`` last on a
+   pytest command line, where ``-p no:oracle_guard`` in addopts or PYTEST_ADDOPTS cannot
+   undo it), its events streamed to the gate, canaries planted, the test environment
+   checked against pip's RECORD files before and after.
+3. The audit of the gate's copy of the run, canaries subtracted (``gate/audit.py``).
 4. Approval (``gate/approval.py``): an oracle change fails unless a person approved it
    (the pull request's label, or ``--oracle-approved``).
 
 Findings first, then always one line ``oracle-guard ci: N finding(s); test command
-exited C``. Exit 1 when N > 0, otherwise C; 2 for bad configuration.
+exited C``. Exit 1 when N > 0, otherwise C (the canaries' planted failures taken out); 2
+for bad input (no base, a command that is not pytest, an environment that cannot be
+inspected, a failed install step, bad configuration).
 """
 from __future__ import annotations
 
