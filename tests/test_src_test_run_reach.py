@@ -142,6 +142,16 @@ def test_src_that_is_a_pytest_plugin_with_src_test_imports_passes(guarded: Repo)
     assert result.rc == 0, result.out
 
 
+def test_exempt_module_exempts_its_variables_and_only_those(guarded: Repo) -> None:
+    guarded.write('pyproject.toml', with_exemption(guarded, '["pytest"]'))
+    guarded.commit('this project is a pytest plugin: its own change')
+    staged_src(guarded, PLUGIN + '\n\nimport os\nWORKER = os.environ.get("PYTEST_XDIST_WORKER")\n'
+                        'SEED = os.environ.get("HYPOTHESIS_SEED")\n', 'src/app_plugin.py')
+    result = guarded.run(main)
+    assert result.codes == ['OG204'], result.out
+    assert "'HYPOTHESIS_SEED'" in result.out and 'PYTEST_XDIST_WORKER' not in result.out
+
+
 def test_exemption_added_next_to_src_fails(guarded: Repo) -> None:
     guarded.write('pyproject.toml', with_exemption(guarded, '["pytest"]'))
     staged_src(guarded, PLUGIN, 'src/app_plugin.py')

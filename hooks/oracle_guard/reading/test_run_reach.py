@@ -34,6 +34,9 @@ from typing import NamedTuple
 
 TEST_MODULES = ('pytest', '_pytest', 'pluggy', 'unittest', 'oracle_guard', 'hypothesis')
 ENV_PREFIXES = ('PYTEST_', 'ORACLE_GUARD_', 'HYPOTHESIS_')
+# The module whose exemption in src-test-imports also exempts its variables: a pytest plugin
+# may read PYTEST_XDIST_WORKER, and oracle-guard itself its ORACLE_GUARD_* settings.
+ENV_MODULES = dict(zip(ENV_PREFIXES, ('pytest', 'oracle_guard', 'hypothesis')))
 # Parts of Hypothesis that change what a property tests: exempting "hypothesis" (a library
 # that ships strategies) does not exempt these; only naming them in the list does.
 HYPOTHESIS_SENSITIVE = ('hypothesis.assume', 'hypothesis.reject', 'hypothesis.internal',
@@ -203,7 +206,8 @@ class _Reader(ast.NodeVisitor):
         if MODULE_NAME.match(value):  # module names are case-sensitive
             self.add(node, f'names the module {value!r}', value)
         elif value.upper().startswith(ENV_PREFIXES):  # variables are not, on Windows
-            self.add(node, f'names the test-run variable {value!r}', None)
+            module = next(m for p, m in ENV_MODULES.items() if value.upper().startswith(p))
+            self.add(node, f'names the test-run variable {value!r}', module)
         return True
 
     def visit_Constant(self, node: ast.Constant) -> None:
