@@ -56,6 +56,11 @@ def test_table_values_are_normalized(tmp_path):
     ('max-freeze-days = true', 'whole number'),
     ('max-freeze-days = 3000000', 'a freeze is temporary'),
     ('allow-silences = ["everything"]', "unknown kind 'everything'"),
+    ('flaky-reruns = 1', 'a flip needs at least two runs'),
+    ('flaky-reruns = 500', 'between 2 and 50'),
+    ('flaky-reruns = "5"', 'whole number'),
+    ('require-fail-to-pass = "yes"', 'must be true or false'),
+    ('require-fail-to-pass = 1', 'must be true or false'),
 ])
 def test_bad_settings_name_file_and_line(tmp_path, line, message):
     (tmp_path / 'pyproject.toml').write_text(f'[project]\nname = "x"\n\n[tool.oracle-guard]\n{line}\n')
@@ -97,3 +102,22 @@ def test_hook_args_are_validated_too(tmp_path):
     add_config_arguments(parser)
     with pytest.raises(ConfigError, match='leaves the repository'):
         apply_arguments(load_config(str(tmp_path)), parser.parse_args(['--manifest', '../m.json']))
+
+
+def test_evidence_keys_default_to_five_reruns_and_listing_only(tmp_path):
+    cfg = load_config(str(tmp_path))
+    assert (cfg.flaky_reruns, cfg.require_fail_to_pass) == (5, False)
+    (tmp_path / 'pyproject.toml').write_text(
+        '[tool.oracle-guard]\nflaky-reruns = 8\nrequire-fail-to-pass = true\n')
+    cfg = load_config(str(tmp_path))
+    assert (cfg.flaky_reruns, cfg.require_fail_to_pass) == (8, True)
+
+
+def test_evidence_keys_from_hook_args_are_validated(tmp_path):
+    parser = argparse.ArgumentParser()
+    add_config_arguments(parser)
+    cfg = apply_arguments(load_config(str(tmp_path)),
+                          parser.parse_args(['--require-fail-to-pass', 'true']))
+    assert cfg.require_fail_to_pass is True
+    with pytest.raises(ConfigError, match='must be true or false'):
+        apply_arguments(cfg, parser.parse_args(['--require-fail-to-pass', 'maybe']))

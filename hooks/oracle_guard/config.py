@@ -20,7 +20,7 @@ PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'
 
 # key -> (default, kind); kind is 'dirs' (list of folders), 'dir', 'file', 'str',
-# 'strs' or 'int'.
+# 'strs', 'int' or 'bool'.
 SCHEMA: dict[str, tuple[Any, str]] = {
     'src': (['src/'], 'dirs'),
     'tests': (['tests/'], 'dirs'),
@@ -40,7 +40,11 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'acknowledged': ('tests/oracle_acknowledged.yaml', 'file'),
     'approval-label': ('oracle-approved', 'str'),
     'src-test-imports': ([], 'strs'),
+    'flaky-reruns': (5, 'int'),
+    'require-fail-to-pass': (False, 'bool'),
 }
+# Reruns of a newly frozen test (rule 48): enough to see a flip, few enough to stay cheap.
+MAX_FLAKY_RERUNS = 50
 # A freeze that may last longer than this is not a freeze.
 MAX_FREEZE_DAYS = 3650
 SILENCE_KINDS = (
@@ -54,7 +58,7 @@ class Config(FrozenRecord):
                  'ledger', 'domain_lock', 'base_ref', 'baseline', 'allow_silences',
                  'optional_modules', 'max_freeze_days',
                  'adopted', 'history_limit', 'acknowledged', 'approval_label',
-                 'src_test_imports', 'has_table')
+                 'src_test_imports', 'flaky_reruns', 'require_fail_to_pass', 'has_table')
     # Whether the table exists at all: the pytest plugin stays inert without it.
     _uncompared = ('has_table',)
     root: str
@@ -80,6 +84,10 @@ class Config(FrozenRecord):
     # base side), and the test-run modules production code may name (rule 43).
     approval_label: str
     src_test_imports: tuple[str, ...]
+    # The gate's evidence (rules 48, 49): how often a newly frozen test is rerun, and
+    # whether a new test that passes without the change is a finding or only listed.
+    flaky_reruns: int
+    require_fail_to_pass: bool
     has_table: bool
 
     def __init__(self, root: str, src: tuple[str, ...] = ('src/',),
@@ -95,6 +103,7 @@ class Config(FrozenRecord):
                  adopted: str | None = None, history_limit: int = 300,
                  acknowledged: str = 'tests/oracle_acknowledged.yaml',
                  approval_label: str = 'oracle-approved', src_test_imports: tuple[str, ...] = (),
+                 flaky_reruns: int = 5, require_fail_to_pass: bool = False,
                  has_table: bool = False) -> None:
         self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
                   manifest=manifest, traces=traces, ledger=ledger, domain_lock=domain_lock,
@@ -103,6 +112,7 @@ class Config(FrozenRecord):
                   max_freeze_days=max_freeze_days, adopted=adopted,
                   history_limit=history_limit, acknowledged=acknowledged,
                   approval_label=approval_label, src_test_imports=src_test_imports,
+                  flaky_reruns=flaky_reruns, require_fail_to_pass=require_fail_to_pass,
                   has_table=has_table)
 
     def oracle_files(self) -> tuple[str, ...]:
@@ -112,6 +122,10 @@ class Config(FrozenRecord):
 
     def is_test_code(self, path: str) -> bool:
         return path.endswith('.py') and under_any(path, self.tests)
+
+    def is_property(self, path: str) -> bool:
+        """Whether ``path`` is one of the human-owned property files."""
+        return path.startswith(self.properties)
 
     def is_src(self, path: str) -> bool:
         return under_any(path, self.src)
@@ -257,6 +271,12 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
                     f'use any of: {", ".join(SILENCE_KINDS)}',
                 )
         return tuple(value)
+    if kind == 'bool':
+        if isinstance(value, str) and value.lower() in ('true', 'false'):
+            return value.lower() == 'true'  # from hook args
+        if not isinstance(value, bool):
+            raise ConfigError(source, line, f'{key!r} must be true or false')
+        return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ConfigError(source, line, f'{key!r} must be a whole number >= 0')
     if key == 'max-freeze-days' and value > MAX_FREEZE_DAYS:
@@ -264,6 +284,9 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
                           'days; a freeze is temporary')
     if key == 'history-limit' and value < 1:
         raise ConfigError(source, line, f'{key!r} must be at least 1 (1 judges HEAD only)')
+    if key == 'flaky-reruns' and not 2 <= value <= MAX_FLAKY_RERUNS:
+        raise ConfigError(source, line, f'{key!r} = {value} must be between 2 and '
+                          f'{MAX_FLAKY_RERUNS}: a flip needs at least two runs')
     return value
 
 
@@ -304,6 +327,8 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
             group.add_argument(f'--{key}', action='append', metavar='VALUE', dest=_attr(key))
         elif kind == 'int':
             group.add_argument(f'--{key}', type=int, metavar='N', dest=_attr(key))
+        elif kind == 'bool':
+            group.add_argument(f'--{key}', metavar='true|false', dest=_attr(key))
         else:
             metavar = 'REV' if kind == 'str' else 'PATH'
             group.add_argument(f'--{key}', metavar=metavar, dest=_attr(key))
