@@ -2,7 +2,8 @@
 configuration nor pytest's own report.
 
     oracle-guard ci --base REF [--format github] [--report FILE.md]
-                    [--test-python PATH] [--install-command CMD] -- TEST COMMAND...
+                    [--test-python PATH] [--install-command CMD] [--no-reference-run]
+                    -- TEST COMMAND...
 
 1. The change rules of every hook for ``REF...HEAD``, in this process (never through the
    pull request's ``.pre-commit-config.yaml``), with ``[tool.oracle-guard]`` read on both
@@ -15,6 +16,8 @@ configuration nor pytest's own report.
 3. The audit of the gate's copy of the run, canaries subtracted (``gate/audit.py``).
 4. Approval (``gate/approval.py``): an oracle change fails unless a person approved it
    (the pull request's label, or ``--oracle-approved``).
+5. The reference run of the base revision's oracle against the pull request's src/, and
+   the evidence for new freezes and new tests (``gate/reference.py``).
 
 Findings first, then always one line ``oracle-guard ci: N finding(s); test command
 exited C``. Exit 1 when N > 0, otherwise C (the canaries' planted failures taken out); 2
@@ -82,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help='install the project into the test environment (a shell '
                              'command, run by the gate after it has loaded everything it needs)')
     parser.add_argument('--today', type=iso_date, help='the date expiries are compared with')
+    parser.add_argument('--no-reference-run', dest='reference_run', action='store_false',
+                        help='skip the reference run of the base oracle and the evidence '
+                             'for new freezes and new tests')
     parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
     return parser
 
@@ -196,6 +202,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     from oracle_guard.gate import review_report
     from oracle_guard.gate import audit
     from oracle_guard.gate import sealed
+    from oracle_guard.gate import reference
     from oracle_guard.gate.approval import decide
 
     sections = review_report.report_sections(ctx)
@@ -235,7 +242,12 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
         findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())
 
-    _write_review(args, ctx, approval, sections, run.report_section())
+    evidence = None
+    if args.reference_run:
+        evidence = reference.reference_runs(ctx, test_python, approved=approval.approved)
+        findings.extend(evidence.findings)
+    _write_review(args, ctx, approval, sections, run.report_section(),
+                  evidence.report if evidence else ())
     write_findings(findings, args.format, sys.stdout)
     for note in ctx.notes:
         sys.stdout.write(f'{note}\n')
@@ -245,13 +257,14 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
 
 
 def _write_review(args: argparse.Namespace, ctx: RunContext, approval: Approval,
-                  sections: Sequence[Section], sealed_section: str = '') -> None:
+                  sections: Sequence[Section], sealed_section: str = '',
+                  evidence: Sequence[tuple[str, list[str]]] = ()) -> None:
     summary = os.environ.get('GITHUB_STEP_SUMMARY')
     if not args.report and not summary:
         return
     from oracle_guard.gate.review_report import review_report
 
-    text = review_report(ctx, approval, sections) + sealed_section
+    text = review_report(ctx, approval, sections, evidence) + sealed_section
     if args.report:
         with open(args.report, 'w', encoding='utf-8') as f:
             f.write(text)

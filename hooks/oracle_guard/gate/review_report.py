@@ -302,7 +302,10 @@ def report_sections(ctx: RunContext) -> list[Section]:
 
 
 def review_report(ctx: RunContext, approval: Approval | None = None,
-                  sections: Sequence[Section] | None = None) -> str:
+                  sections: Sequence[Section] | None = None,
+                  evidence: Sequence[tuple[str, list[str]]] = ()) -> str:
+    """The report; ``evidence`` adds the sections of the gate's own runs (the reference
+    run and the evidence for freezes and new tests, ``gate/reference.py``)."""
     changes = ctx.changes
     if sections is None:
         sections = report_sections(ctx)
@@ -317,4 +320,7 @@ def review_report(ctx: RunContext, approval: Approval | None = None,
     for section in shown:
         out += [f'### {section.title}', '', *section.header,
                 *(item.line for item in section.items), '']
+    for title, lines in evidence:  # the gate's own runs (gate/reference.py)
+        if lines:
+            out += [f'### {title}', '', *lines, '']
     return '\n'.join(out)

@@ -1,0 +1,655 @@
+"""The reference run (rule 44) and the evidence for freezes and new tests (rules 48, 49).
+
+The test command of ``oracle-guard ci`` runs the pull request's own tests, conftests and
+``src/`` together, and its record is written by that process. The reference run takes
+the tests from the task, not the patch (SWE-bench's rule): a fresh temporary tree holds
+the **base revision's** human-owned oracle (the property files, the fixtures and manifest,
+the domain lock, the ledger, the conftests and ``__init__.py`` files on the path of each
+test file, the test helper modules they import, the pytest configuration) and the **pull
+request's** ``src/`` and other non-test files, all read from git objects, never from the
+working tree. None of the pull request's test code is on disk there. Its property tests
+run in a fresh process of the test environment with the plugin on; every one must pass or
+be explained by a freeze live at base.
+
+The same tree is built twice more for evidence (rules 48, 49), with the pull request's own
+tests placed in it (their conftests and ``__init__.py`` files still from the oracle side):
+
+* a freeze row the pull request adds for a flaky class is rerun ``flaky-reruns`` times
+  against the pull request's ``src/``: no pass in any run means broken, not flaky;
+* tests the pull request adds or changes, when it also changes ``src/``, run against the
+  base revision's ``src/``: those that pass there are listed ("passes without your
+  change"), and are a finding with ``require-fail-to-pass = true``.
+
+With an approval of the oracle change (rule 47) the oracle side is the pull request.
+
+Codes:
+
+OG730 a base oracle test failed against the pull request's src/
+OG731 a base oracle test errored (set-up, teardown, or its module could not be collected)
+OG732 a base oracle test was skipped or xfailed and no freeze live at base explains it
+OG733 a base oracle test did not run (not collected, deselected, never started)
+OG734 the reference run did not complete (no record, a crash, an early exit), or a run
+      mechanism the audit names (OG707-OG715) was seen in it
+OG735 a freeze added for a flaky test whose test passed in none of the reruns
+OG736 a test the pull request adds or changes passes without its src/ change
+      (only with ``require-fail-to-pass = true``; otherwise listed in the review report)
+"""
+from __future__ import annotations
+
+import ast
+import datetime
+import json
+import os
+import posixpath
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+
+from oracle_guard.config import Config
+from oracle_guard.config import load_config
+from oracle_guard.config import under_any
+from oracle_guard.context import RunContext
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gate import audit
+from oracle_guard.oracle.ledger import FreezeLedger
+from oracle_guard.oracle.ledger import FREEZABLE
+from oracle_guard.oracle.ledger import function_of
+from oracle_guard.oracle.ledger import identity_of
+from oracle_guard.oracle.ledger import read_ledger
+from oracle_guard.reading.scanner import is_test_module
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.reading.scanner import test_functions
+from oracle_guard.reading.strategy_reader import module_candidates
+from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.runtime.run_record import read_record
+from oracle_guard.runtime.run_record import RECORD_ENV
+from oracle_guard.runtime.run_record import RunRecord
+
+# Freeze classes whose freeze claims a flake, so a rerun can earn it (rule 48). The
+# contract's "flaky" is these two; a literal `flaky` row is refused by check-freeze-ledger
+# and, should one get this far, is rerun too.
+FLAKY_CLASSES = (*FREEZABLE, 'flaky')
+# Files at the root that configure pytest: always the oracle side's (or absent).
+PYTEST_CONFIGS = ('pytest.ini', '.pytest.ini', 'pyproject.toml', 'tox.ini', 'setup.cfg')
+# Import names a non-test file of the pull request may not take in the tree: they would
+# stand in for the test machinery (rules 28, 34 at the root and in a src root).
+MACHINERY = frozenset(('pytest', '_pytest', 'pluggy', 'hypothesis', 'oracle_guard', 'py',
+                       'sitecustomize', 'usercustomize', 'conftest'))
+# Environment variables of the gate's job a pytest process would read as options.
+DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD',
+               'PYTEST_CURRENT_TEST', 'PYTEST_XDIST_WORKER', 'PYTEST_XDIST_WORKER_COUNT',
+               'PYTEST_RUN_FORKED', RECORD_ENV)
+# The child of the test environment's interpreter. `python -I` keeps out what a
+# checkout could use to run code before pytest does: the current folder on sys.path,
+# PYTHONPATH/PYTHONSTARTUP/PYTHONHOME, the user site. The project is then made importable
+# by putting the tree's src roots first on sys.path here, after pytest itself is
+# imported (a `src/pytest.py` cannot stand in for it), and nothing else of the tree;
+# no .pth file is written anywhere. The roots come as JSON in argv[1].
+BOOTSTRAP = (
+    'import json, sys\n'
+    'import pytest\n'
+    'sys.path[:0] = json.loads(sys.argv[1])\n'
+    'raise SystemExit(pytest.main(sys.argv[2:]))\n'
+)
+OUTPUT_TAIL = 12  # lines of the child's output shown when a run did not complete
+# The audit's codes that this module judges itself for the base oracle's tests.
+_OWN_JUDGEMENT = {'OG703': 'OG733', 'OG704': 'OG733', 'OG705': 'OG733', 'OG706': 'OG732'}
+_REFERENCE_HINT = ('the tests of this run are the base revision\'s oracle, not your '
+                   'test files: fix src/ so they pass (a change to the oracle itself '
+                   'needs a person\'s approval)')
+
+
+@dataclass
+class Tree:
+    """The files of one reference tree: repository path -> the revision it was read from."""
+
+    root: str
+    sources: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # not placed, and why
+
+    def by_side(self) -> dict[str, list[str]]:
+        sides: dict[str, list[str]] = {}
+        for path, rev in sorted(self.sources.items()):
+            sides.setdefault(rev, []).append(path)
+        return sides
+
+
+@dataclass
+class Run:
+    record: RunRecord
+    exit_code: int
+    output: str
+
+    def tail(self) -> str:
+        lines = [line for line in self.output.splitlines() if line.strip()]
+        return '\n'.join(lines[-OUTPUT_TAIL:])
+
+
+@dataclass
+class ReferenceResult:
+    """What the three runs found, and what the review report says about them."""
+
+    findings: list[Finding] = field(default_factory=list)
+    report: list[tuple[str, list[str]]] = field(default_factory=list)
+
+
+# -- building a tree -------------------------------------------------------------------------
+class _Side:
+    """One revision's tracked files (listed once)."""
+
+    def __init__(self, view: TreeView) -> None:
+        self.view = view
+        entries = view.entries()
+        self.files = {e.path for e in entries if not e.is_symlink and not e.is_submodule}
+        self.links = {e.path for e in entries if e.is_symlink or e.is_submodule}
+
+    @property
+    def label(self) -> str:
+        return self.view.label
+
+
+def _import_name(path: str, roots: Sequence[str]) -> str:
+    """The top-level import name a file takes at the root or at the top of a src root."""
+    for root in ('', *roots):
+        if root and not path.startswith(root):
+            continue
+        first = path[len(root):].split('/', 1)[0]
+        name = first[:-3] if first.endswith('.py') else first
+        if name in MACHINERY:
+            return name
+    return ''
+
+
+def is_test_side(path: str, cfg: Config) -> bool:
+    """Whether a file is test code or oracle, never taken from the code side."""
+    return (under_any(path, cfg.tests) or cfg.is_property(path) or cfg.is_fixture(path)
+            or path in cfg.oracle_files() or path in (cfg.manifest, cfg.traces)
+            or posixpath.basename(path) == 'conftest.py' or path in PYTEST_CONFIGS)
+
+
+def _imports(source: bytes, path: str) -> list[tuple[str, int]]:
+    """(module, level) of every import in a file, ``from a import b`` also as ``a.b``."""
+    try:
+        tree = parse_python(source, path)
+    except ScanError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, 0) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ''
+            found.append((module, node.level))
+            found += [(f'{module}.{alias.name}' if module else alias.name, node.level)
+                      for alias in node.names if alias.name != '*']
+    return found
+
+
+class TreeBuilder:
+    """Plans which file of which revision goes into a reference tree, then writes it."""
+
+    def __init__(self, cfg: Config, oracle: _Side, code: _Side) -> None:
+        self.cfg = cfg
+        self.oracle = oracle
+        self.code = code
+        self.plan: dict[str, _Side] = {}
+        self.skipped: list[str] = []
+
+    def place(self, path: str, side: _Side) -> bool:
+        if path not in side.files:
+            return False
+        self.plan[path] = side
+        return True
+
+    def add_code(self) -> None:
+        """The code side's non-test files: src/ and everything else that is not tests."""
+        for path in sorted(self.code.files):
+            if is_test_side(path, self.cfg):
+                continue
+            name = _import_name(path, self.cfg.src)
+            if name:
+                self.skipped.append(f'{path} (its import name {name!r} would stand in for '
+                                    'the test machinery)')
+                continue
+            self.place(path, self.code)
+        self.skipped += [f'{path} (a symlink or submodule)'
+                         for path in sorted(self.code.links) if not is_test_side(path, self.cfg)]
+
+    def add_oracle_documents(self, side: _Side) -> None:
+        cfg = self.cfg
+        for path in sorted(side.files):
+            if cfg.is_fixture(path) or path in (cfg.manifest, cfg.traces) or \
+                    path in cfg.oracle_files():
+                self.place(path, side)
+
+    def add_pytest_config(self) -> None:
+        for path in PYTEST_CONFIGS:
+            self.plan.pop(path, None)
+            self.place(path, self.oracle)
+
+    def add_tests(self, paths: Iterable[str], side: _Side) -> None:
+        """Test files (or property folder files) and, from the same side, the test helper
+        modules they import; the conftests and ``__init__.py`` files on their path from
+        the oracle side (an ``__init__.py`` the oracle lacks from ``side``)."""
+        pending = list(paths)
+        seen: set[str] = set()
+        while pending:
+            path = pending.pop()
+            if path in seen:
+                continue
+            seen.add(path)
+            owner = side if path in side.files else self.oracle
+            if not self.place(path, owner):
+                continue
+            folder = posixpath.dirname(path)
+            while True:
+                for name in ('conftest.py', '__init__.py'):
+                    on_path = posixpath.join(folder, name)
+                    if on_path in seen:
+                        continue
+                    if self.place(on_path, self.oracle) or (
+                            name == '__init__.py' and self.place(on_path, side)):
+                        pending.append(on_path)
+                if not folder:
+                    break
+                folder = posixpath.dirname(folder)
+            if path.endswith('.py'):
+                pending += self.helpers(path, owner)
+
+    def helpers(self, path: str, side: _Side) -> list[str]:
+        source = side.view.read(path) or b''
+        found = []
+        for module, level in _imports(source, path):
+            if not level and module.split('.')[0] in MACHINERY:
+                continue
+            for candidate in module_candidates(path, module, level, list(self.cfg.tests)):
+                if under_any(candidate, self.cfg.tests) and candidate in side.files:
+                    found.append(candidate)
+                    break
+        return found
+
+    def write(self, root: str) -> Tree:
+        tree = Tree(root=root, skipped=list(self.skipped))
+        by_side: dict[int, list[str]] = {}
+        sides = {id(s): s for s in self.plan.values()}
+        for path, side in self.plan.items():
+            by_side.setdefault(id(side), []).append(path)
+        for key, paths in by_side.items():
+            side = sides[key]
+            for start in range(0, len(paths), 500):
+                # A reader of its own per chunk: memory stays bounded on a large tree,
+                # and the gate's shared views do not keep every file of it.
+                chunk = paths[start:start + 500]
+                reader = TreeView(side.view.root, side.view.rev)
+                reader.read_many(chunk)
+                for path in chunk:
+                    data = reader.read(path)
+                    if data is None:
+                        continue
+                    full = os.path.join(root, *path.split('/'))
+                    os.makedirs(os.path.dirname(full), exist_ok=True)
+                    with open(full, 'wb') as f:
+                        f.write(data)
+                    tree.sources[path] = side.label
+        return tree
+
+
+# -- running pytest in a tree -----------------------------------------------------------------
+def import_roots(tree: str, src: Sequence[str]) -> list[str]:
+    """sys.path entries that make the tree's src roots importable: a src root that is a
+    package itself (``mypkg/__init__.py``) is imported from its parent."""
+    roots = []
+    for root in src:
+        folder = os.path.join(tree, *[p for p in root.split('/') if p])
+        if os.path.isfile(os.path.join(folder, '__init__.py')):
+            folder = os.path.dirname(folder.rstrip(os.sep))
+        roots.append(folder)
+    return list(dict.fromkeys(roots))
+
+
+def run_pytest(tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
+               today: datetime.date, extra_plugins: Sequence[str] = ()) -> Run:
+    work = tempfile.mkdtemp(prefix='oracle-guard-record-')
+    try:
+        env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+        env[RECORD_ENV] = work
+        command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
+                   '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
+                   f'--oracle-guard-today={today.isoformat()}',
+                   *[a for p in extra_plugins for a in ('-p', p)], *args, '-p', 'oracle_guard']
+        try:
+            proc = subprocess.run(command, cwd=tree.root, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        except OSError as exc:
+            raise ConfigError('--test-python', 0, f'cannot run {python!r}: {exc.strerror}',
+                              'give the interpreter of the test environment') from None
+        code = proc.returncode
+        return Run(read_record(work), 128 - code if code < 0 else code,
+                   proc.stdout.decode('utf-8', 'replace'))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _nodeids_by_test(record: RunRecord, root: str) -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for nodeid, item in record.items.items():
+        path = os.path.relpath(os.path.realpath(item['path']), os.path.realpath(root))
+        key = (path.replace(os.sep, '/'), function_of(identity_of(nodeid)))
+        found.setdefault(key, []).append(nodeid)
+    return found
+
+
+def _failed_phase(record: RunRecord, nodeid: str) -> str:
+    phases = record.reports.get(nodeid, {})
+    for when in ('setup', 'call', 'teardown'):
+        report = phases.get(when)
+        if report is not None and report['outcome'] == 'failed':
+            return when
+    return 'call'
+
+
+def test_outcome(record: RunRecord, nodeids: Sequence[str]) -> str:
+    """One test function's outcome over its cases: failed, error, skipped, passed or
+    'not run'."""
+    if not nodeids:
+        return 'not run'
+    outcomes = [record.outcome(n) for n in nodeids]
+    if 'failed' in outcomes:
+        failed = [n for n, o in zip(nodeids, outcomes) if o == 'failed']
+        return 'failed' if any(_failed_phase(record, n) == 'call' for n in failed) else 'error'
+    if None in outcomes:
+        return 'not run'
+    if any(o in ('skipped', 'xfailed') for o in outcomes):
+        return 'skipped'
+    return 'passed'
+
+
+# -- the reference run (rule 44) --------------------------------------------------------------
+def _describe_failure(record: RunRecord, nodeid: str) -> str:
+    """What the failed test raised, as the plugin saw its call (the record keeps no
+    failure text)."""
+    raised = (record.calls.get(nodeid) or {}).get('raised')
+    return f'it raised {raised}' if raised else 'see the test output above'
+
+
+def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: TreeView,
+                    inventory: dict[tuple[str, str], audit.TestDef],
+                    ledger: FreezeLedger | None, today: datetime.date) -> list[Finding]:
+    record = run.record
+    findings: list[Finding] = []
+    if record.empty:
+        return [Finding('.', 1, 1, 'OG734', 'the reference run left no record: pytest did not '
+                        f'start in the test environment (exit {run.exit_code}): '
+                        f'{run.tail() or "no output"}',
+                        'run the gate with the test environment\'s interpreter '
+                        '(--test-python) with oracle-guard and the project\'s test '
+                        'dependencies installed')]
+    ctx = audit.AuditContext(cfg=cfg.replace(root=tree.root), record=record,
+                             inventory=inventory, ledger=ledger, today=today,
+                             src_modules=audit.src_modules(code, cfg.src), view=oracle)
+    broken_modules = {}
+    for problem in record.collect_problems:
+        if problem.get('outcome') == 'failed':
+            path = problem.get('path') or problem['nodeid'].split('::', 1)[0]
+            rel = os.path.relpath(os.path.realpath(path), os.path.realpath(tree.root))
+            broken_modules[rel.replace(os.sep, '/')] = problem
+    for path, problem in sorted(broken_modules.items()):
+        if not any(p == path for p, _ in inventory):
+            continue
+        findings.append(Finding(path, 1, 1, 'OG731', f'reference run: {path}, a test file of '
+                                'the base oracle, could not be collected against your src/ '
+                                f'({str(problem.get("longrepr") or "").strip()[-200:]})',
+                                _REFERENCE_HINT))
+    for finding in audit.audit(ctx):
+        code_ = _OWN_JUDGEMENT.get(finding.code)
+        if finding.path in broken_modules and code_ == 'OG733':
+            continue  # said once, as OG731
+        if code_ is None:  # a mechanism of the run: not the base oracle's own outcome
+            findings.append(Finding(finding.path, finding.line, 1, 'OG734',
+                                    f'reference run: {finding.code} {finding.message}',
+                                    finding.hint))
+        else:
+            findings.append(Finding(finding.path, finding.line, 1, code_,
+                                    f'reference run: {finding.message}', _REFERENCE_HINT))
+    by_test = _nodeids_by_test(record, tree.root)
+    for (path, identity), test in sorted(inventory.items()):
+        for nodeid in sorted(by_test.get((path, identity), ())):
+            if record.outcome(nodeid) != 'failed':
+                continue
+            phase = _failed_phase(record, nodeid)
+            if phase == 'call':
+                findings.append(Finding(path, test.line, 1, 'OG730', f'reference run: '
+                                        f'{nodeid}, a test of the base oracle, failed against '
+                                        f'your src/ ({_describe_failure(record, nodeid)})',
+                                        _REFERENCE_HINT))
+            else:
+                findings.append(Finding(path, test.line, 1, 'OG731', f'reference run: '
+                                        f'{nodeid}, a test of the base oracle, errored in '
+                                        f'{phase} against your src/ '
+                                        f'({_describe_failure(record, nodeid)})',
+                                        _REFERENCE_HINT))
+    return findings
+
+
+# -- evidence: freezes (rule 48) and new tests (rule 49) --------------------------------------
+def added_flaky_freezes(base: FreezeLedger | None, head: FreezeLedger | None) -> list:
+    """Ledger rows of a flaky class the pull request adds (a new id, or an id that now
+    names another test)."""
+    if head is None:
+        return []
+    old = {row.id: row.nodeid for row in (base.rows if base else [])}
+    return [row for row in head.rows if row.freeze_class in FLAKY_CLASSES and row.nodeid
+            and old.get(row.id) != row.nodeid]
+
+
+def changed_tests(base: TreeView | None, head: TreeView, paths: Iterable[str]
+                  ) -> dict[str, list[str]]:
+    """Test file -> identities the pull request adds or whose body it changes."""
+    def functions(view: TreeView | None, path: str) -> dict[str, str]:
+        source = view.read(path) if view is not None else None
+        if source is None:
+            return {}
+        try:
+            tree = parse_python(source, path)
+        except ScanError:
+            return {}
+        return {identity: ast.dump(node) for identity, node in test_functions(tree)}
+
+    found: dict[str, list[str]] = {}
+    for path in sorted(paths):
+        before, after = functions(base, path), functions(head, path)
+        inventory = {t.identity for t in audit.file_inventory(head.read(path) or b'', path)}
+        new = [i for i, body in after.items() if before.get(i) != body and i in inventory]
+        if new:
+            found[path] = new
+    return found
+
+
+def _code_list(paths: Sequence[str], limit: int = 0) -> str:
+    shown = [f'`{p}`' for p in (paths[:limit] if limit else paths)]
+    more = len(paths) - len(shown)
+    return ', '.join(shown) + (f' and {more} more' if more > 0 else '')
+
+
+class ReferenceRuns:
+    def __init__(self, ctx: RunContext, python: str, approved: bool) -> None:
+        self.ctx = ctx
+        self.python = python
+        changes = ctx.changes
+        assert changes.base is not None and ctx.judged is not None
+        self.base_view = TreeView(ctx.cfg.root, changes.base)
+        self.head_view = ctx.judged
+        self.base = _Side(self.base_view)
+        self.head = _Side(self.head_view)
+        self.oracle = self.head if approved else self.base
+        self.approved = approved
+        # The oracle side's own configuration says where its files are; the tests roots
+        # of both sides keep the pull request's test code out.
+        oracle_cfg = load_config(ctx.cfg.root, self.oracle.view)
+        self.cfg = oracle_cfg.replace(tests=tuple(dict.fromkeys([*oracle_cfg.tests,
+                                                                 *ctx.cfg.tests])),
+                                      src=ctx.cfg.src)
+        self.result = ReferenceResult()
+        self.folder = tempfile.mkdtemp(prefix='oracle-guard-reference-')
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def ledger(self, side: _Side) -> FreezeLedger | None:
+        try:
+            return read_ledger(side.view, self.cfg.ledger)
+        except ConfigError:
+            return None  # check-freeze-ledger has reported it
+
+    def build(self, name: str, code: _Side, tests: Iterable[str] = (),
+              tests_side: _Side | None = None) -> Tree:
+        builder = TreeBuilder(self.cfg, self.oracle, code)
+        builder.add_code()
+        builder.add_oracle_documents(tests_side or self.oracle)
+        builder.add_pytest_config()
+        builder.add_tests([p for p in self.oracle.files if self.cfg.is_property(p)],
+                          self.oracle)
+        if tests_side is not None:
+            builder.add_tests(tests, tests_side)
+        root = os.path.join(self.folder, name)
+        os.mkdir(root)
+        return builder.write(root)
+
+    def files_section(self, tree: Tree) -> list[str]:
+        """The files of a tree by the revision they were read from (base or head)."""
+        lines = []
+        for rev, paths in tree.by_side().items():
+            side = f'base `{rev}`' if rev == self.base.label else f'the pull request `{rev}`'
+            src = [p for p in paths if self.cfg.is_src(p)]
+            rest = [p for p in paths if not self.cfg.is_src(p)]
+            if src:
+                lines.append(f'- src from {side}: {_code_list(src, 40)}')
+            if rest:
+                lines.append(f'- other files from {side}: {_code_list(rest, 60)}')
+        lines += [f'- not placed: {why}' for why in tree.skipped]
+        return lines
+
+    # -- rule 44 -----------------------------------------------------------------------
+    def reference(self) -> None:
+        tree = self.build('reference', self.head)
+        oracle_tests = sorted(p for p in tree.sources if self.cfg.is_property(p)
+                              and is_test_module(p) and not audit._skipped_folder(p))
+        inventory: dict[tuple[str, str], audit.TestDef] = {}
+        for path in oracle_tests:
+            for test in audit.file_inventory(self.oracle.view.read(path) or b'', path):
+                inventory[(path, test.identity)] = test
+        lines = self.files_section(tree)
+        if not inventory:
+            self.result.report.append(('Reference run', [
+                '- no test of the oracle\'s properties to run (check-properties-present '
+                'judges that)', *lines]))
+            return
+        run = run_pytest(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today)
+        found = judge_reference(run, tree, self.cfg, self.oracle.view, self.head.view,
+                                inventory, self.ledger(self.oracle), self.ctx.today)
+        self.result.findings += found
+        verdict = (f'{len(inventory)} oracle test(s) of {len(oracle_tests)} file(s): '
+                   + (f'{len(found)} finding(s)' if found else 'all passed or frozen at base'))
+        self.result.report.append(('Reference run', [f'- {verdict}', *lines]))
+
+    # -- rule 48 -----------------------------------------------------------------------
+    def freezes(self) -> None:
+        rows = added_flaky_freezes(self.ledger(self.base), self.ledger(self.head))
+        if not rows:
+            return
+        files = sorted({row.nodeid.split('::', 1)[0] for row in rows})
+        tree = self.build('freezes', self.head, files, self.head)
+        reruns = self.cfg.flaky_reruns
+        outcomes: dict[str, list[str]] = {row.id: [] for row in rows}
+        for _ in range(reruns):
+            run = run_pytest(tree, self.python, self.cfg.src,
+                             sorted({row.nodeid for row in rows}), self.ctx.today,
+                             ('oracle_guard.runtime.unfrozen',))
+            by_test = _nodeids_by_test(run.record, tree.root)
+            for row in rows:
+                path = row.nodeid.split('::', 1)[0]
+                outcomes[row.id].append(test_outcome(
+                    run.record, by_test.get((path, function_of(row.identity)), [])))
+        lines = []
+        for row in rows:
+            seen = outcomes[row.id]
+            summary = ', '.join(seen)
+            passed, failed = seen.count('passed'), seen.count('failed') + seen.count('error')
+            where = f'{self.cfg.ledger} {row.id} ({row.nodeid}, {row.freeze_class})'
+            if not passed:
+                self.result.findings.append(Finding(
+                    self.cfg.ledger, row.line_of('id'), 1, 'OG735',
+                    f'{row.id} freezes {row.nodeid} as {row.freeze_class}, but it passed in '
+                    f'none of {reruns} reruns against your src/ ({summary}): broken, not '
+                    'flaky', 'fix the test or the code; a flaky freeze needs a run where it '
+                    'passed'))
+                lines.append(f'- {where}: passed 0 of {reruns}: {summary} (broken, not flaky)')
+            elif failed:
+                lines.append(f'- {where}: passed {passed} and failed {failed} of {reruns} '
+                             f'reruns: {summary} (a measured flip)')
+            else:
+                lines.append(f'- {where}: passed {passed} of {reruns} reruns: {summary} '
+                             '(no flip seen)')
+        self.result.report.append(('Freeze evidence (reruns against the pull request\'s src)',
+                                   lines + self.files_section(tree)))
+
+    # -- rule 49 -----------------------------------------------------------------------
+    def new_tests(self) -> None:
+        changes = self.ctx.changes
+        touched = changes.touched()
+        if not any(self.ctx.cfg.is_src(p) for p in touched):
+            return  # no src/ change: nothing a new test could be testing
+        candidates = [p for p in changes.added_or_modified() if is_test_module(p) and
+                      (under_any(p, self.cfg.tests) or self.cfg.is_property(p))]
+        tests = changed_tests(self.base_view, self.head_view, candidates)
+        if not tests:
+            return
+        tree = self.build('new-tests', self.base, sorted(tests), self.head)
+        nodeids = [f'{path}::{identity}' for path, identities in sorted(tests.items())
+                   for identity in identities]
+        run = run_pytest(tree, self.python, self.cfg.src, nodeids, self.ctx.today)
+        by_test = _nodeids_by_test(run.record, tree.root)
+        passing = [n for n in nodeids if test_outcome(
+            run.record, by_test.get((n.split('::', 1)[0], n.split('::', 1)[1]), [])) ==
+            'passed']
+        lines = [f'- `{n}`: passes without your change' for n in passing]
+        if self.cfg.require_fail_to_pass:
+            inventory = audit.static_inventory(self.head_view, sorted(tests))
+            for nodeid in passing:
+                path, identity = nodeid.split('::', 1)
+                test = inventory.get((path, identity))
+                self.result.findings.append(Finding(
+                    path, test.line if test else 1, 1, 'OG736',
+                    f'{nodeid} passes against the base revision\'s src/ too: it does not test '
+                    'your change (require-fail-to-pass = true)',
+                    'make the test fail on the old code (assert what the change fixes)'))
+        if run.record.empty:
+            lines.append(f'- the run against the base src did not start: {run.tail()}')
+        elif not passing:
+            lines.append(f'- none of the {len(nodeids)} new or changed test(s) passes '
+                         'without your change')
+        self.result.report.append(('New tests against the base src', lines +
+                                   self.files_section(tree)))
+
+
+def reference_runs(ctx: RunContext, python: str, approved: bool = False) -> ReferenceResult:
+    """The reference run of the base oracle against the pull request's src/ (rule 44),
+    reruns of newly frozen flaky tests (rule 48), and the pull request's new or changed
+    tests against the base src/ (rule 49)."""
+    if not ctx.changes.has_base:
+        raise ConfigError('--base', 0, 'the reference run needs the base revision',
+                          'fetch full history (actions/checkout fetch-depth: 0)')
+    runs = ReferenceRuns(ctx, python, approved)
+    try:
+        runs.reference()
+        runs.freezes()
+        runs.new_tests()
+    finally:
+        runs.close()
+    return runs.result

@@ -1,0 +1,318 @@
+"""The reference run of ``oracle-guard ci`` (rule 44) and its evidence for freezes and new
+tests (rules 48, 49), on a repository whose pull request breaks ``calc.add`` for real.
+
+The base oracle here has a property, ``test_add_matches_the_sum``, that compares ``add``
+with a helper module outside the properties folder (``tests/sums.py``) and a fixture-only
+conftest on its path. Each cheat turns plain ``python -m pytest`` green; the gate must
+fail with the named code because the reference tree holds the base's oracle, not the
+pull request's test code. The honest counterparts must pass.
+"""
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from ci_repo import BASE_FILES
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import git
+from ci_repo import PYTEST
+from ci_repo import Run
+from ci_repo import write
+
+ORACLE = {
+    'pyproject.toml': textwrap.dedent(BASE_FILES['pyproject.toml']) + 'flaky-reruns = 3\n',
+    'tests/conftest.py': '''\
+        import pytest
+
+
+        @pytest.fixture
+        def limit():
+            return 6
+        ''',
+    'tests/sums.py': 'def expected(a, b):\n    return a + b\n',
+    'tests/properties/test_sum_props.py': '''\
+        from calc import add
+        from sums import expected
+
+
+        def test_add_matches_the_sum(limit):
+            for a in range(limit):
+                for b in range(limit):
+                    assert add(a, b) == expected(a, b)
+        ''',
+}
+PROPERTY = 'tests/properties/test_sum_props.py::test_add_matches_the_sum'
+# test_add of the base expects the right sum; a cheat "updates" it to the bug.
+TEST_ADD_MADE_TO_AGREE = textwrap.dedent(BASE_FILES['tests/test_calc.py']).replace(
+    'assert add(2, 3) == 5', 'assert add(2, 3) == 6')
+REFACTORED_ADD = 'def add(a, b):\n    return sum((a, b))\n\n\ndef mul(a, b):\n    return a * b\n'
+FIXED_ADD = REFACTORED_ADD
+
+
+def freeze(nodeid: str, freeze_class: str = 'order-dependent') -> str:
+    return textwrap.dedent(f'''\
+        budget: 1
+        freezes:
+          - id: FZ-1
+            nodeid: {nodeid}
+            class: {freeze_class}
+            evidence: "fails when run after the cache tests"
+            owner: alice
+            expires: 2099-01-01
+        ''')
+
+
+@pytest.fixture(scope='session')
+def template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return build_template(str(tmp_path_factory.mktemp('reference-template') / 'repo'), ORACLE)
+
+
+@pytest.fixture
+def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def on_main(repo: CiRepo, files: dict) -> None:  # type: ignore[type-arg]
+    write(repo.path, files)
+    git(repo.path, 'add', '-A')
+    git(repo.path, 'commit', '-q', '-m', 'main moves on')
+
+
+def green_then_ci(calc: CiRepo, *options: str) -> tuple[Run, str]:
+    """(oracle-guard ci, its review report) after asserting that plain pytest is green."""
+    report = f'{calc.path}/../report.md'
+    plain, ci = calc.both(PYTEST, '--report', report, *options)
+    assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
+    with open(report, encoding='utf-8') as f:
+        return ci, f.read()
+
+
+def ci_with_report(calc: CiRepo, *options: str) -> tuple[Run, str]:
+    report = f'{calc.path}/../report.md'
+    ci = calc.ci(PYTEST, '--report', report, *options)
+    with open(report, encoding='utf-8') as f:
+        return ci, f.read()
+
+
+def reference_codes(run: Run) -> list[str]:
+    return [line for line in run.out.splitlines() if ': OG73' in line]
+
+
+# -- rule 44: the base oracle against the pull request's src ------------------------------
+def test_helper_of_a_property_rewritten_to_agree_with_the_bug_fails_the_reference_run(
+        calc: CiRepo) -> None:
+    calc.pull_request({
+        'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n    return add(a, b)\n',
+        'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE,
+    })
+    ci, report = green_then_ci(calc)
+    assert ci.rc == 1, ci.out
+    assert any(PROPERTY in line and 'failed against your src/' in line
+               for line in ci.lines('OG730')), ci.out
+    # The report names what the tree held: the base's helper, the pull request's src.
+    section = report.split('### Reference run', 1)[1]
+    base_line = next(line for line in section.splitlines() if 'other files from base' in line)
+    assert '`tests/sums.py`' in base_line and '`tests/conftest.py`' in base_line
+    assert 'src from the pull request' in section and '`src/calc/__init__.py`' in section
+
+
+def test_property_rewritten_next_to_the_bug_fails_the_reference_run(calc: CiRepo) -> None:
+    calc.pull_request({
+        'tests/properties/test_sum_props.py': 'def test_add_matches_the_sum():\n'
+                                              '    assert 1 + 1 == 2\n',
+        'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE,
+    })
+    ci, _ = green_then_ci(calc)
+    assert ci.rc == 1
+    assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
+
+
+def test_root_conftest_forging_every_outcome_is_not_in_the_reference_tree(calc: CiRepo) -> None:
+    # SWE-bench issue #631: a patch made only of a root conftest that sets every report
+    # to passed. The reference tree never holds the pull request's conftests.
+    calc.pull_request({'conftest.py': '''\
+        import pytest
+
+
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_makereport(item, call):
+            outcome = yield
+            report = outcome.get_result()
+            report.outcome = 'passed'
+            report.longrepr = None
+        '''})
+    ci, _ = green_then_ci(calc)
+    # The failure as pytest reported it: no hook of the pull request rewrote it.
+    assert any(PROPERTY in line and line.endswith('(it raised AssertionError)')
+               for line in ci.lines('OG730')), ci.out
+
+
+def test_property_frozen_in_the_pull_request_still_runs_in_the_reference_run(
+        calc: CiRepo) -> None:
+    # The ledger of the reference tree is the base's: a freeze the pull request adds
+    # does not explain anything there (and its reruns say it is broken, rule 48).
+    calc.pull_request({'tests/freeze_ledger.yaml': freeze(PROPERTY),
+                       'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE})
+    ci, report = green_then_ci(calc)
+    assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
+    assert any('FZ-1' in line and 'none of 3 reruns' in line for line in ci.lines('OG735'))
+    assert 'passed 0 of 3: failed, failed, failed (broken, not flaky)' in report
+
+
+def test_property_skipped_by_a_freeze_live_at_base_is_explained(calc: CiRepo) -> None:
+    on_main(calc, {'tests/freeze_ledger.yaml': freeze(PROPERTY)})
+    calc.pull_request({'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE})
+    ci, report = green_then_ci(calc)
+    assert reference_codes(ci) == [], ci.out
+    assert 'all passed or frozen at base' in report
+
+
+def test_real_change_to_src_passes_the_reference_run(calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD}, bug=False)
+    ci, report = green_then_ci(calc)
+    assert ci.rc == 0, ci.out
+    assert '2 oracle test(s) of 2 file(s): all passed or frozen at base' in report
+
+
+def test_reference_run_can_be_switched_off_for_a_local_run(calc: CiRepo) -> None:
+    calc.pull_request({'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n'
+                                        '    return add(a, b)\n',
+                       'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE})
+    ci = calc.ci(PYTEST, '--no-reference-run')
+    assert reference_codes(ci) == [] and ci.rc == 0, ci.out
+
+
+def test_test_python_that_cannot_run_is_exit_2_with_a_message(calc: CiRepo) -> None:
+    calc.pull_request({'README.md': 'calc\n'}, bug=False)
+    ci = calc.ci(PYTEST, '--test-python', '/nonexistent/python')
+    assert ci.rc == 2, ci.out
+    assert "cannot run '/nonexistent/python'" in ci.out and 'Traceback' not in ci.out
+
+
+# -- rule 48: a freeze needs a measured flip -----------------------------------------------
+# A second bug, in mul, that only the unit test test_mul[2] catches: freezing that test
+# is all a cheat needs to turn plain pytest green.
+BUGGY_MUL = REFACTORED_ADD.replace('return a * b', 'return a * b + (a == 2 and b == 1)')
+
+
+def test_freeze_on_a_test_that_fails_every_time_fails_ci(calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': BUGGY_MUL,
+                       'tests/freeze_ledger.yaml': freeze('tests/test_calc.py::test_mul')},
+                      bug=False)
+    ci, report = green_then_ci(calc)
+    assert ci.rc == 1
+    lines = ci.lines('OG735')
+    assert lines and 'tests/test_calc.py::test_mul' in lines[0], ci.out
+    assert 'passed in none of 3 reruns against your src/ (failed, failed, failed)' in lines[0]
+    assert lines[0].startswith('tests/freeze_ledger.yaml:')
+    assert 'passed 0 of 3: failed, failed, failed (broken, not flaky)' in report
+
+
+FLIPPING_TEST = '''\
+    import os
+
+    COUNTER = os.path.join(os.path.dirname(__file__), '.flip-count')
+
+
+    def test_flips():
+        # Passes on every other run: a test whose outcome really flips.
+        count = int(open(COUNTER).read()) if os.path.exists(COUNTER) else 0
+        with open(COUNTER, 'w') as f:
+            f.write(str(count + 1))
+        assert count % 2 == 0
+    '''
+
+
+def test_freeze_on_a_test_that_really_flips_passes_with_its_evidence(calc: CiRepo) -> None:
+    calc.pull_request({'tests/test_flip.py': FLIPPING_TEST,
+                       'tests/freeze_ledger.yaml': freeze('tests/test_flip.py::test_flips',
+                                                          'time-dependent')}, bug=False)
+    ci, report = green_then_ci(calc)
+    assert reference_codes(ci) == [], ci.out
+    assert ('FZ-1 (tests/test_flip.py::test_flips, time-dependent): passed 2 and failed 1 of '
+            '3 reruns: passed, failed, passed (a measured flip)') in report
+
+
+def test_freeze_marker_in_the_test_file_does_not_hide_the_rerun_outcome(calc: CiRepo) -> None:
+    calc.pull_request({
+        'src/calc/__init__.py': BUGGY_MUL,
+        'tests/test_calc.py': textwrap.dedent(BASE_FILES['tests/test_calc.py']).replace(
+            "@pytest.mark.parametrize('a', [1, 2])",
+            "@pytest.mark.skip(reason='FZ-1')\n@pytest.mark.parametrize('a', [1, 2])"),
+        'tests/freeze_ledger.yaml': freeze('tests/test_calc.py::test_mul'),
+    }, bug=False)
+    ci, _ = green_then_ci(calc)
+    assert any('(failed, failed, failed)' in line for line in ci.lines('OG735')), ci.out
+
+
+# -- rule 49: new tests must test the change ----------------------------------------------
+NEW_TEST = '''\
+    from calc import add
+
+
+    def test_add_five():
+        assert add(2, 3) == 5
+    '''
+
+
+def test_new_test_that_passes_on_the_old_src_is_listed(calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD,
+                       'tests/test_new.py': NEW_TEST}, bug=False)
+    ci, report = green_then_ci(calc)
+    assert ci.rc == 0, ci.out
+    assert '`tests/test_new.py::test_add_five`: passes without your change' in report
+
+
+def test_new_test_passing_on_the_old_src_fails_with_require_fail_to_pass(calc: CiRepo) -> None:
+    on_main(calc, {'pyproject.toml': ORACLE['pyproject.toml'] + 'require-fail-to-pass = true\n'})
+    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD,
+                       'tests/test_new.py': NEW_TEST}, bug=False)
+    ci, _ = green_then_ci(calc)
+    assert ci.rc == 1
+    lines = ci.lines('OG736')
+    assert lines and lines[0].startswith('tests/test_new.py:4:'), ci.out
+    assert 'tests/test_new.py::test_add_five passes against the base revision' in lines[0]
+
+
+def test_real_fix_with_a_test_that_fails_on_the_old_src_is_not_listed(calc: CiRepo) -> None:
+    on_main(calc, {'src/calc/__init__.py': textwrap.dedent('''\
+        def add(a, b):
+            total = a + b
+            return total + 1 if total == 5 else total
+
+
+        def mul(a, b):
+            return a * b
+        ''')})
+    on_main(calc, {'pyproject.toml': ORACLE['pyproject.toml'] + 'require-fail-to-pass = true\n'})
+    calc.pull_request({'src/calc/__init__.py': FIXED_ADD, 'tests/test_new.py': NEW_TEST},
+                      bug=False)
+    ci, report = green_then_ci(calc)
+    assert ci.rc == 0, ci.out
+    assert '`tests/test_new.py::test_add_five`: passes without' not in report
+    assert 'none of the 1 new or changed test(s) passes without your change' in report
+
+
+def test_new_test_without_a_src_change_is_not_run_against_the_base(calc: CiRepo) -> None:
+    calc.pull_request({'tests/test_new.py': NEW_TEST}, bug=False)
+    ci, report = green_then_ci(calc)
+    assert ci.rc == 0, ci.out
+    assert 'New tests against the base src' not in report
+
+
+def test_gate_environment_cannot_start_code_in_the_reference_child(calc: CiRepo) -> None:
+    # python -I: PYTHONPATH (and a sitecustomize on it) of the gate's job never reaches
+    # the reference child; this one would end it with exit 0 before pytest starts.
+    folder = f'{calc.path}/../site'
+    write(folder, {'sitecustomize.py': 'import os\nos._exit(0)\n'})
+    calc.pull_request({'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n'
+                                        '    return add(a, b)\n'})
+    gate = [sys.executable, '-I', '-m', 'oracle_guard.cli', 'ci', '--base', 'main', '--',
+            *PYTEST]
+    ci = calc.finish(calc.start(gate, {'PYTHONPATH': folder}))
+    assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
+    assert ci.lines('OG734') == [], ci.out
