@@ -221,6 +221,11 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     test_files = sorted({path for path, _ in inventory})
     oracle_files = [p for p in test_files if p.startswith(cfg.properties.rstrip('/') + '/')]
 
+    # The reference tree is written from git objects before the test command starts, and
+    # its run goes on beside the test command (after the install step: the test
+    # environment then holds the project's test dependencies).
+    started = reference.start_reference_runs(
+        ctx, test_python, approved=approval.approved) if args.reference_run else None
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
@@ -242,9 +247,8 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
         findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())
 
-    evidence = None
-    if args.reference_run:
-        evidence = reference.reference_runs(ctx, test_python, approved=approval.approved)
+    evidence = reference.finish_reference_runs(started) if started else None
+    if evidence:
         findings.extend(evidence.findings)
     _write_review(args, ctx, approval, sections, run.report_section(),
                   evidence.report if evidence else ())

@@ -37,6 +37,7 @@ OG736 a test the pull request adds or changes passes without its src/ change
 from __future__ import annotations
 
 import ast
+import atexit
 import datetime
 import json
 import os
@@ -313,27 +314,49 @@ def import_roots(tree: str, src: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
-def run_pytest(tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
-               today: datetime.date, extra_plugins: Sequence[str] = ()) -> Run:
-    work = tempfile.mkdtemp(prefix='oracle-guard-record-')
-    try:
+class PytestChild:
+    """One pytest process in a reference tree, started at once; ``wait`` gives its Run.
+    Its output goes to a file, so the gate need not read it while it runs."""
+
+    def __init__(self, tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
+                 today: datetime.date, extra_plugins: Sequence[str] = ()) -> None:
+        self.work = tempfile.mkdtemp(prefix='oracle-guard-record-')
+        record = os.path.join(self.work, 'record')
+        os.mkdir(record)
+        self.record_folder = record
         env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
-        env[RECORD_ENV] = work
+        env[RECORD_ENV] = record
         command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    f'--oracle-guard-today={today.isoformat()}',
                    *[a for p in extra_plugins for a in ('-p', p)], *args, '-p', 'oracle_guard']
+        self.output = open(os.path.join(self.work, 'output.txt'), 'w+b')  # noqa: SIM115
         try:
-            proc = subprocess.run(command, cwd=tree.root, env=env, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(command, cwd=tree.root, env=env,
+                                         stdin=subprocess.DEVNULL, stdout=self.output,
+                                         stderr=subprocess.STDOUT)
         except OSError as exc:
+            self.close()
             raise ConfigError('--test-python', 0, f'cannot run {python!r}: {exc.strerror}',
                               'give the interpreter of the test environment') from None
-        code = proc.returncode
-        return Run(read_record(work), 128 - code if code < 0 else code,
-                   proc.stdout.decode('utf-8', 'replace'))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+
+    def wait(self) -> Run:
+        try:
+            code = self.proc.wait()
+            self.output.seek(0)
+            text = self.output.read().decode('utf-8', 'replace')
+            return Run(read_record(self.record_folder), 128 - code if code < 0 else code, text)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        self.output.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def run_pytest(tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
+               today: datetime.date, extra_plugins: Sequence[str] = ()) -> Run:
+    return PytestChild(tree, python, src, args, today, extra_plugins).wait()
 
 
 def _nodeids_by_test(record: RunRecord, root: str) -> dict[tuple[str, str], list[str]]:
@@ -496,10 +519,18 @@ class ReferenceRuns:
                                                                  *ctx.cfg.tests])),
                                       src=ctx.cfg.src)
         self.result = ReferenceResult()
+        self.pending: tuple = ()  # type: ignore[type-arg]  # the started reference run
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-reference-')
 
     def close(self) -> None:
+        child = self.pending[3] if self.pending else None
+        if child is not None:
+            if child.proc.poll() is None:
+                child.proc.kill()
+                child.proc.wait()
+            child.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+        atexit.unregister(self.close)
 
     def ledger(self, side: _Side) -> FreezeLedger | None:
         try:
@@ -536,7 +567,8 @@ class ReferenceRuns:
         return lines
 
     # -- rule 44 -----------------------------------------------------------------------
-    def reference(self) -> None:
+    def start_reference(self) -> None:
+        """Build the tree and start its pytest process; ``finish_reference`` judges it."""
         tree = self.build('reference', self.head)
         oracle_tests = sorted(p for p in tree.sources if self.cfg.is_property(p)
                               and is_test_module(p) and not audit._skipped_folder(p))
@@ -544,19 +576,30 @@ class ReferenceRuns:
         for path in oracle_tests:
             for test in audit.file_inventory(self.oracle.view.read(path) or b'', path):
                 inventory[(path, test.identity)] = test
+        child = None
+        if inventory:
+            child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today)
+        self.pending = (tree, oracle_tests, inventory, child)
+
+    def finish_reference(self) -> None:
+        tree, oracle_tests, inventory, child = self.pending
         lines = self.files_section(tree)
-        if not inventory:
+        if child is None:
             self.result.report.append(('Reference run', [
                 '- no test of the oracle\'s properties to run (check-properties-present '
                 'judges that)', *lines]))
             return
-        run = run_pytest(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today)
+        run = child.wait()
         found = judge_reference(run, tree, self.cfg, self.oracle.view, self.head.view,
                                 inventory, self.ledger(self.oracle), self.ctx.today)
         self.result.findings += found
         verdict = (f'{len(inventory)} oracle test(s) of {len(oracle_tests)} file(s): '
                    + (f'{len(found)} finding(s)' if found else 'all passed or frozen at base'))
         self.result.report.append(('Reference run', [f'- {verdict}', *lines]))
+
+    def reference(self) -> None:
+        self.start_reference()
+        self.finish_reference()
 
     # -- rule 48 -----------------------------------------------------------------------
     def freezes(self) -> None:
@@ -638,18 +681,34 @@ class ReferenceRuns:
                                    self.files_section(tree)))
 
 
-def reference_runs(ctx: RunContext, python: str, approved: bool = False) -> ReferenceResult:
-    """The reference run of the base oracle against the pull request's src/ (rule 44),
-    reruns of newly frozen flaky tests (rule 48), and the pull request's new or changed
-    tests against the base src/ (rule 49)."""
+def start_reference_runs(ctx: RunContext, python: str, approved: bool = False
+                         ) -> ReferenceRuns:
+    """Build the reference tree from git objects and start the reference run (rule 44),
+    before the test command runs: it runs beside it, and nothing the test command writes
+    can reach a tree written before it started. ``finish_reference_runs`` waits for it,
+    then reruns newly frozen flaky tests (rule 48) and runs the pull request's new or
+    changed tests against the base src/ (rule 49)."""
     if not ctx.changes.has_base:
         raise ConfigError('--base', 0, 'the reference run needs the base revision',
                           'fetch full history (actions/checkout fetch-depth: 0)')
     runs = ReferenceRuns(ctx, python, approved)
+    # However the gate ends (bad input in a later step is exit 2), the child and the tree
+    # go with it.
+    atexit.register(runs.close)
+    runs.start_reference()
+    return runs
+
+
+def finish_reference_runs(runs: ReferenceRuns) -> ReferenceResult:
     try:
-        runs.reference()
+        runs.finish_reference()
         runs.freezes()
         runs.new_tests()
     finally:
         runs.close()
     return runs.result
+
+
+def reference_runs(ctx: RunContext, python: str, approved: bool = False) -> ReferenceResult:
+    """All three, one after the other."""
+    return finish_reference_runs(start_reference_runs(ctx, python, approved))
