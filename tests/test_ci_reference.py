@@ -316,3 +316,24 @@ def test_gate_environment_cannot_start_code_in_the_reference_child(calc: CiRepo)
     ci = calc.finish(calc.start(gate, {'PYTHONPATH': folder}))
     assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
     assert ci.lines('OG734') == [], ci.out
+
+
+def test_approved_oracle_change_takes_the_oracle_from_the_pull_request(
+        calc: CiRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Rule 47's approval: the reference tree then holds the pull request's helper, which
+    # agrees with its src/, so nothing fails there; without it, the base's helper does.
+    from oracle_guard.commands.ci import range_context
+    from oracle_guard.gate.reference import reference_runs
+
+    calc.pull_request({'tests/sums.py': 'def expected(a, b):\n'
+                                        '    return a + b + (a + b == 5)\n'})
+    monkeypatch.chdir(calc.path)
+    for name in ('ORACLE_GUARD_RECORD', 'PYTEST_ADDOPTS'):
+        monkeypatch.delenv(name, raising=False)
+    unapproved = reference_runs(range_context('main'), sys.executable)
+    assert [f.code for f in unapproved.findings] == ['OG730'], unapproved.findings
+    approved = reference_runs(range_context('main'), sys.executable, approved=True)
+    assert approved.findings == [], approved.findings
+    files = next(lines for title, lines in approved.report if title == 'Reference run')
+    assert any(line.startswith('- other files from the pull request') and '`tests/sums.py`'
+               in line for line in files), files
