@@ -151,6 +151,34 @@ def test_root_conftest_forging_every_outcome_is_not_in_the_reference_tree(calc: 
                for line in ci.lines('OG730')), ci.out
 
 
+def test_pytest_configuration_deselecting_the_property_is_not_in_the_reference_tree(
+        calc: CiRepo) -> None:
+    calc.pull_request({
+        'pyproject.toml': ORACLE['pyproject.toml'].replace(
+            'pythonpath = ["src"]', f'pythonpath = ["src"]\naddopts = "--deselect {PROPERTY}"'),
+        'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE,
+    })
+    ci, report = green_then_ci(calc)
+    assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
+    assert ci.lines('OG733') == [], ci.out
+    base_files = next(line for line in report.split('### Reference run', 1)[1].splitlines()
+                      if 'other files from base' in line)
+    assert '`pyproject.toml`' in base_files
+
+
+def test_src_package_named_like_the_plugin_is_not_placed_in_the_reference_tree(
+        calc: CiRepo) -> None:
+    # src/ is first on the reference child's sys.path: a src/oracle_guard would be the
+    # `-p oracle_guard` that writes the record there.
+    calc.pull_request({'src/oracle_guard/__init__.py': '',
+                       'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n'
+                                        '    return add(a, b)\n'})
+    ci, report = ci_with_report(calc)
+    assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
+    assert ci.lines('OG734') == [], ci.out
+    assert "not placed: src/oracle_guard/__init__.py (its import name 'oracle_guard'" in report
+
+
 def test_property_frozen_in_the_pull_request_still_runs_in_the_reference_run(
         calc: CiRepo) -> None:
     # The ledger of the reference tree is the base's: a freeze the pull request adds
