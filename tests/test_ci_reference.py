@@ -179,6 +179,47 @@ def test_src_package_named_like_the_plugin_is_not_placed_in_the_reference_tree(
     assert "not placed: src/oracle_guard/__init__.py (its import name 'oracle_guard'" in report
 
 
+def test_src_that_skips_on_the_failing_input_fails_the_reference_run(calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': textwrap.dedent('''\
+        import unittest
+
+
+        def add(a, b):
+            if a + b == 5:
+                raise unittest.SkipTest('later')
+            return a + b
+
+
+        def mul(a, b):
+            return a * b
+        ''')}, bug=False)
+    ci, _ = green_then_ci(calc)
+    lines = ci.lines('OG732')
+    assert any(PROPERTY in line and 'no live freeze explains it' in line for line in lines), \
+        ci.out
+
+
+def test_src_that_stops_the_session_leaves_the_base_tests_not_run(calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': textwrap.dedent('''\
+        import gc
+
+        for thing in gc.get_objects():
+            if type(thing).__name__ == 'Session':
+                thing.shouldstop = 'done'
+
+
+        def add(a, b):
+            return a + b
+
+
+        def mul(a, b):
+            return a * b
+        ''')}, bug=False)
+    ci = calc.ci(PYTEST)
+    assert any(PROPERTY in line and 'was not collected' in line
+               for line in ci.lines('OG733')), ci.out
+
+
 def test_property_frozen_in_the_pull_request_still_runs_in_the_reference_run(
         calc: CiRepo) -> None:
     # The ledger of the reference tree is the base's: a freeze the pull request adds
