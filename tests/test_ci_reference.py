@@ -166,17 +166,45 @@ def test_pytest_configuration_deselecting_the_property_is_not_in_the_reference_t
     assert '`pyproject.toml`' in base_files
 
 
-def test_src_package_named_like_the_plugin_is_not_placed_in_the_reference_tree(
-        calc: CiRepo) -> None:
+@pytest.mark.parametrize('path, source', [
+    ('src/oracle_guard/__init__.py', ''),
+    ('src/_hypothesis_pytestplugin.py', 'import os\n\nos._exit(0)\n'),
+])
+def test_src_module_named_like_a_plugin_is_not_placed_in_the_reference_tree(
+        calc: CiRepo, path: str, source: str) -> None:
     # src/ is first on the reference child's sys.path: a src/oracle_guard would be the
-    # `-p oracle_guard` that writes the record there.
-    calc.pull_request({'src/oracle_guard/__init__.py': '',
+    # `-p oracle_guard` that writes the record there; Hypothesis' entry point loads
+    # `_hypothesis_pytestplugin` after the src roots are on sys.path.
+    calc.pull_request({path: source,
                        'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n'
                                         '    return add(a, b)\n'})
     ci, report = ci_with_report(calc)
     assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
     assert ci.lines('OG734') == [], ci.out
-    assert "not placed: src/oracle_guard/__init__.py (its import name 'oracle_guard'" in report
+    assert f'not placed: {path} (its import name' in report
+
+
+def test_src_that_breaks_what_a_property_imports_is_an_error_of_the_reference_run(
+        calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': 'def plus(a, b):\n    return a + b\n'},
+                      bug=False)
+    ci = calc.ci(PYTEST)
+    lines = ci.lines('OG731')
+    assert any(line.startswith('tests/properties/test_sum_props.py:1:1: OG731 reference run')
+               and 'could not be collected' in line for line in lines), ci.out
+
+
+def test_test_environment_without_pytest_is_a_finding_of_the_reference_run(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import venv
+
+    venv.create(str(tmp_path / 'bare'), with_pip=False)
+    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD}, bug=False)
+    ci = calc.ci(PYTEST, '--test-python', str(tmp_path / 'bare' / 'bin' / 'python'))
+    assert ci.rc == 1
+    lines = ci.lines('OG734')
+    assert lines and 'left no record' in lines[0] and "No module named 'pytest'" in ci.out, \
+        ci.out
 
 
 def test_src_that_skips_on_the_failing_input_fails_the_reference_run(calc: CiRepo) -> None:

@@ -80,8 +80,11 @@ FLAKY_CLASSES = (*FREEZABLE, 'flaky')
 PYTEST_CONFIGS = ('pytest.ini', '.pytest.ini', 'pyproject.toml', 'tox.ini', 'setup.cfg')
 # Import names a non-test file of the pull request may not take in the tree: they would
 # stand in for the test machinery (rules 28, 34 at the root and in a src root).
-MACHINERY = frozenset(('pytest', '_pytest', 'pluggy', 'hypothesis', 'oracle_guard', 'py',
-                       'sitecustomize', 'usercustomize', 'conftest'))
+# Hypothesis' pytest plugin is the top-level module `_hypothesis_pytestplugin`, loaded by its
+# entry point after the src roots are on sys.path; pytest-xdist's is `xdist`.
+MACHINERY = frozenset(('pytest', '_pytest', 'pluggy', 'hypothesis', '_hypothesis_pytestplugin',
+                       '_hypothesis_ftz_detector', '_hypothesis_globals', 'oracle_guard',
+                       'xdist', 'py', 'sitecustomize', 'usercustomize', 'conftest'))
 # Environment variables of the gate's job a pytest process would read as options.
 DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD',
                'PYTEST_CURRENT_TEST', 'PYTEST_XDIST_WORKER', 'PYTEST_XDIST_WORKER_COUNT',
@@ -328,6 +331,8 @@ class PytestChild:
         env[RECORD_ENV] = record
         command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
+                   # One module that cannot be imported must not hide the others' outcomes.
+                   '--continue-on-collection-errors',
                    f'--oracle-guard-today={today.isoformat()}',
                    *[a for p in extra_plugins for a in ('-p', p)], *args, '-p', 'oracle_guard']
         self.output = open(os.path.join(self.work, 'output.txt'), 'w+b')  # noqa: SIM115
@@ -394,6 +399,11 @@ def test_outcome(record: RunRecord, nodeids: Sequence[str]) -> str:
 
 
 # -- the reference run (rule 44) --------------------------------------------------------------
+def _last_line(text: object) -> str:
+    lines = [line.strip() for line in str(text or '').splitlines() if line.strip()]
+    return lines[-1][:200] if lines else 'no reason given'
+
+
 def _describe_failure(record: RunRecord, nodeid: str) -> str:
     """What the failed test raised, as the plugin saw its call (the record keeps no
     failure text)."""
@@ -420,14 +430,15 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
     for problem in record.collect_problems:
         if problem.get('outcome') == 'failed':
             path = problem.get('path') or problem['nodeid'].split('::', 1)[0]
-            rel = os.path.relpath(os.path.realpath(path), os.path.realpath(tree.root))
+            rel = os.path.relpath(os.path.realpath(os.path.join(tree.root, path)),
+                                  os.path.realpath(tree.root))
             broken_modules[rel.replace(os.sep, '/')] = problem
     for path, problem in sorted(broken_modules.items()):
         if not any(p == path for p, _ in inventory):
             continue
         findings.append(Finding(path, 1, 1, 'OG731', f'reference run: {path}, a test file of '
                                 'the base oracle, could not be collected against your src/ '
-                                f'({str(problem.get("longrepr") or "").strip()[-200:]})',
+                                f'({_last_line(problem.get("reason"))})',
                                 _REFERENCE_HINT))
     for finding in audit.audit(ctx):
         code_ = _OWN_JUDGEMENT.get(finding.code)
