@@ -131,6 +131,19 @@ def test_property_rewritten_next_to_the_bug_fails_the_reference_run(calc: CiRepo
     assert any(PROPERTY in line for line in ci.lines('OG730')), ci.out
 
 
+def test_approved_property_edit_is_what_the_reference_run_runs(calc: CiRepo) -> None:
+    # With --oracle-approved (rule 47) a person accepted the rewritten property: the
+    # reference tree takes it from the pull request and the base's version is not run.
+    calc.pull_request({'tests/properties/test_sum_props.py': 'def test_add_matches_the_sum():\n'
+                                                             '    assert 1 + 1 == 2\n',
+                       'tests/test_calc.py': TEST_ADD_MADE_TO_AGREE})
+    approved, report = ci_with_report(calc, '--oracle-approved')
+    assert reference_codes(approved) == [], approved.out
+    line = next(line for line in report.split('### Reference run', 1)[1].splitlines()
+                if 'from the pull request' in line and 'test_sum_props' in line)
+    assert '`tests/properties/test_sum_props.py`' in line
+
+
 def test_root_conftest_forging_every_outcome_is_not_in_the_reference_tree(calc: CiRepo) -> None:
     # SWE-bench issue #631: a patch made only of a root conftest that sets every report
     # to passed. The reference tree never holds the pull request's conftests.
@@ -434,3 +447,11 @@ def test_approved_oracle_change_takes_the_oracle_from_the_pull_request(
     files = next(lines for title, lines in approved.report if title == 'Reference run')
     assert any(line.startswith('- other files from the pull request') and '`tests/sums.py`'
                in line for line in files), files
+    # Only the approved files come from the pull request: an approval of another file
+    # leaves the base's helper in the tree.
+    one = reference_runs(range_context('main'), sys.executable, approved=True,
+                         approved_files=['tests/sums.py'])
+    assert one.findings == [], one.findings
+    other = reference_runs(range_context('main'), sys.executable, approved=True,
+                           approved_files=['tests/freeze_ledger.yaml'])
+    assert [f.code for f in other.findings] == ['OG730'], other.findings

@@ -225,7 +225,8 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     # its run goes on beside the test command (after the install step: the test
     # environment then holds the project's test dependencies).
     started = reference.start_reference_runs(
-        ctx, test_python, approved=approval.approved) if args.reference_run else None
+        ctx, test_python, approved=approval.approved and bool(approval.changes),
+        approved_files=[item.path for item in approval.changes]) if args.reference_run else None
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,

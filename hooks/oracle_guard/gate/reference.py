@@ -157,6 +157,25 @@ class _Side:
     def label(self) -> str:
         return self.view.label
 
+    def view_of(self, path: str) -> TreeView:
+        """The revision a file of this side is read from."""
+        return self.view
+
+
+class _Approved(_Side):
+    """The oracle side after an approval (rule 47): the base's files, except the approved
+    ones, which are the pull request's (an approved deletion is gone)."""
+
+    def __init__(self, base: _Side, head: _Side, approved: Iterable[str]) -> None:
+        self.view = base.view
+        self.head = head
+        self.approved = frozenset(approved)
+        self.files = (base.files - self.approved) | (head.files & self.approved)
+        self.links = base.links
+
+    def view_of(self, path: str) -> TreeView:
+        return self.head.view if path in self.approved else self.view
+
 
 def _import_name(path: str, roots: Sequence[str]) -> str:
     """The top-level import name a file takes at the root or at the top of a src root."""
@@ -267,7 +286,7 @@ class TreeBuilder:
                 pending += self.helpers(path, owner)
 
     def helpers(self, path: str, side: _Side) -> list[str]:
-        source = side.view.read(path) or b''
+        source = side.view_of(path).read(path) or b''
         found = []
         for module, level in _imports(source, path):
             if not level and module.split('.')[0] in MACHINERY:
@@ -280,17 +299,19 @@ class TreeBuilder:
 
     def write(self, root: str) -> Tree:
         tree = Tree(root=root, skipped=list(self.skipped))
-        by_side: dict[int, list[str]] = {}
-        sides = {id(s): s for s in self.plan.values()}
+        by_view: dict[int, list[str]] = {}
+        views: dict[int, TreeView] = {}
         for path, side in self.plan.items():
-            by_side.setdefault(id(side), []).append(path)
-        for key, paths in by_side.items():
-            side = sides[key]
+            view = side.view_of(path)
+            views[id(view)] = view
+            by_view.setdefault(id(view), []).append(path)
+        for key, paths in by_view.items():
+            view = views[key]
             for start in range(0, len(paths), 500):
                 # A reader of its own per chunk: memory stays bounded on a large tree,
                 # and the gate's shared views do not keep every file of it.
                 chunk = paths[start:start + 500]
-                reader = TreeView(side.view.root, side.view.rev)
+                reader = TreeView(view.root, view.rev)
                 reader.read_many(chunk)
                 for path in chunk:
                     data = reader.read(path)
@@ -300,7 +321,7 @@ class TreeBuilder:
                     os.makedirs(os.path.dirname(full), exist_ok=True)
                     with open(full, 'wb') as f:
                         f.write(data)
-                    tree.sources[path] = side.label
+                    tree.sources[path] = view.label
         return tree
 
 
@@ -512,7 +533,8 @@ def _code_list(paths: Sequence[str], limit: int = 0) -> str:
 
 
 class ReferenceRuns:
-    def __init__(self, ctx: RunContext, python: str, approved: bool) -> None:
+    def __init__(self, ctx: RunContext, python: str, approved: bool,
+                 approved_files: Iterable[str] | None = None) -> None:
         self.ctx = ctx
         self.python = python
         changes = ctx.changes
@@ -521,11 +543,16 @@ class ReferenceRuns:
         self.head_view = ctx.judged
         self.base = _Side(self.base_view)
         self.head = _Side(self.head_view)
-        self.oracle = self.head if approved else self.base
+        # An approval takes the approved files from the pull request (all of its oracle
+        # when no list is given), every other oracle file still from the base.
+        self.oracle = self.base
+        if approved:
+            self.oracle = self.head if approved_files is None else \
+                _Approved(self.base, self.head, approved_files)
         self.approved = approved
         # The oracle side's own configuration says where its files are; the tests roots
         # of both sides keep the pull request's test code out.
-        oracle_cfg = load_config(ctx.cfg.root, self.oracle.view)
+        oracle_cfg = load_config(ctx.cfg.root, self.oracle.view_of('pyproject.toml'))
         self.cfg = oracle_cfg.replace(tests=tuple(dict.fromkeys([*oracle_cfg.tests,
                                                                  *ctx.cfg.tests])),
                                       src=ctx.cfg.src)
@@ -545,7 +572,7 @@ class ReferenceRuns:
 
     def ledger(self, side: _Side) -> FreezeLedger | None:
         try:
-            return read_ledger(side.view, self.cfg.ledger)
+            return read_ledger(side.view_of(self.cfg.ledger), self.cfg.ledger)
         except ConfigError:
             return None  # check-freeze-ledger has reported it
 
@@ -585,7 +612,8 @@ class ReferenceRuns:
                               and is_test_module(p) and not audit._skipped_folder(p))
         inventory: dict[tuple[str, str], audit.TestDef] = {}
         for path in oracle_tests:
-            for test in audit.file_inventory(self.oracle.view.read(path) or b'', path):
+            source = self.oracle.view_of(path).read(path)
+            for test in audit.file_inventory(source or b'', path):
                 inventory[(path, test.identity)] = test
         child = None
         if inventory:
@@ -692,8 +720,8 @@ class ReferenceRuns:
                                    self.files_section(tree)))
 
 
-def start_reference_runs(ctx: RunContext, python: str, approved: bool = False
-                         ) -> ReferenceRuns:
+def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
+                         approved_files: Iterable[str] | None = None) -> ReferenceRuns:
     """Build the reference tree from git objects and start the reference run (rule 44),
     before the test command runs: it runs beside it, and nothing the test command writes
     can reach a tree written before it started. ``finish_reference_runs`` waits for it,
@@ -702,7 +730,7 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False
     if not ctx.changes.has_base:
         raise ConfigError('--base', 0, 'the reference run needs the base revision',
                           'fetch full history (actions/checkout fetch-depth: 0)')
-    runs = ReferenceRuns(ctx, python, approved)
+    runs = ReferenceRuns(ctx, python, approved, approved_files)
     # However the gate ends (bad input in a later step is exit 2), the child and the tree
     # go with it.
     atexit.register(runs.close)
@@ -720,6 +748,7 @@ def finish_reference_runs(runs: ReferenceRuns) -> ReferenceResult:
     return runs.result
 
 
-def reference_runs(ctx: RunContext, python: str, approved: bool = False) -> ReferenceResult:
+def reference_runs(ctx: RunContext, python: str, approved: bool = False,
+                   approved_files: Iterable[str] | None = None) -> ReferenceResult:
     """All three, one after the other."""
-    return finish_reference_runs(start_reference_runs(ctx, python, approved))
+    return finish_reference_runs(start_reference_runs(ctx, python, approved, approved_files))
