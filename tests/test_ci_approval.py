@@ -139,14 +139,22 @@ def test_budget_raised_to_freeze_failing_tests_fails_ci_without_the_label(
         '"oracle-approved"): budget 0 -> 3' in shown
 
 
-def test_budget_raised_to_freeze_failing_tests_passes_ci_with_oracle_approved(
+def test_budget_raised_to_freeze_failing_tests_is_approved_but_needs_a_measured_flip(
         calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The approval answers rule 47 (no OG740); rule 48 still reruns each new
+    # time-dependent freeze: tests that fail every time are broken, not flaky (OG735),
+    # and test_zero, which passes, is no finding.
     calc.pull_request(FROZEN_FAILURES, bug=False)
     report = str(tmp_path / 'review.md')
     ci = calc.ci(PYTEST, *TODAY, '--report', report, '--oracle-approved')
-    assert ci.rc == 0, ci.out
+    assert ci.lines('OG740') == [], ci.out
+    broken = '\n'.join(ci.lines('OG735'))
+    assert 'FZ-1 freezes tests/test_calc.py::test_add' in broken
+    assert 'FZ-2 freezes tests/properties/test_add_props.py::test_add_matches_sum' in broken
+    assert 'FZ-3' not in broken and ci.rc == 1, ci.out
     text = open(report, encoding='utf-8').read()
     assert '**Oracle changes approved** by --oracle-approved.' in text
+    assert 'FZ-3 (tests/test_calc.py::TestMore::test_zero, time-dependent): passed 5 of 5' in text
 
 
 def test_pull_request_renaming_the_label_to_one_it_carries_still_fails_ci(
