@@ -369,12 +369,16 @@ NEW_TEST = '''\
     '''
 
 
-def test_new_test_that_passes_on_the_old_src_is_listed(calc: CiRepo) -> None:
-    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD,
-                       'tests/test_new.py': NEW_TEST}, bug=False)
+def test_new_or_changed_test_that_passes_on_the_old_src_is_listed(calc: CiRepo) -> None:
+    changed_mul = textwrap.dedent(BASE_FILES['tests/test_calc.py']).replace(
+        'assert mul(a, 1) == a', 'assert mul(a, 1) == a == mul(1, a)')
+    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD, 'tests/test_new.py': NEW_TEST,
+                       'tests/test_calc.py': changed_mul}, bug=False)
     ci, report = green_then_ci(calc)
     assert ci.rc == 0, ci.out
     assert '`tests/test_new.py::test_add_five`: passes without your change' in report
+    assert '`tests/test_calc.py::test_mul`: passes without your change' in report
+    assert 'tests/test_calc.py::test_add`' not in report  # unchanged: not run there
 
 
 def test_new_test_passing_on_the_old_src_fails_with_require_fail_to_pass(calc: CiRepo) -> None:
