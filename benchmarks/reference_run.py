@@ -13,7 +13,9 @@ a new test (run against the base ``src/``, rule 49) and a freeze row for an exis
 
 Measured, interleaved: the bare test command, ``oracle-guard ci --no-reference-run`` and
 ``oracle-guard ci``; then each of the three runs on its own, in this process
-(``gate/reference.py``), so the cost of each step is seen. Medians of wall time.
+(``gate/reference.py``), so the cost of each step is seen. Medians of wall time and of CPU
+time (user + system of every child process: the reference run overlaps the test command
+in wall time, never in CPU time).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import argparse
 import glob
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -94,37 +97,47 @@ def prepare(package: str, workdir: str, env: dict[str, str]) -> tuple[str, str]:
     return suite, frozen
 
 
-def timed(command: list[str], cwd: str, env: dict[str, str]) -> tuple[float, str]:
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of every child process, last output line)."""
+    cpu = children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     lines = proc.stdout.strip().splitlines()
-    return time.perf_counter() - start, lines[-1] if lines else ''
+    return time.perf_counter() - start, children_cpu() - cpu, lines[-1] if lines else ''
 
 
-def steps(suite: str, runs: int) -> dict[str, float]:
-    """Each of the gate's own runs on its own, in this process: median wall seconds."""
+def steps(suite: str, runs: int) -> dict[str, tuple[float, float]]:
+    """Each of the gate's own runs on its own, in this process: median (wall, CPU of the
+    pytest children) seconds."""
     from oracle_guard.commands.ci import range_context
     from oracle_guard.gate.reference import ReferenceRuns
 
     here = os.getcwd()
     os.chdir(suite)
     try:
-        times: dict[str, list[float]] = {'reference run (rule 44)': [],
-                                         'freeze reruns (rule 48)': [],
-                                         'new tests on the base src (rule 49)': []}
+        times: dict[str, list[tuple[float, float]]] = {
+            'reference run (rule 44)': [], 'freeze reruns (rule 48)': [],
+            'new tests on the base src (rule 49)': []}
         for _ in range(runs):
             gate = ReferenceRuns(range_context('base'), sys.executable, approved=False)
             try:
                 for label, step in zip(times, (gate.reference, gate.freezes, gate.new_tests)):
-                    start = time.perf_counter()
+                    cpu, start = children_cpu(), time.perf_counter()
                     step()
-                    times[label].append(time.perf_counter() - start)
+                    times[label].append((time.perf_counter() - start, children_cpu() - cpu))
             finally:
                 gate.close()
         for title, lines in gate.result.report:
             print(f'{title}: {lines[0]}')
-        return {label: statistics.median(values) for label, values in times.items()}
+        return {label: (statistics.median(v[0] for v in values),
+                        statistics.median(v[1] for v in values))
+                for label, values in times.items()}
     finally:
         os.chdir(here)
 
@@ -149,25 +162,31 @@ def main() -> int:
                     'oracle-guard ci': [*ci, '--', *TEST_COMMAND]}
         for command in commands.values():
             timed(command, suite, env)  # warm the interpreter's bytecode and the disk
-        walls: dict[str, list[float]] = {label: [] for label in commands}
+        measured: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
         last: dict[str, str] = {}
         for _ in range(args.runs):
             for label, command in commands.items():
-                wall, last[label] = timed(command, suite, env)
-                walls[label].append(wall)
+                wall, cpu, last[label] = timed(command, suite, env)
+                measured[label].append((wall, cpu))
         print(f'suite: {args.package}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, '
               f'{args.runs} runs each, interleaved; frozen in the pull request: {frozen}')
         for label in commands:
             print(f'{label}: {last[label]}')
-        bare = statistics.median(walls['bare test command'])
-        print('| | wall time (s) | ratio to the bare test command |')
-        print('|---|---|---|')
-        for label, values in walls.items():
-            value = statistics.median(values)
-            print(f'| {label} | {value:.2f} | {value / bare:.3f} |')
+        bare_wall = statistics.median(v[0] for v in measured['bare test command'])
+        bare_cpu = statistics.median(v[1] for v in measured['bare test command'])
+        print('| | wall (s) | wall ratio | CPU (s) | CPU ratio |')
+        print('|---|---|---|---|---|')
+
+        def row(label: str, wall: float, cpu: float) -> None:
+            print(f'| {label} | {wall:.2f} | {wall / bare_wall:.3f} | {cpu:.2f} | '
+                  f'{cpu / bare_cpu:.3f} |')
+
+        for label, values in measured.items():
+            row(label, statistics.median(v[0] for v in values),
+                statistics.median(v[1] for v in values))
         os.environ.pop('PYTHONPATH', None)
-        for label, value in steps(suite, args.runs).items():
-            print(f'| {label} | {value:.2f} | {value / bare:.3f} |')
+        for label, (wall, cpu) in steps(suite, args.runs).items():
+            row(label, wall, cpu)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
