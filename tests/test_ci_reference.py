@@ -345,6 +345,10 @@ def test_freeze_on_a_test_that_really_flips_passes_with_its_evidence(calc: CiRep
     assert reference_codes(ci) == [], ci.out
     assert ('FZ-1 (tests/test_flip.py::test_flips, time-dependent): passed 2 and failed 1 of '
             '3 reruns: passed, failed, passed (a measured flip)') in report
+    # The rerun tree holds the pull request's test, but the conftest on its path is the base's.
+    section = report.split('### Freeze evidence', 1)[1].split('###', 1)[0]
+    base_line = next(line for line in section.splitlines() if 'other files from base' in line)
+    assert '`tests/conftest.py`' in base_line, section
 
 
 def test_freeze_marker_in_the_test_file_does_not_hide_the_rerun_outcome(calc: CiRepo) -> None:

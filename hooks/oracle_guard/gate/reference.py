@@ -260,14 +260,16 @@ class TreeBuilder:
         """Test files (or property folder files) and, from the same side, the test helper
         modules they import; the conftests and ``__init__.py`` files on their path from
         the oracle side (an ``__init__.py`` the oracle lacks from ``side``)."""
-        pending = list(paths)
+        # (path, the side it is read from): a conftest or __init__.py found on the way
+        # stays the oracle's even when `side` has one too.
+        pending: list[tuple[str, _Side]] = [
+            (p, side if p in side.files else self.oracle) for p in paths]
         seen: set[str] = set()
         while pending:
-            path = pending.pop()
+            path, owner = pending.pop()
             if path in seen:
                 continue
             seen.add(path)
-            owner = side if path in side.files else self.oracle
             if not self.place(path, owner):
                 continue
             folder = posixpath.dirname(path)
@@ -276,14 +278,15 @@ class TreeBuilder:
                     on_path = posixpath.join(folder, name)
                     if on_path in seen:
                         continue
-                    if self.place(on_path, self.oracle) or (
-                            name == '__init__.py' and self.place(on_path, side)):
-                        pending.append(on_path)
+                    if on_path in self.oracle.files:
+                        pending.append((on_path, self.oracle))
+                    elif name == '__init__.py' and on_path in side.files:
+                        pending.append((on_path, side))
                 if not folder:
                     break
                 folder = posixpath.dirname(folder)
             if path.endswith('.py'):
-                pending += self.helpers(path, owner)
+                pending += [(helper, owner) for helper in self.helpers(path, owner)]
 
     def helpers(self, path: str, side: _Side) -> list[str]:
         source = side.view_of(path).read(path) or b''
