@@ -296,11 +296,20 @@ def test_reference_run_can_be_switched_off_for_a_local_run(calc: CiRepo) -> None
     assert reference_codes(ci) == [] and ci.rc == 0, ci.out
 
 
-def test_test_python_that_cannot_run_is_exit_2_with_a_message(calc: CiRepo) -> None:
+def test_test_python_that_cannot_run_is_exit_2_with_a_message(
+        calc: CiRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracle_guard.commands.ci import range_context
+    from oracle_guard.findings import ConfigError
+    from oracle_guard.gate.reference import reference_runs
+
     calc.pull_request({'README.md': 'calc\n'}, bug=False)
     ci = calc.ci(PYTEST, '--test-python', '/nonexistent/python')
     assert ci.rc == 2, ci.out
-    assert "cannot run '/nonexistent/python'" in ci.out and 'Traceback' not in ci.out
+    assert '/nonexistent/python' in ci.out and 'Traceback' not in ci.out
+    # The reference run on its own says why.
+    monkeypatch.chdir(calc.path)
+    with pytest.raises(ConfigError, match="cannot run '/nonexistent/python'"):
+        reference_runs(range_context('main'), '/nonexistent/python')
 
 
 # -- rule 48: a freeze needs a measured flip -----------------------------------------------

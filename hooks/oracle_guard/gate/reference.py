@@ -360,17 +360,24 @@ class PytestChild:
                    f'--oracle-guard-today={today.isoformat()}',
                    *[a for p in extra_plugins for a in ('-p', p)], *args, '-p', 'oracle_guard']
         self.output = open(os.path.join(self.work, 'output.txt'), 'w+b')  # noqa: SIM115
+        self.proc: subprocess.Popen[bytes] | None = None
+        # An interpreter that cannot be started is bad input, said when the run is waited
+        # for: the sealed run's own inspection of the test environment says it first.
+        self.error: ConfigError | None = None
         try:
             self.proc = subprocess.Popen(command, cwd=tree.root, env=env,
                                          stdin=subprocess.DEVNULL, stdout=self.output,
                                          stderr=subprocess.STDOUT)
         except OSError as exc:
-            self.close()
-            raise ConfigError('--test-python', 0, f'cannot run {python!r}: {exc.strerror}',
-                              'give the interpreter of the test environment') from None
+            self.error = ConfigError('--test-python', 0,
+                                     f'cannot run {python!r}: {exc.strerror}',
+                                     'give the interpreter of the test environment')
 
     def wait(self) -> Run:
         try:
+            if self.proc is None:
+                assert self.error is not None
+                raise self.error
             code = self.proc.wait()
             self.output.seek(0)
             text = self.output.read().decode('utf-8', 'replace')
@@ -566,7 +573,7 @@ class ReferenceRuns:
     def close(self) -> None:
         child = self.pending[3] if self.pending else None
         if child is not None:
-            if child.proc.poll() is None:
+            if child.proc is not None and child.proc.poll() is None:
                 child.proc.kill()
                 child.proc.wait()
             child.close()
