@@ -7,16 +7,10 @@ Hypothesis really uses (``lock_runtime``).
 """
 from __future__ import annotations
 
-import ast
 import posixpath
-import re
-from collections.abc import Sequence
-from typing import Any
 
 from oracle_guard.repo.changeset import ALL_FILES
-from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.repo.changeset import NO_BASE
-from oracle_guard.config import Config
 from oracle_guard.oracle.domain_lock import compare_entry
 from oracle_guard.oracle.domain_lock import DomainLock
 from oracle_guard.oracle.domain_lock import Drift
@@ -30,29 +24,48 @@ from oracle_guard.oracle.domain_lock import skips_generation
 from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import Entry
-from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.reading.property_reader import BUILTIN_PROFILES
-from oracle_guard.reading.property_reader import CONFIG_DIRS
-from oracle_guard.reading.property_reader import CONFIG_FILES
-from oracle_guard.reading.property_reader import is_config_file
-from oracle_guard.reading.property_reader import Profile
-from oracle_guard.reading.property_reader import profile_values
-from oracle_guard.reading.property_reader import ProfileSources
-from oracle_guard.reading.property_reader import PropertyTest
-from oracle_guard.reading.property_reader import read_config_text
-from oracle_guard.reading.property_reader import read_profiles
-from oracle_guard.reading.property_reader import read_properties
-from oracle_guard.context import RunContext
+from oracle_guard.reading.profile_files import CONFIG_DIRS
+from oracle_guard.reading.profile_files import CONFIG_FILES
+from oracle_guard.reading.profile_files import is_config_file
 from oracle_guard.runner import run_hook
-from oracle_guard.reading.scanner import ImportAliases
-from oracle_guard.reading.scanner import parse_python
-from oracle_guard.reading.scanner import ScanError
+
+# A commit whose staged test files hold no property (no `given`, no profile) is decided
+# without the property reader, the scanner, `ast`, `re` or `typing`: each is imported
+# where it is used, after that early return.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import ast
+    from collections.abc import Sequence
+    from typing import Any
+
+    from oracle_guard.config import Config
+    from oracle_guard.context import RunContext
+    from oracle_guard.reading.property_reader import Profile
+    from oracle_guard.reading.property_reader import ProfileSources
+    from oracle_guard.reading.property_reader import PropertyTest
+    from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.repo.changeset import ChangeSet
+    from oracle_guard.repo.gitrepo import Entry
+    from oracle_guard.repo.gitrepo import TreeView
 
 HOOK = 'check-generator-lock'
 LOCK_HINT = 'run `oracle-guard lock`, review the diff, and commit the lock in a change of its own'
-_PROFILE_WORDS = re.compile(rb'register_profile|load_profile')
-_SHADOW_FILE = re.compile(r'^(hypothesis|_hypothesis_pytestplugin)(\.[\w.-]+)?\.(py|pyc|so|pyd)$')
+_SHADOW_NAMES = ('hypothesis', '_hypothesis_pytestplugin')
+_SHADOW_FILE = r'^(hypothesis|_hypothesis_pytestplugin)(\.[\w.-]+)?\.(py|pyc|so|pyd)$'
+
+
+def _mentions_profile_words(raw: bytes) -> bool:
+    """``register_profile`` or ``load_profile`` in the bytes (no regex to compile)."""
+    return b'register_profile' in raw or b'load_profile' in raw
+
+
+def _shadow_file(part: str) -> bool:
+    """Whether a file name imports as hypothesis (or its pytest plugin)."""
+    if not part.startswith(_SHADOW_NAMES):
+        return False  # every commit: most names are decided without compiling a regex
+    import re
+
+    return re.match(_SHADOW_FILE, part) is not None
 
 
 def might_hold_properties(source: bytes) -> bool:
@@ -78,7 +91,7 @@ def shadowing_paths(paths: Sequence[str], has_file) -> list[tuple[str, str]]:  #
         parts = path.split('/')
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
-            if last and _SHADOW_FILE.match(part):
+            if last and _shadow_file(part):
                 module = part.split('.', 1)[0]
             elif not last and part == 'hypothesis' and path.endswith('.py'):
                 module = part
@@ -106,10 +119,12 @@ def check_shadowing(view: TreeView, paths: Sequence[str], tracked: set[str] | No
     ]
 
 
-_PATCH_HINTS = re.compile(rb'setattr|sys\.modules|\.\w+\s*=(?!=)')
+_PATCH_HINTS = rb'setattr|sys\.modules|\.\w+\s*=(?!=)'
 
 
 def _hypothesis_name(aliases: ImportAliases, node: ast.AST) -> str | None:
+    import ast
+
     if type(node).__name__ == 'Index':  # Python < 3.9's subscript wrapper
         node = node.value  # type: ignore[attr-defined]
     name = aliases.resolve(node)
@@ -128,7 +143,16 @@ def patched_hypothesis(path: str, raw: bytes) -> list[Finding]:
     'hypothesis.settings', …)`` or ``sys.modules['hypothesis'] = …`` in a conftest or a
     test module can hollow out every property while each one still reads as locked.
     """
-    if b'hypothesis' not in raw or not _PATCH_HINTS.search(raw):
+    if b'hypothesis' not in raw:
+        return []
+    import ast
+    import re
+
+    from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+
+    if not re.search(_PATCH_HINTS, raw):
         return []
     try:
         tree = parse_python(raw, path)
@@ -211,6 +235,8 @@ class ProfileCandidates:
         self.names = names
 
     def values(self, name: str) -> dict:
+        from oracle_guard.reading.property_reader import profile_values
+
         if name == '<unknown>':
             return profile_values('<a profile chosen at run time>', {})
         return profile_values(name, self.profiles)
@@ -218,6 +244,8 @@ class ProfileCandidates:
 
 def _own_phases(prop: PropertyTest, candidates: ProfileCandidates) -> Any:
     """The phases the test sets itself or inherits from its parent; None: the profile's."""
+    from oracle_guard.reading.property_reader import profile_values
+
     if 'phases' in prop.settings:
         return prop.settings['phases'].value
     if prop.parent is None:
@@ -278,6 +306,8 @@ def _short(form: Any) -> str:
 
 def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates,
                    notes: list[str] | None = None) -> list[Finding]:
+    from oracle_guard.reading.property_reader import profile_values
+
     findings = judge_forms(prop, entry, notes if notes is not None else [])
     settings: dict = {}
     where: dict[str, tuple[int, int]] = {}
@@ -334,6 +364,8 @@ def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCand
     ``judged`` fields the test sets itself (already compared); a profile can only take
     them away by leaving out the "generate" phase.
     """
+    from oracle_guard.reading.property_reader import BUILTIN_PROFILES
+
     findings = []
     for name in candidates.names:
         values = candidates.values(name)
@@ -531,6 +563,10 @@ def check_loosening(ctx: RunContext, lock: DomainLock, live: set[str],
 
 def _base_identities(changes: ChangeSet, paths: Sequence[str]) -> dict[str, str]:
     """identity -> path of the @given tests these files defined at the base revision."""
+    from oracle_guard.reading.property_reader import read_properties
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+
     found: dict[str, str] = {}
     for path in sorted(paths):
         raw = changes.read_base(path)
@@ -561,6 +597,8 @@ def _vanished(view: TreeView, cfg: Config, lock: DomainLock, gone: dict[str, str
     Identity is path-free, so a test moved to another file is still there: one
     ``git grep`` for the function names finds the files worth parsing.
     """
+    from oracle_guard.reading.property_reader import ProfileSources
+
     names = sorted({identity.rsplit('::', 1)[-1] for identity in gone})
     live: set[str] = set()
     for path in _grep(view, names, _roots(cfg), whole_words=True):
@@ -611,7 +649,7 @@ def read_lock(view: TreeView, cfg: Config) -> DomainLock:
 
 def _can_narrow(view: TreeView, path: str) -> bool:
     raw = view.read(path)
-    return raw is not None and (might_hold_properties(raw) or _PROFILE_WORDS.search(raw) is not None)
+    return raw is not None and (might_hold_properties(raw) or _mentions_profile_words(raw))
 
 
 def _readable(entry: Entry | None) -> bool:
@@ -635,6 +673,9 @@ def check(ctx: RunContext) -> list[Finding]:
 
 def _check_everything(ctx: RunContext) -> list[Finding]:
     """--all-files, a range or commit that touches the lock, a conftest or a config file."""
+    from oracle_guard.reading.property_reader import ProfileSources
+    from oracle_guard.reading.property_reader import read_config_text
+
     cfg, view = ctx.cfg, ctx.changes.new
     modes = {e.path: e for e in view.entries()}
     findings = check_shadowing(view, list(modes), set(modes))
@@ -670,6 +711,9 @@ def _check_everything(ctx: RunContext) -> list[Finding]:
 
 def _check_change(ctx: RunContext) -> list[Finding]:
     """A commit or range that touches none of the lock, a conftest, a config file."""
+    from oracle_guard.reading.property_reader import ProfileSources
+    from oracle_guard.reading.property_reader import read_config_text
+
     cfg, changes = ctx.cfg, ctx.changes
     view = changes.new
     added = changes.added_or_modified()
@@ -734,6 +778,9 @@ def _check_change(ctx: RunContext) -> list[Finding]:
 def module_source(view: TreeView, cfg: Config) -> Any:
     """The helper modules a property's strategies may import: Python files under the tests
     roots on this side of the change (``strategy_reader.ModuleSource``)."""
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+
     from oracle_guard.reading.strategy_reader import module_candidates
 
     parsed: dict[str, ast.Module | None] = {}
@@ -781,16 +828,21 @@ def _importers(view: TreeView, cfg: Config, helpers: Sequence[str], depth: int =
 
 def _mentions_profiles(view: TreeView, path: str) -> bool:
     raw = view.read(path)
-    return raw is not None and _PROFILE_WORDS.search(raw) is not None
+    return raw is not None and _mentions_profile_words(raw)
 
 
 def _read_module(view: TreeView, path: str, sources: ProfileSources,
                  props: list[PropertyTest] | None, profiles: bool = True,
                  modules: Any = None) -> list[Finding]:
+    from oracle_guard.reading.property_reader import read_profiles
+    from oracle_guard.reading.property_reader import read_properties
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+
     raw = view.read(path)
     if raw is None:
         return []
-    wants_profiles = profiles and _PROFILE_WORDS.search(raw) is not None
+    wants_profiles = profiles and _mentions_profile_words(raw)
     wants_props = props is not None and might_hold_properties(raw)
     if not (wants_profiles or wants_props):
         return []
@@ -812,6 +864,8 @@ def history_check(ctx: RunContext) -> list[Finding]:
     its first parent. Only the test files the commit touched are read: a property can
     be retired only together with its own file, and an unlocked one lives in a file the
     commit added or edited."""
+    from oracle_guard.reading.property_reader import ProfileSources
+
     cfg, changes = ctx.cfg, ctx.changes
     touched = changes.touched()
     view = changes.new

@@ -11,9 +11,12 @@ import bisect
 import json
 import re
 from json.decoder import JSONDecodeError
-from typing import Any
 
 from oracle_guard.findings import ConfigError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 
 class LinedDict(dict):  # type: ignore[type-arg]

@@ -18,15 +18,18 @@ version-1 field stays valid in a version-2 entry and is enforced as before.
 """
 from __future__ import annotations
 
-import json
 import math
-from dataclasses import dataclass
-from dataclasses import field
-from typing import Any
 
 from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
+from oracle_guard.records import FrozenRecord
+from oracle_guard.records import Record
+
+# Every commit reads the lock: no dataclasses (and so no inspect), typing or json at import.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
 
 # Fields read from @settings / @seed: what Hypothesis runs.
 SETTINGS_FIELDS = ('max_examples', 'deadline_ms', 'derandomize', 'seed', 'database', 'phases',
@@ -70,15 +73,24 @@ def is_unverifiable(value: Any) -> bool:
     return isinstance(value, Unverifiable)
 
 
-@dataclass(frozen=True)
-class LockEntry:
+class LockEntry(FrozenRecord):
+    __slots__ = ('identity', 'line', 'fields', 'args', 'key_lines', 'strategies')
     identity: str
     line: int
     fields: dict[str, Any]  # settings fields, top-level strategy fields, filters
-    args: dict[str, dict[str, Any]] = field(default_factory=dict)
-    key_lines: dict[str, int] = field(default_factory=dict)
+    args: dict[str, dict[str, Any]]
+    key_lines: dict[str, int]
     # version 2: argument name -> canonical strategy form (absent in version 1)
-    strategies: dict[str, Any] = field(default_factory=dict)
+    strategies: dict[str, Any]
+
+    def __init__(self, identity: str, line: int, fields: dict[str, Any],
+                 args: dict[str, dict[str, Any]] | None = None,
+                 key_lines: dict[str, int] | None = None,
+                 strategies: dict[str, Any] | None = None) -> None:
+        self._set(identity=identity, line=line, fields=fields,
+                  args={} if args is None else args,
+                  key_lines={} if key_lines is None else key_lines,
+                  strategies={} if strategies is None else strategies)
 
     def line_of(self, key: str) -> int:
         return self.key_lines.get(key, self.line)
@@ -92,12 +104,19 @@ class LockEntry:
         return data
 
 
-@dataclass
-class DomainLock:
+class DomainLock(Record):
+    __slots__ = ('path', 'entries', 'present', 'version')
     path: str
     entries: dict[str, LockEntry]
-    present: bool = True  # False when the file does not exist
-    version: int = 1
+    present: bool  # False when the file does not exist
+    version: int
+
+    def __init__(self, path: str, entries: dict[str, LockEntry], present: bool = True,
+                 version: int = 1) -> None:
+        self.path = path
+        self.entries = entries
+        self.present = present
+        self.version = version
 
     def as_json(self) -> dict[str, Any]:
         return {'version': self.version,
@@ -301,19 +320,24 @@ def render(value: Any) -> str:
     """A value as the lock would spell it (JSON), for messages."""
     if is_unverifiable(value):
         return '<unverifiable>'
+    import json
+
     try:
         return json.dumps(value, sort_keys=True)
     except (TypeError, ValueError):
         return repr(value)
 
 
-@dataclass(frozen=True)
-class Drift:
+class Drift(FrozenRecord):
     """One locked field whose live value is looser than the lock, or unreadable."""
 
+    __slots__ = ('field', 'locked', 'live')
     field: str  # 'max_size' or 'args.buf.max_size'
     locked: Any
     live: Any
+
+    def __init__(self, field: str, locked: Any, live: Any) -> None:
+        self._set(field=field, locked=locked, live=live)
 
     @property
     def unverifiable(self) -> bool:
@@ -426,4 +450,6 @@ def _loosened_forms(identity: str, old: LockEntry, new: LockEntry
 
 def dump_lock(lock_data: dict[str, Any]) -> str:
     """Stable formatting: sorted keys, 2-space indent, trailing newline."""
+    import json
+
     return json.dumps(lock_data, indent=2, sort_keys=True, ensure_ascii=False) + '\n'
