@@ -8,9 +8,6 @@ the ledger, the test files or the configuration skips even that.
 """
 from __future__ import annotations
 
-import datetime
-from collections.abc import Sequence
-
 from oracle_guard.repo.changeset import COMMIT
 from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.config import Config
@@ -37,12 +34,14 @@ from oracle_guard.reading.precommit_config import configs_from_hook_args
 from oracle_guard.reading.precommit_config import PRE_COMMIT_CONFIG
 from oracle_guard.context import RunContext
 from oracle_guard.runner import run_hook
-from oracle_guard.reading.scanner import identities_of
-from oracle_guard.reading.scanner import is_test_module
-from oracle_guard.reading.scanner import parse_python
-from oracle_guard.reading.scanner import scan_silences
-from oracle_guard.reading.scanner import ScanError
-from oracle_guard.reading.scanner import silences_naming
+
+# The scanner (and ast) is imported by the rules that parse test files, `datetime` by the
+# expiry rule once a row has a date: a commit of a test file against a ledger without
+# rows needs neither.
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    import datetime
+    from collections.abc import Sequence
 
 HOOK = 'check-freeze-ledger'
 CLASSES = (*FREEZABLE, *NEVER_FREEZABLE)
@@ -83,6 +82,8 @@ def _expiry_findings(row: FreezeRow, path: str, cfg: Config,
                         f'{name} expired on {expires.isoformat()} (today is {today.isoformat()})',
                         f'fix {row.nodeid or "the test"} and delete the row, or have '
                         f'{row.owner or "its owner"} renew it in a change of its own')]
+    import datetime
+
     limit = today + datetime.timedelta(days=cfg.max_freeze_days)
     if expires > limit:
         return [Finding(path, line, 1, 'OG503',
@@ -192,6 +193,9 @@ def _last_name(identity: str) -> str:
 def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
                   ) -> tuple[set[str], list[str]]:
     """(test identities, unparsable files) among tracked test files mentioning ``names``."""
+    from oracle_guard.reading.scanner import identities_of
+    from oracle_guard.reading.scanner import is_test_module
+
     # Only modules pytest collects: a `def test_x` in helpers.py or a conftest is no test.
     return identities_of(view, [p for p in view.grep(names, cfg.tests)
                                 if cfg.is_test_code(p) and is_test_module(p)])
@@ -213,6 +217,8 @@ def identities_may_have_changed(ctx: RunContext) -> bool:
 
 def vanished_findings(ledger: FreezeLedger, view: TreeView, cfg: Config) -> list[Finding]:
     rows = [r for r in ledger.rows if '::' in r.nodeid and r.identity.strip()]
+    if not rows:
+        return []  # no grep, no parse: nothing is frozen
     found, unparsable = identities_in(view, cfg, [_last_name(r.identity) for r in rows])
     findings = []
     for row in rows:
@@ -235,6 +241,10 @@ def vanished_findings(ledger: FreezeLedger, view: TreeView, cfg: Config) -> list
 def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow,
                     by_id: bool = True) -> str | None:
     """``path:line`` of a skip/xfail that still silences the row's test (or names its id)."""
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import scan_silences
+    from oracle_guard.reading.scanner import ScanError
+
     function = function_of(row.identity)
     words = [w for w in (row.id if by_id else '', _last_name(row.identity)) if w]
     for path in view.grep(words, cfg.tests):
@@ -286,6 +296,8 @@ def still_named_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView,
     Judged even when the change touches only the ledger: the test file that carries the
     id is then untouched, so one ``git grep`` for the vanished ids finds it.
     """
+    from oracle_guard.reading.scanner import silences_naming
+
     sites = silences_naming(view, cfg.tests, removed_ids(base, new), cfg.is_test_code)
     return [Finding(new.path, 1, 1, 'OG516',
                     f'{freeze_id} removed from the ledger (deleted or renumbered) while '

@@ -711,9 +711,6 @@ def _check_everything(ctx: RunContext) -> list[Finding]:
 
 def _check_change(ctx: RunContext) -> list[Finding]:
     """A commit or range that touches none of the lock, a conftest, a config file."""
-    from oracle_guard.reading.property_reader import ProfileSources
-    from oracle_guard.reading.property_reader import read_config_text
-
     cfg, changes = ctx.cfg, ctx.changes
     view = changes.new
     added = changes.added_or_modified()
@@ -735,6 +732,9 @@ def _check_change(ctx: RunContext) -> list[Finding]:
         # No changed file holds or held a property or a profile, and neither the lock, a
         # conftest nor a config file changed: the cost stays with the change.
         return findings
+
+    from oracle_guard.reading.property_reader import ProfileSources
+    from oracle_guard.reading.property_reader import read_config_text
 
     modes = {e.path: e for e in view.entries(test_paths)} if test_paths else {}
     sources = ProfileSources()

@@ -8,9 +8,6 @@ use for them and they are how a "billion laughs" document explodes.
 from __future__ import annotations
 
 import bisect
-import json
-import re
-from json.decoder import JSONDecodeError
 
 from oracle_guard.findings import ConfigError
 
@@ -39,11 +36,13 @@ def decode_text(raw: bytes, source: str) -> str:
         ) from None
 
 
-_WS = re.compile(r'[ \t\n\r]*')
+_WS = r'[ \t\n\r]*'
 
 
 def _line_index(text: str):  # type: ignore[no-untyped-def]
     """offset -> 1-based line, in O(log n): counting newlines per key is quadratic."""
+    import re
+
     newlines = [m.start() for m in re.finditer('\n', text)]
 
     def line_of(offset: int) -> int:
@@ -53,11 +52,16 @@ def _line_index(text: str):  # type: ignore[no-untyped-def]
 
 
 def _make_object_parser(text: str, source: str):  # type: ignore[no-untyped-def]
+    import json.decoder
+    import re
+    from json.decoder import JSONDecodeError
+
+    whitespace = re.compile(_WS).match
     scan_string = json.decoder.scanstring
     line_of = _line_index(text)
 
     def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook,
-                     memo=None, _w=_WS.match):  # type: ignore[no-untyped-def]
+                     memo=None, _w=whitespace):  # type: ignore[no-untyped-def]
         s, end = s_and_end
         result = LinedDict()
         result.line = line_of(end - 1)
@@ -105,6 +109,10 @@ def _reject_constant(name: str) -> Any:
 
 def load_json(raw: bytes, source: str) -> Any:
     """Parse JSON strictly: duplicate keys, NaN and deep nesting become ConfigErrors."""
+    import json  # a run that reads no JSON document (the ledger is YAML) does without
+    import json.scanner
+    from json.decoder import JSONDecodeError
+
     text = decode_text(raw, source)
     decoder = json.JSONDecoder(parse_constant=_reject_constant)
     decoder.parse_object = _make_object_parser(text, source)  # type: ignore[attr-defined]
@@ -121,10 +129,24 @@ def load_json(raw: bytes, source: str) -> Any:
 
 
 def load_yaml(raw: bytes, source: str) -> Any:
-    """Parse YAML safely: no aliases, no duplicate keys, no Python objects."""
-    import yaml  # only runs that read a ledger pay for it
+    """Parse YAML safely: no aliases, no duplicate keys, no Python objects.
+
+    A file written in the plain part of YAML (``plain_yaml``) is read without importing
+    PyYAML, which costs more than a one-file commit's own work; anything else, and every
+    error, is PyYAML's."""
+    from oracle_guard.oracle.plain_yaml import NOT_PLAIN
+    from oracle_guard.oracle.plain_yaml import read_plain
 
     text = decode_text(raw, source)
+    value = read_plain(text, LinedDict)
+    if value is not NOT_PLAIN:
+        return value
+    return load_yaml_text(text, source)
+
+
+def load_yaml_text(text: str, source: str) -> Any:
+    """PyYAML's reading of a decoded document (the reference ``plain_yaml`` is held to)."""
+    import yaml  # only runs that read a YAML file plain_yaml cannot read pay for it
 
     class StrictLoader(yaml.SafeLoader):
         def compose_node(self, parent, index):  # type: ignore[no-untyped-def]

@@ -1,9 +1,10 @@
 """The freeze ledger (SPEC §3.2): every silenced test, named, owned and dated."""
 from __future__ import annotations
 
-import datetime
-import re
-from typing import Any
+TYPE_CHECKING = False  # every commit reads the ledger: no typing, datetime or re at import
+if TYPE_CHECKING:  # pragma: no cover
+    import datetime
+    from typing import Any
 
 from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_yaml
@@ -22,16 +23,39 @@ NEVER_FREEZABLE = {
 ROW_FIELDS = ('id', 'nodeid', 'class', 'evidence', 'owner', 'expires', 'agent_may_extend',
               'fixtures', 'mode')
 TOP_FIELDS = ('budget', 'freezes')
-FREEZE_ID_FORMAT = re.compile(r'^FZ-\d+$')
+
+
+class _Pattern:
+    """A regular expression compiled on first use: a ledger without rows needs none."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled = None
+
+    def _get(self):  # type: ignore[no-untyped-def]
+        if self._compiled is None:
+            import re
+
+            self._compiled = re.compile(*self._args)
+        return self._compiled
+
+    def match(self, text: str):  # type: ignore[no-untyped-def]
+        return self._get().match(text)
+
+    def search(self, text: str):  # type: ignore[no-untyped-def]
+        return self._get().search(text)
+
+
+FREEZE_ID_FORMAT = _Pattern(r'^FZ-\d+$')
 # How a frozen test is treated at run time: skipped (default) or run as a non-strict xfail.
 ROW_MODES = ('skip', 'run')
 # Owners that are not a person: nobody, an agent or a bot cannot answer for a freeze.
 NOT_A_PERSON = frozenset(('', 'unassigned', 'agent', 'bot', 'nobody', 'none', 'null', 'tbd',
                           'todo', 'ai'))
-_BOT_OWNER = re.compile(
+_BOT_OWNER = _Pattern(
     r'\[bot\]$|(^|[-_. /@])(bot|agent)$|^(bot|agent)[-_. /@]|^(dependabot|renovate|'
     r'github-actions|copilot|pre-commit-ci)\b',
-    re.I,
+    2,  # re.I
 )
 
 
@@ -83,6 +107,8 @@ class FreezeRow(FrozenRecord):
 
     @property
     def expires(self) -> datetime.date | None:
+        import datetime
+
         value = self.raw.get('expires')
         if isinstance(value, datetime.datetime):
             return value.date()
