@@ -45,12 +45,12 @@ class PhaseTimer:
 
     def wrap(self, phase: str, function):  # type: ignore[no-untyped-def]
         def timed(*args, **kwargs):  # type: ignore[no-untyped-def]
-            self.stack.append([time.perf_counter(), 0.0])
+            self.stack.append([time.process_time(), 0.0])
             try:
                 return function(*args, **kwargs)
             finally:
                 started, nested = self.stack.pop()
-                spent = time.perf_counter() - started
+                spent = time.process_time() - started
                 self.totals[phase] = self.totals.get(phase, 0.0) + spent - nested
                 self.calls[phase] = self.calls.get(phase, 0) + 1
                 if self.stack:
@@ -106,10 +106,10 @@ def scan_profile(cache: str, top: int) -> list[str]:
     for _ in range(3):  # best of three: other processes share the machine
         timer = PhaseTimer()
         saved = _patch(timer)
-        started = time.perf_counter()
+        started = time.process_time()
         with contextlib.redirect_stdout(io.StringIO()):
             main(list(paths))
-        wall = time.perf_counter() - started
+        wall = time.process_time() - started
         for owner, name, original in saved:
             setattr(owner, name, original)
         walls.append(wall)
@@ -144,13 +144,13 @@ def _top(profiler: cProfile.Profile, top: int) -> list[str]:
 # -- the one-file commit -------------------------------------------------------------------
 _CHILD = r'''
 import cProfile, io, os, pstats, sys, time
-started = time.perf_counter()
+started = time.process_time()
 profiler = cProfile.Profile()
 profiler.enable()
 from {module} import main
 code = main([])
 profiler.disable()
-wall = time.perf_counter() - started
+wall = time.process_time() - started
 stats = pstats.Stats(profiler)
 def cumulative(match):
     return max((v[3] for k, v in stats.stats.items() if match(k)), default=0.0)

@@ -123,6 +123,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     if not (silences_possible or tampering_possible or computing_possible):
         return []
     from oracle_guard.reading.scanner import computed_access
+    from oracle_guard.reading.scanner import ImportAliases
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import scan_silences
     from oracle_guard.reading.scanner import source_text
@@ -131,11 +132,13 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
 
     try:
         tree = parse_python(source, path)
-        silences = scan_silences(tree, source_text(source)) \
-            if silences_possible else []
-        tampered = tampering(tree) if tampering_possible else []  # rule 35
-        computed = computed_access(tree, source_text(source)) \
-            if computing_possible else []  # rule 35b
+        text = source_text(source)
+        # One collection of the file's imports and aliases serves rules 14-17 and 35.
+        aliases = ImportAliases(tree)
+        silences = scan_silences(tree, text, aliases) if silences_possible else []
+        # rule 35, walking only the lines that spell a word of a tampering site
+        tampered = tampering(tree, aliases, text) if tampering_possible else []
+        computed = computed_access(tree, text) if computing_possible else []  # rule 35b
     except ScanError as exc:
         return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
                         'make the file valid Python 3 (UTF-8): a test file nobody can parse '
@@ -149,7 +152,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     def reader():  # type: ignore[no-untyped-def]
         if not readers:
             from oracle_guard.reading.env_conditions import ConditionReader
-            readers.append(ConditionReader.of_tree(tree))
+            readers.append(ConditionReader.of_tree(tree, aliases))
         return readers[0]
 
     findings = [Finding(path, line, col, 'OG308', f'test code {what}',

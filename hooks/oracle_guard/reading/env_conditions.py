@@ -30,6 +30,10 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.reading.scanner import ImportAliases
+
 # The newest Python 3 minor version the matrix knows (3.15 was released in October 2026).
 LATEST_MINOR = 15
 PLATFORMS = ('linux', 'darwin', 'win32')
@@ -246,10 +250,12 @@ class ConditionReader:
         self.bindings = bindings
 
     @classmethod
-    def of_tree(cls, tree: ast.Module) -> ConditionReader:
+    def of_tree(cls, tree: ast.Module, aliases: ImportAliases | None = None
+                ) -> ConditionReader:
+        """``aliases``: the scanner's, when it has read this tree already."""
         from oracle_guard.reading.scanner import ImportAliases
 
-        return cls(ImportAliases(tree).names, module_bindings(tree))
+        return cls((aliases or ImportAliases(tree)).names, module_bindings(tree))
 
     def value(self, node: ast.AST, env: Environment, depth: int = 0) -> object:
         if depth > 50:

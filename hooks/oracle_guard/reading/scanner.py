@@ -653,6 +653,11 @@ def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
     words = set(_SILENCE_WORDS)
     words.update(n for n, target in aliases.names.items() if target in SILENCES)
     words.update(aliases.named_marks)
+    return _word_lines(text, words)
+
+
+def _word_lines(text: str, words: Iterable[str]) -> list[int]:
+    """Line numbers on which one of ``words`` is written as a whole word."""
     pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(words))) + r')\b')
     if not text.isascii():  # identifiers are NFKC-normalised by the parser
         text = unicodedata.normalize('NFKC', text)
@@ -668,9 +673,13 @@ def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
     return hits
 
 
-def scan_silences(tree: ast.Module, source_text: str) -> list[Silence]:
+def scan_silences(tree: ast.Module, source_text: str,
+                  aliases: ImportAliases | None = None) -> list[Silence]:
+    """``aliases``: the file's ``ImportAliases``, when the caller built them already (one
+    collection per file serves every rule)."""
     try:
-        aliases = ImportAliases(tree)
+        if aliases is None:
+            aliases = ImportAliases(tree)
         module_tests = [identity for identity, _ in test_functions(tree)]
         finder = _SilenceFinder(aliases, source_text, module_tests)
         finder.visit(tree)
@@ -989,13 +998,57 @@ def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int
     return sorted(found)
 
 
-def tampering(tree: ast.Module) -> list[tuple[int, int, str]]:
+# Rule 35's words: every tampering site spells one within its own lines. An owner that is
+# a pytest object is reached from a local name bound to pytest (or to importlib, which
+# imports it by name) or from `__import__`; only `setattr`/`delattr` name it in a string,
+# and `__code__` needs no owner. (`vars(...)`, `getattr(...)`, `.__dict__` reach their
+# object through one of those, so they need no word of their own.)
+_TAMPER_WORDS = ('__code__', 'setattr', 'delattr', '__import__')
+
+
+def _tamper_words(aliases: ImportAliases) -> list[str]:
+    return [*_TAMPER_WORDS, *(name for name, target in aliases.names.items()
+                              if target.startswith(('pytest', '_pytest', 'importlib')))]
+
+
+def walk_lines(tree: ast.AST, hit_lines: list[int]) -> list[ast.AST]:
+    """The nodes of ``tree`` that ``ast.walk`` yields, except those on lines holding no
+    hit: a node is skipped with its subtree when none of its lines (a definition's
+    decorators included) is in ``hit_lines``. (Expressions inside f-strings carry their
+    real lines from Python 3.9 on: tests/test_scan_fast_path.py has such sites.)"""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = [tree]
+    count = len(hit_lines)
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, 'lineno', None)
+            if first is not None:
+                for deco in getattr(child, 'decorator_list', ()):
+                    first = min(first, deco.lineno)
+                at = bisect.bisect_left(hit_lines, first)
+                if at == count or hit_lines[at] > (getattr(child, 'end_lineno', None) or first):
+                    continue
+            todo.append(child)
+    return found
+
+
+def tampering(tree: ast.Module, aliases: ImportAliases | None = None,
+              source_text: str | None = None) -> list[tuple[int, int, str]]:
     """(line, col, what) of every assignment to a function's ``__code__`` or to an
     attribute of a ``pytest``/``_pytest`` object, however reached (rule 35): such a test
-    runs code nobody reviews as the test, or changes how pytest runs every test."""
-    aliases = ImportAliases(tree)
+    runs code nobody reviews as the test, or changes how pytest runs every test.
+
+    With ``source_text``, only the lines that spell a word of such a site are walked
+    (``walk_lines``); without it, every node (the reference the fast path is tested
+    against)."""
+    if aliases is None:
+        aliases = ImportAliases(tree)
     found = []
-    for node in ast.walk(tree):
+    nodes = ast.walk(tree) if source_text is None else \
+        walk_lines(tree, _word_lines(source_text, _tamper_words(aliases)))
+    for node in nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if node.attr == '__code__':
                 found.append((node.lineno, node.col_offset + 1, 'assigns a function\'s __code__'))

@@ -17,17 +17,37 @@ def might_silence(source: bytes) -> bool:
     Python reads identifiers NFKC-normalised (``pytest.\uff53kip`` is ``pytest.skip``), so a
     file with non-ASCII bytes is searched in that form too.
     """
-    if any(word in source for word in MARKER_WORDS):
-        return True
-    if source.isascii():
-        return False
-    import unicodedata
+    found = [word for word in MARKER_WORDS if word in source]
+    normalized = b''
+    if not source.isascii():
+        import unicodedata
 
-    # A legacy codec's letters normalise too: latin-1's b"\xaa" is "a" to Python.
-    codec = declared_codec(source) or 'utf-8'
-    text = unicodedata.normalize('NFKC', source.decode(codec, 'replace'))
-    normalized = text.encode('utf-8', 'replace')
-    return any(word in normalized for word in MARKER_WORDS)
+        # A legacy codec's letters normalise too: latin-1's b"\xaa" is "a" to Python.
+        codec = declared_codec(source) or 'utf-8'
+        text = unicodedata.normalize('NFKC', source.decode(codec, 'replace'))
+        normalized = text.encode('utf-8', 'replace')
+        found += [word for word in MARKER_WORDS if word in normalized and word not in found]
+    if found == [b'parametrize']:
+        return _may_pass_an_empty_parameter_set(source) or \
+            _may_pass_an_empty_parameter_set(normalized)
+    return bool(found)
+
+
+# `parametrize` alone silences a test only with an empty parameter set: a literal `[]`
+# or `()` (blanks, comments and line continuations inside) as the second positional
+# argument, so after a comma and any opening parentheses. Tokens are ASCII, so the bytes
+# are searched as they are. Each repetition starts with a distinct character (a comment
+# runs to its line's end), so the search cannot backtrack out of linear time.
+_GAP = rb'(?:[ \t\f\r\n\\]|#[^\r\n]*[\r\n])*'
+_EMPTY_PARAMETER_SET = rb',(?:[ \t\f\r\n\\(]|#[^\r\n]*[\r\n])*[\[(]' + _GAP + rb'[\])]'
+
+
+def _may_pass_an_empty_parameter_set(source: bytes) -> bool:
+    """Whether a file that names no silence but ``parametrize`` can hold
+    ``parametrize(names, [])``; most parametrized files cannot, and are not parsed."""
+    import re
+
+    return re.search(_EMPTY_PARAMETER_SET, source) is not None
 
 
 # -- rule 36: what Python decodes must be what is reviewed ---------------------------------

@@ -1,0 +1,158 @@
+"""The scan's shortcuts find what the reference finds (rules 14-17 and 35).
+
+check-named-freezes takes three shortcuts: the byte prefilter (a file that is not parsed
+holds no silence and no tampering), one collection of a file's imports for every rule,
+and a rule 35 walk over the lines that spell a tampering word only. Each is compared here
+with the reference — parse every file, collect aliases per rule, walk every node — on the
+cases of tests/test_scanner_real_forms.py, on hostile spellings, and on every Python file
+of this repository.
+"""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+from oracle_guard.reading.scanner import ImportAliases
+from oracle_guard.reading.scanner import parse_python
+from oracle_guard.reading.scanner import scan_silences
+from oracle_guard.reading.scanner import ScanError
+from oracle_guard.reading.scanner import tampering
+from oracle_guard.reading.silence_prefilter import might_silence
+from oracle_guard.reading.silence_prefilter import might_tamper
+
+HERE = pathlib.Path(__file__).parent
+REPO = HERE.parent
+
+
+def real_forms_cases() -> list[str]:
+    """Every ``source = ...`` of tests/test_scanner_real_forms.py, read from that file."""
+    tree = ast.parse((HERE / 'test_scanner_real_forms.py').read_text())
+    return [ast.literal_eval(node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and
+            isinstance(node.targets[0], ast.Name) and node.targets[0].id == 'source']
+
+
+HOSTILE = [
+    # rule 35 sites whose words are on another line than the statement's first
+    'import pytest\nx = (\n    pytest\n    .mark).foo = 1\n',
+    'import pytest\n(f\n .__code__) = g\n',
+    'import pytest\nsetattr(\n    pytest,\n    "skip",\n    None)\n',
+    'import pytest as pt\ndef test_a():\n    for pt.mark.x in range(3):\n        pass\n',
+    'import pytest\n[0 for pytest.mark.x in range(2)]\n',
+    'import pytest\ndef test_a():\n    with open("f") as pytest.mark.x:\n        pass\n',
+    'import pytest\ndel pytest.skip\n',
+    'import pytest\npytest.__dict__["skip"] = None\n',
+    'import pytest\nvars(pytest)["skip"] = None\n',
+    'import pytest\n__import__("pytest").skip = None\n',
+    'import pytest\nimport importlib as il\nil.import_module("pytest").skip = None\n',
+    'import pytest\ngetattr(pytest, "mark").skip = None\n',
+    'import pytest\nf"{setattr(pytest, \'skip\', None)}"\n',
+    'import pytest\nx = f"""\n{setattr(pytest,\n  "skip", None)}"""\n',
+    'import pytest\nx = (\n"a"\nf"""\n\n{\n\nsetattr(pytest, 1, 2)}""")\n',
+    'import pytest\nx = f"{1:{setattr(pytest, 1, 2)}}"\n',
+    'import pytest\n@decorate(setattr(pytest, "x", 1))\ndef test_a(): pass\n',
+    'import pytest\nclass T:\n    pytest.mark.x = 1\n',
+    'from pytest import mark as m\nm.skip = None\n',
+    'from pytest import *\nmark.skip = None\n',
+    'import _pytest.outcomes as o\no.skip = None\n',
+    'import pytest\ndef f(): pass\nf.\\\n__code__ = None\n',
+    'import pytest\r\npytest.skip = None\r\n',
+    'import pytest\rpytest.skip = None\r',
+    'import pytest\n\uff50ytest.skip = None\n',  # NFKC: the parser reads `pytest`
+    'import pytest\nmonkeypatch.setattr("pytest.skip", None)\n',
+    'import pytest\nsetattr(f, "__code__", g)\n',
+    # no pytest import: the site's own word is all the walk has to go on
+    '__import__("_pytest").config = None\n',
+    'setattr("_pytest.config", "x", 1)\n',
+    'delattr("_pytest.config", "x")\n',
+    'def f(): pass\nf.__code__ = None\n',
+    # silences, including an empty parameter set in every layout
+    'import pytest\n@pytest.mark.parametrize("x", [])\ndef test_a(x): pass\n',
+    'import pytest\n@pytest.mark.parametrize("x", (\n    # none yet\n))\ndef test_a(x): pass\n',
+    'import pytest\n@pytest.mark.parametrize(\n    "x",\n    ([]))\ndef test_a(x): pass\n',
+    'import pytest\np = pytest.mark.parametrize\n@p("x",\\\n[ ])\ndef test_a(x): pass\n',
+    'import pytest\n@pytest.mark.parametrize("x", [1, 2])\ndef test_a(x): pass\n',
+    'import pytest\n@pytest.mark.parametrize("x", [()])\ndef test_a(x): pass\n',
+    'from pytest.mark import \uff50arametrize\n@parametrize("x", [])\ndef test_a(x): pass\n',
+    'import pytest\n@pytest.mark.skip(reason="FZ-1")\ndef test_a(): pass\n',
+]
+
+
+def repository_files() -> list[str]:
+    return [p.read_text(encoding='utf-8') for p in sorted(REPO.rglob('*.py'))
+            if '.git' not in p.parts and 'site-packages' not in p.parts]
+
+
+def reference(source: str) -> tuple[list, list] | None:
+    """Silences and rule 35 sites, every file parsed, every node walked and the aliases
+    collected per rule. Rule 35's byte prefilter (``might_tamper``) is not one of the
+    shortcuts compared here, so its verdict is kept."""
+    try:
+        tree = parse_python(source.encode(), 't.py')
+        silences = scan_silences(tree, source)
+        return ([(s.line, s.col, s.kind, s.targets, s.freeze_ids) for s in silences],
+                tampering(tree) if might_tamper(source.encode()) else [])
+    except ScanError:
+        return None
+
+
+def fast(source: str) -> tuple[list, list] | None:
+    """What check-named-freezes computes: the prefilters, one alias collection, the
+    rule 35 walk over the lines of its words."""
+    raw = source.encode()
+    silences_possible, tampering_possible = might_silence(raw), might_tamper(raw)
+    if not (silences_possible or tampering_possible):
+        return [], []
+    try:
+        tree = parse_python(raw, 't.py')
+        aliases = ImportAliases(tree)
+        silences = scan_silences(tree, source, aliases) if silences_possible else []
+        tampered = tampering(tree, aliases, source) if tampering_possible else []
+    except ScanError:
+        return None
+    return ([(s.line, s.col, s.kind, s.targets, s.freeze_ids) for s in silences], tampered)
+
+
+# A comment naming setattr lets each hostile case past rule 35's byte prefilter, so what
+# is compared is the walk over the lines of its words against the walk over every node.
+CASES = real_forms_cases() + [case + '# setattr\n' for case in HOSTILE]
+
+
+@pytest.mark.parametrize('source', CASES)
+def test_the_fast_scan_finds_every_silence_and_tampering_the_reference_finds(source):
+    assert fast(source) == reference(source)
+
+
+def test_the_hostile_cases_are_sites_the_reference_finds():
+    # The comparison above proves nothing about cases that hold nothing to find.
+    found = [reference(case) for case in CASES]
+    assert sum(bool(f and f[1]) for f in found) >= 28
+    assert sum(bool(f and f[0]) for f in found) >= 12
+
+
+def test_the_fast_scan_agrees_with_the_reference_on_every_file_of_this_repository():
+    sources = repository_files()
+    assert len(sources) > 100
+    for source in sources:
+        assert fast(source) == reference(source)
+
+
+def test_a_parametrized_file_without_an_empty_parameter_set_is_not_parsed():
+    source = b'import pytest\n@pytest.mark.parametrize("x", [1, 2])\ndef test_a(x): pass\n'
+    assert not might_silence(source)
+    assert might_silence(source.replace(b'[1, 2]', b'[]'))
+
+
+def test_the_rule_35_walk_skips_lines_without_its_words():
+    source = ('import pytest\n' + 'x = [1, 2, 3]\n' * 50 + 'pytest.skip = None\n')
+    tree = parse_python(source.encode(), 't.py')
+    from oracle_guard.reading.scanner import _tamper_words
+    from oracle_guard.reading.scanner import _word_lines
+    from oracle_guard.reading.scanner import walk_lines
+
+    walked = walk_lines(tree, _word_lines(source, _tamper_words(ImportAliases(tree))))
+    assert len(walked) < len(list(ast.walk(tree))) // 10
+    assert tampering(tree, None, source) == tampering(tree) == [
+        (52, 1, 'assigns pytest.skip, an attribute of pytest')]
