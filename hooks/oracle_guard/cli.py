@@ -7,13 +7,12 @@ import sys
 from collections.abc import Sequence
 
 from oracle_guard.commands import COMMANDS
-from oracle_guard.hooks import available_hooks
+from oracle_guard.hooks import check_every_hook
 from oracle_guard.hooks import HOOKS
 from oracle_guard.runner import add_run_arguments
 from oracle_guard.runner import context_from_args
 from oracle_guard.runner import emit
 from oracle_guard.runner import guarded
-from oracle_guard.runner import history_findings
 
 # One line per command for `oracle-guard --help`.
 SUMMARIES = {
@@ -50,16 +49,7 @@ def run_check(argv: Sequence[str]) -> int:
 
     def run() -> int:
         ctx = context_from_args(args)
-        findings = []
-        history = []
-        for hook_id, module in available_hooks().items():
-            if args.hook and hook_id not in args.hook:
-                continue
-            findings.extend(module.check(ctx))  # type: ignore[attr-defined]
-            # A hook's rules about one change, for history mode (all-files, no base).
-            if hasattr(module, 'history_check'):
-                history.append(module.history_check)
-        findings += history_findings(ctx, history)
+        findings = check_every_hook(ctx, args.hook)
         status = emit(findings, ctx.notes, args.format)
         if status == 0 and args.format == 'text':
             print('oracle-guard: all checks passed')  # one line, like ruff's

@@ -106,6 +106,7 @@ def pinned_hook_revs(root: str) -> list[str]:
             config = yaml.safe_load(f)
     except Exception:  # noqa: BLE001 -- the hooks report a broken config, not the plugin
         return []
+    from oracle_guard.hooks import EVERY_HOOK
     from oracle_guard.hooks import HOOKS
 
     revs = []
@@ -114,7 +115,8 @@ def pinned_hook_revs(root: str) -> list[str]:
         if not isinstance(repo, dict) or repo.get('repo') in ('local', 'meta'):
             continue
         hooks = repo.get('hooks') if isinstance(repo.get('hooks'), list) else []
-        if any(isinstance(h, dict) and h.get('id') in HOOKS for h in hooks) and \
+        if any(isinstance(h, dict) and (h.get('id') in HOOKS or h.get('id') == EVERY_HOOK)
+               for h in hooks) and \
                 isinstance(repo.get('rev'), str):
             revs.append(repo['rev'])
     return revs

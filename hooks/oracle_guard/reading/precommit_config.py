@@ -13,10 +13,12 @@ from oracle_guard.findings import ConfigError
 
 PRE_COMMIT_CONFIG = '.pre-commit-config.yaml'
 # The hook ids of .pre-commit-hooks.yaml: a `repo: local` hook under one of these ids
-# is oracle-guard too, as far as the user's configuration is concerned.
+# is oracle-guard too, as far as the user's configuration is concerned. `oracle-guard`
+# runs the six others in one process, with the same args.
 HOOK_IDS = frozenset((
     'check-fixture-manifest', 'forbid-mixed-oracle-diff', 'check-named-freezes',
     'check-properties-present', 'check-freeze-ledger', 'check-generator-lock',
+    'oracle-guard',
 ))
 
 
