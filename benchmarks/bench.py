@@ -13,13 +13,16 @@ interpreter with a heavy ``site-packages`` starts slower and would hide the hook
 
 Prints, in one run:
 
-1. the interpreter, its start-up time, then every hook on a one-file commit in synthetic
-   repositories of 2 000 and 50 000 tracked files, as a ratio to ``python -c pass``, the
-   ratio between the two sizes, and how many git processes each hook starts;
-2. check-named-freezes over every test file of the real suites (the venv made by
-   benchmarks/real_suites.py, or a synthetic corpus without it) as a ratio to
-   ``ruff check --select PT --no-cache`` on the same files: one process, and split over
-   the CPUs the way pre-commit splits a file list;
+1. the interpreter, its start-up time, then every hook (and the one-process
+   ``oracle-guard`` hook id) on a one-file commit in synthetic repositories of 2 000 and
+   50 000 tracked files, as a ratio to ``python -c pass``, the ratio between the two
+   sizes, and how many git processes each hook starts;
+2. check-named-freezes over real test files — the corpus of benchmarks/corpus.py with
+   ``--corpus DIR`` (numpy, pandas, scipy and pytest's suites, downloaded once into DIR),
+   the venv made by benchmarks/real_suites.py with ``--suites-venv``, or a synthetic
+   corpus — as a ratio to ``ruff check --select PT --no-cache`` on the same files: one
+   process, split over the CPUs, and (corpus) ``pre-commit run --all-files`` itself,
+   without and with the scan cache;
 3. check-fixture-manifest --all-files over N MB of fixtures as a ratio to ``sha256sum``,
    and the peak RSS of the hook on one 1 GB fixture next to that of ``python -c pass``;
 4. which of yaml, jsonschema, identify and hypothesis each hook module imports, at import
@@ -29,7 +32,9 @@ Prints, in one run:
 
 Commands are interleaved (A B A B ...) and the median of ``--runs`` runs is used, so other
 load on the machine hits both sides of a ratio alike. Everything is written in a
-temporary folder; nothing is downloaded. No target is asserted: the numbers are printed.
+temporary folder (the corpus in its own cache folder). Last, one table holds every row
+of issue 20 measured in this run against its target. No target is asserted: the numbers
+are printed.
 """
 from __future__ import annotations
 
@@ -49,6 +54,9 @@ HOOKS = (
     'check-fixture-manifest', 'forbid-mixed-oracle-diff', 'check-named-freezes',
     'check-properties-present', 'check-freeze-ledger', 'check-generator-lock',
 )
+# The optional hook id that runs the six in one process (its console script's name).
+EVERY_HOOK = 'every-hook'
+COMMIT_HOOKS = (*HOOKS, EVERY_HOOK)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAZY = ('yaml', 'jsonschema', 'identify', 'hypothesis')
 PYPROJECT = '[tool.oracle-guard]\nsrc = ["src/"]\ntests = ["tests/"]\n'
@@ -60,6 +68,14 @@ GIT_ENV = {
 
 def module_of(hook: str) -> str:
     return 'oracle_guard.hooks.' + hook.replace('-', '_')
+
+
+SUMMARY: list[tuple[str, str, str, str]] = []  # (row of issue 20, measured, target, met)
+
+
+def summarise(what: str, measured: float, target: float, unit: str = '×') -> None:
+    SUMMARY.append((what, f'{measured:.2f}{unit}', f'≤ {target}{unit}',
+                    'met' if measured <= target else '**not met**'))
 
 
 # -- the clean interpreter -------------------------------------------------------------------
@@ -94,6 +110,12 @@ class CleanVenv:
 
     def script(self, hook: str) -> list[str]:
         return [os.path.join(self.bin, f'oracle-guard-{hook}')]
+
+    def hooks(self) -> list[str]:
+        """The hooks of COMMIT_HOOKS this installed version has (an older one may lack
+        the one-process hook)."""
+        return [h for h in COMMIT_HOOKS if os.path.exists(self.script(h)[0])]
+
 
     def packages(self) -> str:
         out = subprocess.run([self.python, '-m', 'pip', 'list', '--format', 'freeze'],
@@ -247,12 +269,12 @@ def one_file_commit(tmp: str, runs: int, venv: CleanVenv) -> list[str]:
         changed = build_repo(root, size)
         built = time.perf_counter() - t0
         commands: dict[str, object] = {'python -c pass': [venv.python, '-c', 'pass']}
-        for hook in HOOKS:
+        for hook in venv.hooks():
             commands[hook] = [*venv.script(hook), *hook_args(hook, changed)]
         results[size] = interleaved(commands, root, runs, venv.env)
         if size == 2000:
             git_counts = {hook: git_processes(commands[hook], root, venv, tmp)  # type: ignore
-                          for hook in HOOKS}
+                          for hook in venv.hooks()}
         lines.append(f'(repo of {size} tracked files built in {built:.1f}s)')
     base2, base50 = results[2000]['python -c pass']['median'], results[50000]['python -c pass']['median']
     cpu2, cpu50 = results[2000]['python -c pass']['cpu'], results[50000]['python -c pass']['cpu']
@@ -265,16 +287,28 @@ def one_file_commit(tmp: str, runs: int, venv: CleanVenv) -> list[str]:
               f'| `python -c pass` | 0 | 0 | 1.00 ({base2 * 1000:.1f} ms) | 1.00 '
               f'({base50 * 1000:.1f} ms) | 1.00 | 1.00 ({cpu2 * 1000:.1f} ms), 1.00 '
               f'({cpu50 * 1000:.1f} ms), 1.00 |']
-    for hook in HOOKS:
+    worst = (0.0, '', 0.0)
+    for hook in venv.hooks():
         a, b = results[2000][hook], results[50000][hook]
         # Sizes are compared through their start-up ratios: each size is measured in its
         # own interleaved round, so load that changes between the rounds cancels out.
         ca, cb = a['cpu'] / cpu2, b['cpu'] / cpu50
-        lines.append(f'| {hook} | {a["rc"]}/{b["rc"]} | {git_counts[hook]} | '
+        name = 'oracle-guard (all six, one process)' if hook == EVERY_HOOK else hook
+        lines.append(f'| {name} | {a["rc"]}/{b["rc"]} | {git_counts[hook]} | '
                      f'{a["median"] / base2:.2f} ({a["median"] * 1000:.0f} ms) | '
                      f'{b["median"] / base50:.2f} ({b["median"] * 1000:.0f} ms) | '
                      f'{(b["median"] / base50) / (a["median"] / base2):.2f} | '
                      f'{ca:.2f}, {cb:.2f}, {cb / ca:.2f} |')
+        if hook != EVERY_HOOK and ca > worst[0]:
+            worst = (ca, hook, cb / ca)
+    six = sum(results[2000][h]['cpu'] for h in HOOKS) / cpu2
+    one = results[2000][EVERY_HOOK]['cpu'] / cpu2 if EVERY_HOOK in results[2000] else None
+    lines += ['', f'The six hooks one after the other: {six:.2f}× start-up (CPU, 2 000 files); '
+                  + (f'the `oracle-guard` hook id: {one:.2f}×.' if one else
+                     'this version has no `oracle-guard` hook id.')]
+    summarise(f'one-file commit, worst hook ({worst[1]}) vs `python -c pass` (CPU)',
+              worst[0], 2.5)
+    summarise('the same commit, 50 000 vs 2 000 files (worst hook\'s CPU ratio)', worst[2], 1.2)
     return lines
 
 
@@ -311,7 +345,10 @@ def synthetic_corpus(root: str, count: int = 1500) -> list[str]:
     return paths
 
 
-def scanning(tmp: str, suites: str | None, runs: int, venv: CleanVenv) -> list[str]:
+def scanning(tmp: str, suites: str | None, runs: int, venv: CleanVenv,
+             corpus_cache: str | None = None) -> list[str]:
+    if corpus_cache and not suites:
+        return corpus_scanning(tmp, corpus_cache, runs, venv)
     root = os.path.join(tmp, 'scan')
     os.makedirs(root)
     git('init', '-q', cwd=root)
@@ -347,6 +384,67 @@ def scanning(tmp: str, suites: str | None, runs: int, venv: CleanVenv) -> list[s
     for name, entry in result.items():
         lines.append(f'| {name} | {entry["rc"]} | {entry["median"]:.2f} | '
                      f'{entry["median"] / ruff:.2f} |')
+    return lines
+
+
+def corpus_scanning(tmp: str, cache: str, runs: int, venv: CleanVenv) -> list[str]:
+    """check-named-freezes over the corpus of benchmarks/corpus.py, in its own repository:
+    one process, split as pre-commit splits, and ``pre-commit run --all-files`` itself
+    (a ``repo: local`` hook whose entry is the clean venv's console script)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import corpus
+
+    root, paths = corpus.ensure_corpus(cache)
+    size = sum(os.path.getsize(os.path.join(root, p)) for p in paths)
+    ruff_exe = find_ruff(tmp)
+    if ruff_exe is None:
+        return ['## check-named-freezes vs ruff: ruff could not be found or installed']
+    cpus = os.cpu_count() or 1
+    hook = venv.script('check-named-freezes')
+    config = os.path.join(tmp, 'corpus-pre-commit.yaml')
+    with open(config, 'w') as f:
+        f.write('repos:\n- repo: local\n  hooks:\n  - id: check-named-freezes\n'
+                '    name: check-named-freezes\n'
+                f'    entry: {hook[0]}\n    language: system\n    types: [python]\n')
+    env = {**venv.env, 'PRE_COMMIT_HOME': os.path.join(tmp, 'pre-commit-home'),
+           'ORACLE_GUARD_SCAN_CACHE': '0', 'XDG_CACHE_HOME': os.path.join(tmp, 'xdg')}
+    commands: dict[str, object] = {
+        'ruff': [ruff_exe, 'check', '--select', 'PT', '--no-cache', '--exit-zero', '-q',
+                 *paths],
+        'hook, 1 process': [*hook, *paths],
+        f'hook, {cpus} processes': tuple([*hook, *paths[i::cpus]] for i in range(cpus)),
+    }
+    has_pre_commit = subprocess.run([sys.executable, '-m', 'pre_commit', '--version'],
+                                    capture_output=True).returncode == 0
+    if has_pre_commit:
+        commands['pre-commit run check-named-freezes --all-files'] = [
+            sys.executable, '-m', 'pre_commit', 'run', '--config', config, '--all-files']
+    result = interleaved(commands, root, runs, env)
+    cached = {**env, 'ORACLE_GUARD_SCAN_CACHE': '1'}
+    if has_pre_commit:  # the scan cache of a developer's machine, warmed by one run
+        warm = commands['pre-commit run check-named-freezes --all-files']
+        run_once(warm, root, cached)  # type: ignore[arg-type]
+        result.update({f'{name}, scan cache warm': entry for name, entry in interleaved(
+            {'pre-commit run check-named-freezes --all-files': warm}, root, runs,
+            cached).items()})
+    ruff = result['ruff']['median']
+    lines = [f'## check-named-freezes vs `ruff check --select PT --no-cache`: {len(paths)} '
+             f'test files of numpy, pandas, scipy and pytest ({size / 1e6:.1f} MB, '
+             f'benchmarks/corpus.py), median of {runs} interleaved runs', '',
+             '| command | exit | seconds (wall) | × ruff | CPU seconds | CPU × ruff |',
+             '|---|---|---|---|---|---|']
+    for name, entry in result.items():
+        cpu = f'{entry["cpu"]:.2f} | {entry["cpu"] / result["ruff"]["cpu"]:.2f}' \
+            if entry['cpu'] else '– | –'
+        lines.append(f'| {name} | {entry["rc"]} | {entry["median"]:.2f} | '
+                     f'{entry["median"] / ruff:.2f} | {cpu} |')
+    row = 'pre-commit run check-named-freezes --all-files' if has_pre_commit else \
+        f'hook, {cpus} processes'
+    summarise(f'corpus scan, `{row}` vs ruff --select PT (wall)',
+              result[row]['median'] / ruff, 2.5)
+    if has_pre_commit:
+        summarise('the same, scan cache warm (a developer\'s second run)',
+                  result[row + ', scan cache warm']['median'] / ruff, 2.5)
     return lines
 
 
@@ -388,6 +486,8 @@ def hashing(tmp: str, total_mb: int, runs: int, venv: CleanVenv) -> list[str]:
                           'check-fixture-manifest --all-files': [*hook, '--all-files']},
                          root, runs, venv.env)
     base = result['sha256sum']['median']
+    summarise('check-fixture-manifest --all-files vs sha256sum (wall)',
+              result['check-fixture-manifest --all-files']['median'] / base, 1.2)
     lines = [f'## check-fixture-manifest --all-files vs sha256sum: {len(paths)} fixtures, '
              f'{total_mb} MB, median of {runs} interleaved runs', '',
              '| command | exit | seconds | × sha256sum |', '|---|---|---|---|']
@@ -470,6 +570,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--venv', help='a clean virtual environment holding oracle-guard '
                                        '(built there if missing; default: a temporary one)')
     parser.add_argument('--suites-venv', help='venv made by benchmarks/real_suites.py --venv')
+    parser.add_argument('--corpus', metavar='DIR',
+                        help='the cache folder of benchmarks/corpus.py (downloaded there on '
+                             'first use): scan its real test files instead of --suites-venv')
     parser.add_argument('--fixtures-mb', type=int, default=256)
     parser.add_argument('--big', action='store_true', help='2 GB of fixtures')
     parser.add_argument('--runs', type=int, default=5)
@@ -501,9 +604,16 @@ def main(argv: list[str] | None = None) -> int:
         if 'profile' in only:
             show(profile(tmp, venv, args.runs))
         if 'scan' in only:
-            show(scanning(tmp, args.suites_venv, args.runs, venv))
+            show(scanning(tmp, args.suites_venv, args.runs, venv, args.corpus))
         if 'hash' in only:
             show(hashing(tmp, 2048 if args.big else args.fixtures_mb, args.runs, venv))
+        load = os.getloadavg()[0] if hasattr(os, 'getloadavg') else float('nan')
+        show(['## issue 20 in one table (this run; load average at the end '
+              f'{load:.1f} on {os.cpu_count()} CPUs)', '',
+              '| what | measured | target | |', '|---|---|---|---|',
+              *(f'| {w} | {m} | {t} | {ok} |' for w, m, t, ok in SUMMARY),
+              '| `oracle-guard ci` vs the bare test command | not measured here: '
+              '`benchmarks/ci_overhead.py` runs real suites (minutes) | ≤ 1.25× | |'])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -39,6 +39,8 @@ def isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempP
         '[core]\n\tautocrlf = false\n[commit]\n\tgpgsign = false\n',
     )
     monkeypatch.setenv('GIT_CONFIG_GLOBAL', str(gitconfig))
+    # check-named-freezes' scan cache (reading/scan_cache.py): one folder per test.
+    monkeypatch.setenv('XDG_CACHE_HOME', str(home / '.cache'))
     monkeypatch.setenv('GIT_CONFIG_NOSYSTEM', '1')
     for name in GIT_ENV_DROP:
         monkeypatch.delenv(name, raising=False)

@@ -105,7 +105,12 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
                environment: list[Silence] | None = None,  # gets rule 40's accepted silences
+               on_clean: Callable[[], None] | None = None,
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
+    """Rules 14-17, 35, 35b, 36 and 39-41 for one test file. ``on_clean`` is called when the
+    file holds no silence, no rule 35 or 35b site and no foreign coding: its findings are
+    then ``[]`` whatever the configuration, the ledger, the base or the date (the scan
+    cache)."""
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
     from oracle_guard.reading.silence_prefilter import might_compute
@@ -121,6 +126,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     silences_possible, tampering_possible = might_silence(source), might_tamper(source)
     computing_possible = might_compute(source)
     if not (silences_possible or tampering_possible or computing_possible):
+        if on_clean is not None:
+            on_clean()
         return []
     from oracle_guard.reading.scanner import computed_access
     from oracle_guard.reading.scanner import ImportAliases
@@ -155,6 +162,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
             readers.append(ConditionReader.of_tree(tree, aliases))
         return readers[0]
 
+    if on_clean is not None and not silences and not tampered and not computed:
+        on_clean()
     findings = [Finding(path, line, col, 'OG308', f'test code {what}',
                         'a test may not change pytest or swap a function\'s code: fix the '
                         'code under test instead')
@@ -178,6 +187,17 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
                 continue
         findings.extend(judge_silence(path, silence, ledger_loader(), today, defines))
     return findings
+
+
+def scan_cache(ctx: RunContext):  # type: ignore[no-untyped-def]
+    """The per-user cache of clean test-file contents (``reading/scan_cache``), for a run
+    over the whole tree (``--all-files``, history mode) on a developer's machine; None
+    otherwise: a commit or a range scans only the files it changes."""
+    if not (ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE)):
+        return None
+    from oracle_guard.reading import scan_cache
+
+    return scan_cache.ScanCache.for_this_scanner() if scan_cache.enabled() else None
 
 
 def test_files(ctx: RunContext) -> list[str]:
@@ -251,6 +271,7 @@ def check(ctx: RunContext) -> list[Finding]:
         for path in symlinked_tests(ctx)
     ]
     files = test_files(ctx)
+    clean = scan_cache(ctx)
     for path in files:
         source = _read(cfg.root, path) if view is None else view.read(path)
         if source is None:
@@ -258,10 +279,16 @@ def check(ctx: RunContext) -> list[Finding]:
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
                                         'the repository', 'commit the file itself'))
             continue
+        key = clean.key(source) if clean is not None else ''
+        if clean is not None and clean.is_clean(key):
+            continue
         environment: list[Silence] = []
-        findings.extend(check_file(path, source, cfg, ledger, ctx.today, defines, judge,
-                                   environment))
+        findings.extend(check_file(
+            path, source, cfg, ledger, ctx.today, defines, judge, environment,
+            on_clean=None if clean is None else (lambda key=key: clean.add(key))))
         findings.extend(added_environment_conditions(ctx, path, environment))
+    if clean is not None:
+        clean.save()
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
     judged_view = view or ctx.judged or TreeView(cfg.root, None)
     findings.extend(shadowing_findings(cfg, shadowing_candidates(ctx, files, judged_view),
