@@ -155,6 +155,18 @@ def head_and_files(root: str, paths: Sequence[str]) -> tuple[str | None, dict[st
     return head, files
 
 
+def _tree_mode(tree: bytes, name: bytes, width: int) -> bytes | None:
+    """The mode of ``name`` in a raw tree object (``<mode> <name>\\0<id>`` entries)."""
+    pos = 0
+    while pos < len(tree):
+        space = tree.index(b' ', pos)
+        nul = tree.index(b'\0', space)
+        if tree[space + 1:nul] == name:
+            return tree[pos:space]
+        pos = nul + 1 + width
+    return None
+
+
 def _batch_answers(out: bytes, count: int) -> list[tuple[str, bytes] | None]:
     """``git cat-file --batch`` output: per object asked, (type, bytes) or None."""
     answers: list[tuple[str, bytes] | None] = []
@@ -390,11 +402,45 @@ class TreeView:
         if self.rev is None:
             is_link = os.path.islink(os.path.join(self.root, path))
         else:
-            is_link = any(e.path == path and e.is_symlink for e in self.entries([path]))
+            found = self._committed_document(path)
+            if found is None:
+                is_link = any(e.path == path and e.is_symlink for e in self.entries([path]))
+            else:
+                is_link, data = found
+                self._read_cache.setdefault(path, data)
         if is_link:
             raise ConfigError(path, 1, 'is a symlink; an oracle file must be a regular file '
                               'in the repository', 'commit the file itself, not a link to it')
         return self.read(path)
+
+    def _committed_document(self, path: str) -> tuple[bool, bytes | None] | None:
+        """(is a symlink, bytes) of a path as a commit holds it, from one ``git cat-file
+        --batch`` asked for its folder's tree (which gives its mode) and for the file:
+        the answers ``ls-tree`` and ``cat-file blob`` give, one process instead of two.
+        None when the path is staged, or not a plain path: then they are asked."""
+        rev = self.rev
+        if rev == '':
+            if not self._head or path in self._staged:
+                return None
+            rev = self._head
+        if not rev or path in self._read_cache or any(c in path for c in '\n*?[\\') or \
+                path.startswith((':', '/')) or path.endswith('/'):
+            return None
+        folder, name = path.rpartition('/')[::2]
+        tree = f'{rev}:{folder}' if folder else f'{rev}^{{tree}}'
+        try:
+            code, out, _ = run_git(('cat-file', '--batch'), self.root, stderr=False,
+                                   input=os.fsencode(f'{tree}\n{rev}:{path}\n'))
+        except OSError:
+            return None
+        if code != 0:
+            return None
+        folder_answer, file_answer = _batch_answers(out, 2)
+        data = file_answer[1] if file_answer and file_answer[0] == 'blob' else None
+        if not folder_answer or folder_answer[0] != 'tree':
+            return False, data
+        width = len(out.split(b' ', 1)[0]) // 2  # 20 bytes (SHA-1) or 32 (SHA-256)
+        return _tree_mode(folder_answer[1], os.fsencode(name), width) == b'120000', data
 
     def _read(self, path: str) -> bytes | None:
         if self.rev is None:
