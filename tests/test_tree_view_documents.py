@@ -66,3 +66,44 @@ def test_a_document_of_the_index_not_staged_is_read_from_head_as_before(repo):
     assert index.read_document('tests/freeze_ledger.yaml') == b'budget: 0\nfreezes: []\n'
     with pytest.raises(ConfigError, match='symlink'):
         TreeView(repo.path, '').unstaged_from(head, staged).read_document('tests/linked.yaml')
+
+
+def git_calls(monkeypatch):  # type: ignore[no-untyped-def]
+    """The git subcommands a hook runs (the real git, counted)."""
+    from oracle_guard.repo import gitrepo
+
+    calls: list[str] = []
+    real = gitrepo.run_git
+
+    def counted(args, *rest, **options):  # type: ignore[no-untyped-def]
+        calls.append(args[0])
+        return real(args, *rest, **options)
+
+    monkeypatch.setattr(gitrepo, 'run_git', counted)
+    return calls
+
+
+def test_a_commit_reads_the_ledger_with_heads_first_answers(guarded, monkeypatch):
+    from oracle_guard.hooks.check_freeze_ledger import main
+
+    guarded.write('tests/test_app.py', 'def test_other():\n    assert 1\n')
+    guarded.add()
+    calls = git_calls(monkeypatch)
+
+    assert guarded.run(main).rc == 0
+    assert calls == ['cat-file', 'diff']  # HEAD, pyproject.toml and the ledger; the diff
+
+
+def test_a_ledger_committed_as_a_symlink_is_refused_on_a_later_commit(guarded):
+    from oracle_guard.hooks.check_freeze_ledger import main
+
+    os.remove(os.path.join(guarded.path, 'tests/freeze_ledger.yaml'))
+    guarded.write('ledger-elsewhere.yaml', 'budget: 0\nfreezes: []\n')
+    os.symlink('../ledger-elsewhere.yaml', os.path.join(guarded.path, 'tests/freeze_ledger.yaml'))
+    guarded.commit('pushed past the hooks with --no-verify')
+    guarded.write('tests/test_app.py', 'def test_other():\n    assert 1\n')
+    guarded.add()
+
+    result = guarded.run(main)
+
+    assert result.rc == 2 and 'symlink' in result.err, (result.out, result.err)

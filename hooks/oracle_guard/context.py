@@ -74,6 +74,8 @@ class RunContext:
             self._changes = detect_change_set(
                 self.cfg, from_ref=self.from_ref, to_ref=self.to_ref, all_files=self.all_files,
                 staged=self.staged,
+                # the judged index view, with what it has read already (runner.judged_view)
+                index=self.judged if self.judged is not None and self.judged.rev == '' else None,
             )
         return self._changes
 

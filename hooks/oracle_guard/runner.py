@@ -18,7 +18,7 @@ from oracle_guard.config import PYPROJECT
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import head_and_files
+from oracle_guard.repo.gitrepo import head_and_documents
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
@@ -61,14 +61,16 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> No
     add_config_arguments(parser)
 
 
-def judged_view(root: str, to_ref: str | None, all_files: bool
+def judged_view(root: str, to_ref: str | None, all_files: bool,
+                documents: Sequence[str] = (),
                 ) -> tuple[TreeView, tuple[str | None, tuple[Change, ...]] | None]:
     """Where the configuration is read: the side of the change the run judges.
 
     The to-ref of a range; the index when something is staged (an untracked or
     unstaged pyproject.toml must not reconfigure a commit's checks); otherwise the
     working tree, as ``pre-commit run --all-files`` sees it. Also returns what is
-    staged, so the change set does not ask git twice.
+    staged, so the change set does not ask git twice. ``documents``: oracle files the
+    hook will read (at their default paths), asked of HEAD in the same git process.
     """
     refs = (None, to_ref) if to_ref else range_env()
     if refs:
@@ -79,21 +81,25 @@ def judged_view(root: str, to_ref: str | None, all_files: bool
         return TreeView(root, None), None
     # HEAD and its pyproject.toml from one git process: unless the commit stages the
     # file, that is the configuration the index holds.
-    head, at_head = head_and_files(root, (PYPROJECT,))
+    head, at_head, links = head_and_documents(root, (PYPROJECT,), documents)
     staged = staged_against(root, head)
     if not staged[1]:
         return TreeView(root, None), staged
     view = TreeView(root, '').unstaged_from(head, staged[1])
-    if head and not any(PYPROJECT in (c.path, c.old_path) for c in staged[1]):
+    touched = {p for c in staged[1] for p in (c.path, c.old_path) if p}
+    if head and PYPROJECT not in touched:
         view.remember(PYPROJECT, at_head[PYPROJECT])
+    for path, is_link in links.items():
+        if path not in touched:  # what HEAD holds is what the index holds
+            view.remember_document(path, at_head[path], is_link)
     return view, staged
 
 
-def context_from_args(args: argparse.Namespace) -> RunContext:
+def context_from_args(args: argparse.Namespace, documents: Sequence[str] = ()) -> RunContext:
     if bool(args.from_ref) != bool(args.to_ref):
         raise ConfigError('command line', 0, '--from-ref and --to-ref go together')
     root = repo_root()
-    view, staged = judged_view(root, args.to_ref, args.all_files)
+    view, staged = judged_view(root, args.to_ref, args.all_files, documents)
     cfg = apply_arguments(load_config(root, view), args)
     ctx = RunContext(
         cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
@@ -169,13 +175,15 @@ def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
 
 
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
-             filenames: bool = False, history: Check | None = None) -> int:
+             filenames: bool = False, history: Check | None = None,
+             documents: Sequence[str] = ()) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
-    each commit since adoption (see ``oracle_guard.history``)."""
+    each commit since adoption (see ``oracle_guard.history``). ``documents``: the oracle
+    files (default paths) the hook reads on every commit, read with HEAD's first answers."""
     args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:
-        ctx = context_from_args(args)
+        ctx = context_from_args(args, documents)
         findings = list(check(ctx))
         findings += history_findings(ctx, [history] if history else [])
         return emit(findings, ctx.notes, args.format)

@@ -507,9 +507,12 @@ def history_check(ctx: RunContext) -> list[Finding]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from oracle_guard.config import SCHEMA
+
+    # Read on every commit: asked of HEAD with its first git process (the default path).
     return run_hook(check, argv, 'The freeze ledger is valid: budget, classes, owners, '
                                  'expiry, and identities that still exist.',
-                    history=history_check)
+                    history=history_check, documents=(SCHEMA['ledger'][0],))
 
 
 if __name__ == '__main__':

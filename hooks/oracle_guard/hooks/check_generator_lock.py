@@ -893,8 +893,11 @@ def history_check(ctx: RunContext) -> list[Finding]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from oracle_guard.config import SCHEMA
+
+    # Read on every commit: asked of HEAD with its first git process (the default path).
     return run_hook(check, argv, 'No Hypothesis property tests less than its domain lock.',
-                    history=history_check)
+                    history=history_check, documents=(SCHEMA['domain-lock'][0],))
 
 
 if __name__ == '__main__':

@@ -206,6 +206,7 @@ def detect_change_set(
         cfg: Config, *, from_ref: str | None = None, to_ref: str | None = None,
         all_files: bool = False,
         staged: tuple[str | None, tuple[Change, ...]] | None = None,
+        index: TreeView | None = None,
 ) -> ChangeSet:
     root = cfg.root
     refs = (from_ref, to_ref) if from_ref and to_ref else range_env()
@@ -225,7 +226,8 @@ def detect_change_set(
     if not all_files:
         head, staged = staged if staged is not None else staged_change(root)
         if staged:
-            index = TreeView(root, '').unstaged_from(head, staged)
+            # ``index``: the same view of the same staged change, as the runner built it
+            index = index or TreeView(root, '').unstaged_from(head, staged)
             return ChangeSet(
                 root, COMMIT, head or EMPTY_TREE, staged, index,
                 'staged change against ' + ('HEAD' if head else 'the empty tree'),

@@ -155,6 +155,47 @@ def head_and_files(root: str, paths: Sequence[str]) -> tuple[str | None, dict[st
     return head, files
 
 
+def head_and_documents(root: str, paths: Sequence[str], documents: Sequence[str]
+                       ) -> tuple[str | None, dict[str, bytes | None], dict[str, bool]]:
+    """``head_and_files`` for ``paths`` and ``documents``, and whether HEAD holds each
+    document as a symlink (from its folder's tree, asked in the same ``git cat-file
+    --batch``): all a commit's first reads of HEAD, one process."""
+    documents = [d for d in documents if _plain_path(d) and d not in paths]
+    if not documents:
+        head, files = head_and_files(root, paths)
+        return head, files, {}
+    trees = [f'HEAD:{d.rpartition("/")[0]}' if '/' in d else 'HEAD^{tree}' for d in documents]
+    request = ''.join(f'{name}\n' for name in (
+        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees))
+    if '\n' in ''.join(paths):
+        raise ValueError('a path with a newline cannot be asked of git cat-file --batch')
+    try:
+        code, out, err = run_git(('cat-file', '--batch'), root, input=os.fsencode(request))
+    except OSError as exc:  # git itself is missing
+        raise GitError('git', 0, f'cannot run git: {exc}') from None
+    if code != 0:
+        message = err.decode('utf-8', 'replace').strip()
+        raise GitError('git', 0, f'`git cat-file --batch` failed: {message}')
+    asked = (*paths, *documents)
+    answers = _batch_answers(out, 1 + len(asked) + len(documents))
+    head = out.split(b' ', 1)[0].decode() if answers[0] is not None else None
+    files = {path: answer[1] if answer and answer[0] == 'blob' else None
+             for path, answer in zip(asked, answers[1:])}
+    links = {}
+    if head:
+        for document, answer in zip(documents, answers[1 + len(asked):]):
+            links[document] = bool(answer and answer[0] == 'tree' and _tree_mode(
+                answer[1], os.fsencode(document.rpartition('/')[2]), len(head) // 2
+            ) == b'120000')
+    return head, files, links
+
+
+def _plain_path(path: str) -> bool:
+    """A path git reads as written: no pathspec or revision syntax, no newline."""
+    return bool(path) and not any(c in path for c in '\n*?[\\') and \
+        not path.startswith((':', '/')) and not path.endswith('/')
+
+
 def _tree_mode(tree: bytes, name: bytes, width: int) -> bytes | None:
     """The mode of ``name`` in a raw tree object (``<mode> <name>\\0<id>`` entries)."""
     pos = 0
@@ -260,6 +301,8 @@ class TreeView:
         self._staged: frozenset[str] = frozenset()
         self._staged_modes: dict[str, str] = {}
         self._staged_objects: dict[str, str] = {}
+        # Documents whose mode a batch read of HEAD already gave: path -> is a symlink.
+        self._document_links: dict[str, bool] = {}
 
     def unstaged_from(self, head: str | None, staged: Iterable[Change]) -> TreeView:
         """Let the index view answer from the staged diff and ``head``, not the index.
@@ -321,6 +364,11 @@ class TreeView:
     def remember(self, path: str, data: bytes | None) -> None:
         """Seed the read cache with bytes already asked of git (see head_and_files)."""
         self._read_cache[path] = data
+
+    def remember_document(self, path: str, data: bytes | None, is_link: bool) -> None:
+        """Seed ``read_document`` with what ``head_and_documents`` asked of git."""
+        self._read_cache[path] = data
+        self._document_links[path] = is_link
 
     def _stages_below(self, prefixes: Sequence[str]) -> bool:
         """Whether a staged path may lie below (or above) one of ``prefixes``; in doubt,
@@ -401,6 +449,8 @@ class TreeView:
         """
         if self.rev is None:
             is_link = os.path.islink(os.path.join(self.root, path))
+        elif path in self._document_links:
+            is_link = self._document_links[path]
         else:
             found = self._committed_document(path)
             if found is None:
@@ -423,8 +473,7 @@ class TreeView:
             if not self._head or path in self._staged:
                 return None
             rev = self._head
-        if not rev or path in self._read_cache or any(c in path for c in '\n*?[\\') or \
-                path.startswith((':', '/')) or path.endswith('/'):
+        if not rev or path in self._read_cache or not _plain_path(path):
             return None
         folder, name = path.rpartition('/')[::2]
         tree = f'{rev}:{folder}' if folder else f'{rev}^{{tree}}'
