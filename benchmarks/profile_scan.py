@@ -76,7 +76,6 @@ def _patch(timer: PhaseTimer) -> list[tuple[object, str, object]]:
         (scanner, 'ImportAliases', 'alias collection'),
         (scanner, 'scan_silences', 'silence walk'),
         (scanner, 'tampering', 'rule 35 walk'),
-        (scanner, 'shared_walk', 'one walk for every rule'),
         (env_conditions.ConditionReader, 'of_tree', 'environment conditions (reader)'),
         (silence_acceptance.SilenceJudge, 'judge', 'judgement (rules 39-41)'),
         (hook, 'judge_silence', 'judgement (ledger)'),
