@@ -485,7 +485,8 @@ def check(ctx: RunContext) -> list[Finding]:
     if ledger is None:
         # No ledger now: nothing to validate, but deleting one is still judged against the base.
         return settings + change_findings(ctx, empty_ledger(cfg.ledger)) + baseline_growth(ctx)
-    findings = ledger_findings(ledger, cfg, ctx.today)  # expiry: on every commit
+    # expiry: on every commit; a ledger without rows needs no date (nor datetime)
+    findings = ledger_findings(ledger, cfg, ctx.today if ledger.rows else None)  # type: ignore[arg-type]
     if identities_may_have_changed(ctx):
         findings.extend(vanished_findings(ledger, view, cfg))
     findings.extend(change_findings(ctx, ledger))

@@ -563,15 +563,15 @@ def check_loosening(ctx: RunContext, lock: DomainLock, live: set[str],
 
 def _base_identities(changes: ChangeSet, paths: Sequence[str]) -> dict[str, str]:
     """identity -> path of the @given tests these files defined at the base revision."""
-    from oracle_guard.reading.property_reader import read_properties
-    from oracle_guard.reading.scanner import parse_python
-    from oracle_guard.reading.scanner import ScanError
-
     found: dict[str, str] = {}
     for path in sorted(paths):
         raw = changes.read_base(path)
         if raw is None or not might_hold_properties(raw):
             continue
+        from oracle_guard.reading.property_reader import read_properties
+        from oracle_guard.reading.scanner import parse_python
+        from oracle_guard.reading.scanner import ScanError
+
         try:
             tree = parse_python(raw, path)
         except ScanError:

@@ -1,0 +1,47 @@
+"""The one-file commit of check-freeze-ledger and check-generator-lock imports only what
+the staged change needs: a test file without a property, against a ledger without rows
+and a lock, needs no YAML library, no parser, no dataclasses and no typing."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ('yaml', 'ast', 'dataclasses', 'inspect', 'typing', 'datetime',
+         'oracle_guard.reading.scanner', 'oracle_guard.reading.property_reader')
+
+
+def imported_during_commit(repo, module: str) -> tuple[int, set[str]]:  # type: ignore[no-untyped-def]
+    code = (f'import sys; from {module} import main; rc = main([]); '
+            f'print(rc, " ".join(m for m in {HEAVY!r} if m in sys.modules))')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, '-c', code], cwd=repo.path, env=env,
+                         capture_output=True, text=True, check=True).stdout
+    out = out.splitlines()[-1].split()  # after the findings, the line the -c program prints
+    return int(out[0]), set(out[1:])
+
+
+@pytest.mark.parametrize('module', ['oracle_guard.hooks.check_freeze_ledger',
+                                    'oracle_guard.hooks.check_generator_lock'])
+def test_a_commit_of_a_test_file_without_properties_imports_nothing_heavy(guarded, module):
+    guarded.write('tests/test_app.py', 'def test_other():\n    assert 1\n')
+    guarded.add()
+
+    rc, heavy = imported_during_commit(guarded, module)
+
+    assert rc == 0
+    assert heavy == set()
+
+
+def test_a_commit_staging_a_property_still_reads_it(guarded):
+    source = guarded.read('tests/properties/test_parse.py').decode()
+    guarded.write('tests/properties/test_parse.py', source.replace(
+        'import given,', 'import given, settings,').replace('@given', '@settings(max_examples=5)\n@given'))
+    guarded.add()
+
+    rc, heavy = imported_during_commit(guarded, 'oracle_guard.hooks.check_generator_lock')
+
+    assert rc == 1  # the property is narrower than its lock entry now
+    assert {'ast', 'oracle_guard.reading.property_reader'} <= heavy
