@@ -37,7 +37,8 @@ def might_silence(source: bytes) -> bool:
 # or `()` (blanks, comments and line continuations inside) as the second positional
 # argument, so after a comma and any opening parentheses. Tokens are ASCII, so the bytes
 # are searched as they are. Each repetition starts with a distinct character (a comment
-# runs to its line's end), so the search cannot backtrack out of linear time.
+# runs to its line's end), so the search cannot backtrack out of linear time. The scanner
+# reads the positional form only; should it learn `argvalues=[]`, this search must too.
 _GAP = rb'(?:[ \t\f\r\n\\]|#[^\r\n]*[\r\n])*'
 _EMPTY_PARAMETER_SET = rb',(?:[ \t\f\r\n\\(]|#[^\r\n]*[\r\n])*[\[(]' + _GAP + rb'[\])]'
 
