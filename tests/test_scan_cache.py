@@ -137,3 +137,13 @@ def test_a_torn_or_foreign_line_in_the_cache_file_clears_nothing(repo, parses):
         f.write(digest[:40] + '\n' + digest.upper() + '\n' + 'x' * 64 + '\n')
 
     assert repo.run(main, '--all-files').codes == ['OG301']
+
+
+def test_a_rule_35b_site_is_never_cached_clean(repo, parses):
+    committed(repo, 'import pytest\n\ndef test_a(name):\n    getattr(pytest.mark, name)\n')
+
+    first = repo.run(main, '--all-files')
+    second = repo.run(main, '--all-files')
+
+    assert 'OG310' in first.codes and first.codes == second.codes, first.out
+    assert len(parses) == 2

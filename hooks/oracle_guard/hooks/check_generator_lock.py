@@ -448,6 +448,9 @@ def narrowed_since_base(ctx: RunContext, props: Sequence[PropertyTest],
     version-1 entry ``{max_examples: 100}`` does not make ``alphabet="ab"`` invisible."""
     from oracle_guard.oracle.strategy_form import compare
     from oracle_guard.oracle.strategy_form import short
+    from oracle_guard.reading.property_reader import read_properties
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
 
     changes = ctx.changes
     chosen = [p for p in props if p.path in paths and p.forms]

@@ -1035,19 +1035,19 @@ def walk_lines(tree: ast.AST, hit_lines: list[int]) -> list[ast.AST]:
 
 
 def tampering(tree: ast.Module, aliases: ImportAliases | None = None,
-              source_text: str | None = None) -> list[tuple[int, int, str]]:
+              text: str | None = None) -> list[tuple[int, int, str]]:
     """(line, col, what) of every assignment to a function's ``__code__`` or to an
     attribute of a ``pytest``/``_pytest`` object, however reached (rule 35): such a test
     runs code nobody reviews as the test, or changes how pytest runs every test.
 
-    With ``source_text``, only the lines that spell a word of such a site are walked
+    With the file's ``text``, only the lines that spell a word of such a site are walked
     (``walk_lines``); without it, every node (the reference the fast path is tested
     against)."""
     if aliases is None:
         aliases = ImportAliases(tree)
     found = []
-    nodes = ast.walk(tree) if source_text is None else \
-        walk_lines(tree, _word_lines(source_text, _tamper_words(aliases)))
+    nodes = ast.walk(tree) if text is None else \
+        walk_lines(tree, _word_lines(text, _tamper_words(aliases)))
     for node in nodes:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if node.attr == '__code__':
