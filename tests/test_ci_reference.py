@@ -120,6 +120,21 @@ def test_helper_of_a_property_rewritten_to_agree_with_the_bug_fails_the_referenc
     assert 'src from the pull request' in section and '`src/calc/__init__.py`' in section
 
 
+def test_lying_eq_in_src_is_caught_by_the_reference_runs_own_canaries(calc: CiRepo) -> None:
+    # The base property compares add() with ==; a src whose result claims to equal anything
+    # makes it pass in the reference tree too. Only the twin planted there (its == against a
+    # fresh sentinel) can tell: the reference run is sealed like the test command.
+    lying = ('class _Sum(int):\n    def __eq__(self, other):\n        return True\n\n'
+             '    __hash__ = int.__hash__\n\n\ndef add(a, b):\n'
+             '    return _Sum(a + b + 1)\n\n\ndef mul(a, b):\n    return a * b\n')
+    calc.pull_request({'src/calc/__init__.py': lying})
+    ci, _ = green_then_ci(calc)
+    assert ci.rc == 1, ci.out
+    assert any(line.split(': OG724 ', 1)[1].startswith('reference run:')
+               and 'the twin of tests/properties/' in line for line in ci.lines('OG724')), ci.out
+    assert not reference_codes(ci), ci.out  # its oracle tests passed: only the twin knew
+
+
 def test_property_rewritten_next_to_the_bug_fails_the_reference_run(calc: CiRepo) -> None:
     calc.pull_request({
         'tests/properties/test_sum_props.py': 'def test_add_matches_the_sum():\n'

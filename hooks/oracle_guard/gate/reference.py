@@ -44,6 +44,7 @@ import os
 import posixpath
 import shutil
 import subprocess
+import secrets
 import tempfile
 from collections.abc import Iterable
 from collections.abc import Sequence
@@ -57,6 +58,10 @@ from oracle_guard.context import RunContext
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gate import audit
+from oracle_guard.gate import canaries
+from oracle_guard.gate import stream
+from oracle_guard.gate.sealed import exit_status_findings
+from oracle_guard.gate.sealed import uses_hypothesis
 from oracle_guard.oracle.ledger import FreezeLedger
 from oracle_guard.oracle.ledger import FREEZABLE
 from oracle_guard.oracle.ledger import function_of
@@ -129,6 +134,8 @@ class Run:
     record: RunRecord
     exit_code: int
     output: str
+    # The sealed run's findings on this run (rule 45): its stream, exit status, canaries.
+    sealed: list[Finding] = field(default_factory=list)
 
     def tail(self) -> str:
         lines = [line for line in self.output.splitlines() if line.strip()]
@@ -346,13 +353,34 @@ class PytestChild:
     Its output goes to a file, so the gate need not read it while it runs."""
 
     def __init__(self, tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
-                 today: datetime.date, extra_plugins: Sequence[str] = ()) -> None:
+                 today: datetime.date, extra_plugins: Sequence[str] = (),
+                 sealed: bool = False) -> None:
         self.work = tempfile.mkdtemp(prefix='oracle-guard-record-')
         record = os.path.join(self.work, 'record')
         os.mkdir(record)
         self.record_folder = record
         env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
         env[RECORD_ENV] = record
+        # The reference run is sealed like the test command (rule 45): its record is the
+        # gate's copy of the stream, and canaries planted from a secret of its own prove
+        # that the pull request's src/ in it did not make failures pass.
+        self.listener: stream.EventListener | None = None
+        self.plan: canaries.CanaryPlan | None = None
+        if sealed:
+            def read(path: str) -> bytes | None:
+                try:
+                    with open(os.path.join(tree.root, path), 'rb') as f:
+                        return f.read()
+                except OSError:
+                    return None
+
+            tests = [p for p in args if p in tree.sources]
+            self.plan = canaries.plant_canaries(
+                os.path.join(self.work, 'canaries'), secrets.token_hex(16), root=tree.root,
+                test_files=tests, oracle_files=tests, read=read,
+                hypothesis=uses_hypothesis(tests, read))
+            self.listener = stream.EventListener(self.work).__enter__()
+            env.update({**self.listener.env(), **self.plan.env()})
         command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    # One module that cannot be imported must not hide the others' outcomes.
@@ -379,13 +407,26 @@ class PytestChild:
                 assert self.error is not None
                 raise self.error
             code = self.proc.wait()
+            code = 128 - code if code < 0 else code
             self.output.seek(0)
             text = self.output.read().decode('utf-8', 'replace')
-            return Run(read_record(self.record_folder), 128 - code if code < 0 else code, text)
+            if self.listener is None or self.plan is None:
+                return Run(read_record(self.record_folder), code, text)
+            self.listener.close()
+            full = self.listener.record()
+            found = [*stream.contradictions(self.listener.streams),
+                     *stream.cross_checks(full, read_record(self.record_folder), None),
+                     *exit_status_findings(full, code),
+                     *canaries.judge_canaries(self.plan, full)]
+            found = [Finding(f.path, f.line, f.col, f.code, f'reference run: {f.message}', f.hint)
+                     for f in found]
+            return Run(self.plan.without(full), code, text, found)
         finally:
             self.close()
 
     def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
         self.output.close()
         shutil.rmtree(self.work, ignore_errors=True)
 
@@ -627,7 +668,8 @@ class ReferenceRuns:
                 inventory[(path, test.identity)] = test
         child = None
         if inventory:
-            child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today)
+            child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today,
+                                sealed=True)
         self.pending = (tree, oracle_tests, inventory, child)
 
     def finish_reference(self) -> None:
@@ -639,8 +681,9 @@ class ReferenceRuns:
                 'judges that)', *lines]))
             return
         run = child.wait()
-        found = judge_reference(run, tree, self.cfg, self.oracle.view, self.head.view,
-                                inventory, self.ledger(self.oracle), self.ctx.today)
+        found = run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
+                                             self.head.view, inventory,
+                                             self.ledger(self.oracle), self.ctx.today)
         self.result.findings += found
         verdict = (f'{len(inventory)} oracle test(s) of {len(oracle_tests)} file(s): '
                    + (f'{len(found)} finding(s)' if found else 'all passed or frozen at base'))
