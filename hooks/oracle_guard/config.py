@@ -354,3 +354,16 @@ def find_root(start: str) -> str:
         if parent == here:
             return os.path.abspath(start)
         here = parent
+
+
+def table_config(root: str, raw: bytes | None) -> Config | None:
+    """The ``[tool.oracle-guard]`` table of one side's pyproject.toml bytes, without hook args:
+    an empty Config when the side has no pyproject.toml, None when its table cannot be read
+    (the hooks report that as a configuration error)."""
+    if raw is None:
+        return Config(root=root)
+    try:
+        text = raw.decode('utf-8-sig')
+        return config_from_table(root, read_table(text), text)
+    except (ConfigError, UnicodeDecodeError):
+        return None

@@ -6,10 +6,8 @@ gate from its base revision, and history mode one per commit.
 from __future__ import annotations
 
 from oracle_guard.config import Config
-from oracle_guard.config import config_from_table
 from oracle_guard.config import PYPROJECT
-from oracle_guard.config import read_table
-from oracle_guard.findings import ConfigError
+from oracle_guard.config import table_config
 from oracle_guard.findings import Finding
 from oracle_guard.repo.changeset import Change
 from oracle_guard.repo.changeset import detect_change_set
@@ -104,14 +102,7 @@ def base_config(cfg: Config, changes: ChangeSet) -> Config:
     ``src``, the ledger or the lock elsewhere is still judged by where they were."""
     if PYPROJECT not in changes.touched():
         return cfg
-    raw = changes.read_base(PYPROJECT)
-    if raw is None:
-        return Config(root=cfg.root)
-    try:
-        text = raw.decode('utf-8-sig')
-        return config_from_table(cfg.root, read_table(text), text)
-    except (ConfigError, UnicodeDecodeError):
-        return cfg
+    return table_config(cfg.root, changes.read_base(PYPROJECT)) or cfg
 
 
 def utc_today() -> datetime.date:

@@ -12,9 +12,8 @@ from oracle_guard.repo.changeset import COMMIT
 from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.config import Config
 from oracle_guard.config import _key_line
-from oracle_guard.config import config_from_table
+from oracle_guard.config import table_config
 from oracle_guard.config import PYPROJECT
-from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import TreeView
@@ -418,16 +417,6 @@ def _loosened(before: Sequence[Config], after: Sequence[Config]) -> list[tuple[s
     return found
 
 
-def _table_config(ctx: RunContext, raw: bytes | None) -> Config | None:
-    if raw is None:
-        return Config(root=ctx.cfg.root)
-    try:
-        text = raw.decode('utf-8-sig')
-        return config_from_table(ctx.cfg.root, read_table(text), text)
-    except (ConfigError, UnicodeDecodeError):
-        return None  # the hooks report an unreadable table as a configuration error
-
-
 def settings_loosening_findings(ctx: RunContext) -> list[Finding]:
     """Rule 42: a setting that lets more through, widened in the same change as test code
     or ``src/``, fails; alone it passes (that small diff is what a person reviews).
@@ -449,8 +438,8 @@ def settings_loosening_findings(ctx: RunContext) -> list[Finding]:
                     ctx.base_cfg.is_src(p))
     if not others:
         return []
-    base_table = _table_config(ctx, changes.read_base(PYPROJECT))
-    new_table = _table_config(ctx, changes.read_new(PYPROJECT))
+    base_table = table_config(ctx.cfg.root, changes.read_base(PYPROJECT))
+    new_table = table_config(ctx.cfg.root, changes.read_new(PYPROJECT))
     if base_table is None or new_table is None:
         return []
     # the table, and each oracle-guard hook entry's args on top of it, on both sides

@@ -254,17 +254,10 @@ def judging_configs(ctx: RunContext) -> list[Config]:
 
 def _base_table(ctx: RunContext) -> Config:
     """``[tool.oracle-guard]`` as the base revision has it, without any hook args."""
-    from oracle_guard.config import Config
-    from oracle_guard.config import config_from_table
+    from oracle_guard.config import table_config
 
-    raw = ctx.changes.read_base(PYPROJECT)
-    if raw is None:
-        return Config(root=ctx.cfg.root)
-    try:
-        text = raw.decode('utf-8-sig')
-        return config_from_table(ctx.cfg.root, read_table(text), text)
-    except (ConfigError, UnicodeDecodeError):
-        return ctx.base_cfg  # an unreadable table is reported as a configuration error
+    # an unreadable table is reported as a configuration error
+    return table_config(ctx.cfg.root, ctx.changes.read_base(PYPROJECT)) or ctx.base_cfg
 
 
 def mixed_findings(ctx: RunContext) -> list[Finding]:
