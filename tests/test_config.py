@@ -17,7 +17,7 @@ def test_missing_pyproject_gives_the_spec_defaults(tmp_path):
     assert cfg == Config(root=str(tmp_path))
     assert cfg.src == ('src/',)
     assert cfg.tests == ('tests/',)
-    assert cfg.properties == 'tests/properties/'
+    assert cfg.properties == ('tests/properties/',)
     assert cfg.manifest == 'tests/fixtures/manifest.json'
     assert cfg.ledger == 'tests/freeze_ledger.yaml'
     assert cfg.domain_lock == 'tests/domain_lock.json'
@@ -37,7 +37,7 @@ def test_table_values_are_normalized(tmp_path):
     )
     cfg = load_config(str(tmp_path))
     assert cfg.src == ('lib/', 'pkg/')
-    assert cfg.properties == 'qa/props/'
+    assert cfg.properties == ('qa/props/',)
     assert cfg.ledger == 'qa/ledger.yaml'
     assert cfg.base_ref == 'origin/main'
     assert cfg.max_freeze_days == 30
@@ -46,8 +46,8 @@ def test_table_values_are_normalized(tmp_path):
 
 @pytest.mark.parametrize('line, message', [
     ('srcs = ["x/"]', "unknown key 'srcs'"),
-    ('src = 3', "'src' must be a list of folders"),
-    ('src = []', "'src' must be a list of folders"),
+    ('src = 3', "'src' must be a list of folders, files or globs"),
+    ('src = []', "'src' must be a list of folders, files or globs"),
     ('ledger = ["a"]', "'ledger' must be a string path"),
     ('ledger = "/etc/ledger.yaml"', 'leaves the repository'),
     ('ledger = "../ledger.yaml"', 'leaves the repository'),
@@ -121,3 +121,49 @@ def test_evidence_keys_from_hook_args_are_validated(tmp_path):
     assert cfg.require_fail_to_pass is True
     with pytest.raises(ConfigError, match='must be true or false'):
         apply_arguments(cfg, parser.parse_args(['--require-fail-to-pass', 'maybe']))
+
+
+# -- membership: folders, files and globs (section 8 of docs/adoption.md) ------------------
+
+def test_a_file_under_both_src_and_a_tests_glob_is_a_test_not_production_code(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text(
+        '[tool.oracle-guard]\nsrc = ["pkg/"]\ntests = ["pkg/**/tests/"]\n')
+    cfg = load_config(str(tmp_path))
+    assert cfg.tests == ('pkg/**/tests/',)
+    for path in ('pkg/tests/test_a.py', 'pkg/sub/tests/test_b.py', 'pkg/a/b/tests/conftest.py'):
+        assert cfg.is_test_code(path) and not cfg.is_src(path), path
+    assert cfg.is_test('pkg/tests/data/case.json') and not cfg.is_src('pkg/tests/data/case.json')
+    for path in ('pkg/core.py', 'pkg/sub/testsuite.py', 'pkg/sub/tests.py'):
+        assert cfg.is_src(path) and not cfg.is_test_code(path), path
+    assert cfg.test_roots() == ('pkg/', 'tests/properties/')  # properties are test code
+
+
+def test_properties_name_files_in_place_and_globs(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text(
+        '[tool.oracle-guard]\nproperties = ["tests/test_hypothesis.py", "tests/**/test_*_props.py"]\n')
+    cfg = load_config(str(tmp_path))
+    assert cfg.properties == ('tests/test_hypothesis.py', 'tests/**/test_*_props.py')
+    assert cfg.is_property('tests/test_hypothesis.py')
+    assert not cfg.is_property('tests/test_hypothesis.py.orig')
+    assert not cfg.is_property('tests/test_hypothesis_extra.py')
+    assert cfg.is_property('tests/test_io_props.py') and cfg.is_property('tests/a/test_x_props.py')
+    assert not cfg.is_property('tests/test_core.py')
+    # A property file is test code even when src covers it.
+    assert cfg.replace(src=('tests/',)).is_src('tests/test_hypothesis.py') is False
+    assert cfg.property_roots() == ('tests/',)
+
+
+def test_empty_properties_is_a_choice_not_made_yet_but_empty_tests_is_an_error(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text('[tool.oracle-guard]\nproperties = []\n')
+    assert load_config(str(tmp_path)).properties == ()
+    (tmp_path / 'pyproject.toml').write_text('[tool.oracle-guard]\ntests = []\n')
+    with pytest.raises(ConfigError, match="'tests' must be a list of folders, files or globs"):
+        load_config(str(tmp_path))
+
+
+def test_a_glob_at_the_top_scans_the_whole_repository(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text('[tool.oracle-guard]\ntests = ["**/tests/"]\n')
+    cfg = load_config(str(tmp_path))
+    assert cfg.test_roots() == ('',)
+    assert cfg.is_test_code('tests/test_a.py') and cfg.is_test_code('a/b/tests/test_c.py')
+    assert not cfg.is_test_code('a/testsx/test_c.py')

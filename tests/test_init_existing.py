@@ -115,7 +115,7 @@ def test_init_detects_a_flat_package_and_a_test_folder(repo: Repo) -> None:
     assert 'found src: app/ (flat layout)' in result.out
     text = repo.read('pyproject.toml').decode()
     assert 'src = ["app/"]' in text and 'tests = ["test/"]' in text
-    assert 'properties = "test/properties/"' in text
+    assert 'properties = ["test/properties/"]' in text
     assert os.path.exists(os.path.join(repo.path, 'test/freeze_ledger.yaml'))
     assert repo.run(cli, 'check', '--all-files').rc == 0
 

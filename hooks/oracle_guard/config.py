@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 from oracle_guard.findings import ConfigError
@@ -19,12 +20,12 @@ if TYPE_CHECKING:  # pragma: no cover
 PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'
 
-# key -> (default, kind); kind is 'dirs' (list of folders), 'dir', 'file', 'str',
-# 'strs', 'int' or 'bool'.
+# key -> (default, kind); kind is 'paths' (folders, files and globs: see entry_matches),
+# 'dir', 'file', 'str', 'strs', 'int' or 'bool'.
 SCHEMA: dict[str, tuple[Any, str]] = {
-    'src': (['src/'], 'dirs'),
-    'tests': (['tests/'], 'dirs'),
-    'properties': ('tests/properties/', 'dir'),
+    'src': (['src/'], 'paths'),
+    'tests': (['tests/'], 'paths'),
+    'properties': (['tests/properties/'], 'paths'),
     'fixtures': ('tests/fixtures/', 'dir'),
     'manifest': ('tests/fixtures/manifest.json', 'file'),
     'traces': ('tests/fixtures/traces.txt', 'file'),
@@ -64,7 +65,7 @@ class Config(FrozenRecord):
     root: str
     src: tuple[str, ...]
     tests: tuple[str, ...]
-    properties: str
+    properties: tuple[str, ...]
     fixtures: str
     manifest: str
     traces: str
@@ -91,7 +92,8 @@ class Config(FrozenRecord):
     has_table: bool
 
     def __init__(self, root: str, src: tuple[str, ...] = ('src/',),
-                 tests: tuple[str, ...] = ('tests/',), properties: str = 'tests/properties/',
+                 tests: tuple[str, ...] = ('tests/',),
+                 properties: tuple[str, ...] = ('tests/properties/',),
                  fixtures: str = 'tests/fixtures/',
                  manifest: str = 'tests/fixtures/manifest.json',
                  traces: str = 'tests/fixtures/traces.txt',
@@ -120,15 +122,38 @@ class Config(FrozenRecord):
         return (self.ledger, self.domain_lock, self.traces, self.acknowledged, self.baseline,
                 '.pre-commit-config.yaml')
 
-    def is_test_code(self, path: str) -> bool:
-        return path.endswith('.py') and under_any(path, self.tests)
+    # Membership: the one place that says which paths are tests, production code and
+    # property tests. Every entry of src, tests and properties is a folder ("tests/"), a
+    # file ("tests/test_hypothesis.py") or a glob of either ("pkg/**/tests/"): see
+    # entry_matches. A file under both src and tests is a test (numpy's pkg/tests/).
 
-    def is_property(self, path: str) -> bool:
-        """Whether ``path`` is one of the human-owned property files."""
-        return path.startswith(self.properties)
+    def is_test(self, path: str) -> bool:
+        """Any file under the tests roots (data files too) or among the properties."""
+        return in_paths(path, self.tests) or in_paths(path, self.properties)
+
+    def is_test_code(self, path: str) -> bool:
+        return path.endswith('.py') and self.is_test(path)
 
     def is_src(self, path: str) -> bool:
-        return under_any(path, self.src)
+        return in_paths(path, self.src) and not self.is_test(path)
+
+    def is_property(self, path: str) -> bool:
+        return in_paths(path, self.properties)
+
+    def test_roots(self) -> tuple[str, ...]:
+        """Literal path prefixes that hold every test path (git pathspecs; filter the
+        paths they give with is_test_code)."""
+        return scan_roots((*self.tests, *self.properties))
+
+    def src_roots(self) -> tuple[str, ...]:
+        return scan_roots(self.src)
+
+    def property_roots(self) -> tuple[str, ...]:
+        return scan_roots(self.properties)
+
+    def properties_label(self) -> str:
+        """The properties as a person reads them in a message."""
+        return ', '.join(p.rstrip('/') or '.' for p in self.properties)
 
     def is_fixture(self, path: str) -> bool:
         return (
@@ -137,8 +162,95 @@ class Config(FrozenRecord):
         )
 
 
+GLOB_CHARS = frozenset('*?[')
+
+
+def is_glob(entry: str) -> bool:
+    return any(c in GLOB_CHARS for c in entry)
+
+
+def is_file_entry(entry: str) -> bool:
+    """An entry names a file when its last part is a Python file; otherwise a folder."""
+    return not entry.endswith('/') and entry.endswith('.py')
+
+
+def _glob_regex(pattern: str) -> str:
+    """``**`` spans folders, ``*`` and ``?`` stay inside one, ``[...]`` is a class."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith('**/', i):
+            out.append('(?:[^/]+/)*')
+            i += 3
+            continue
+        if pattern.startswith('**', i):
+            out.append('.*')
+            i += 2
+            continue
+        if c == '*':
+            out.append('[^/]*')
+        elif c == '?':
+            out.append('[^/]')
+        elif c == '[':
+            end = pattern.find(']', i + 2)
+            if end < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:end]
+                if body.startswith('!'):
+                    body = '^' + body[1:]
+                out.append(f'[{body}]')
+                i = end
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return ''.join(out)
+
+
+_COMPILED: dict[str, re.Pattern[str]] = {}
+
+
+def entry_matches(path: str, entry: str) -> bool:
+    """Whether ``path`` is the file ``entry`` names or lies below the folder it names."""
+    if not is_glob(entry):
+        return path.startswith(entry) if not is_file_entry(entry) else path == entry
+    regex = _COMPILED.get(entry)
+    if regex is None:
+        if is_file_entry(entry):
+            regex = re.compile(_glob_regex(entry) + r'\Z')
+        else:
+            regex = re.compile(_glob_regex(entry.rstrip('/')) + '/')
+        _COMPILED[entry] = regex
+    return regex.match(path) is not None
+
+
+def in_paths(path: str, entries: tuple[str, ...]) -> bool:
+    return any(entry_matches(path, entry) for entry in entries)
+
+
 def under_any(path: str, roots: tuple[str, ...]) -> bool:
-    return any(path.startswith(root) for root in roots)
+    return in_paths(path, roots)
+
+
+def scan_root(entry: str) -> str:
+    """The literal part of an entry before its first glob part: a folder that holds
+    every path the entry matches ('' for the whole repository)."""
+    if not is_glob(entry):
+        return entry
+    parts = entry.split('/')
+    literal = []
+    for part in parts:
+        if is_glob(part):
+            break
+        literal.append(part)
+    return '/'.join(literal) + '/' if literal else ''
+
+
+def scan_roots(entries: tuple[str, ...]) -> tuple[str, ...]:
+    roots = sorted({scan_root(e) for e in entries})
+    # A root inside another one adds nothing to a pathspec.
+    return tuple(r for r in roots if not any(o != r and not is_file_entry(o) and
+                                              r.startswith(o) for o in roots))
 
 
 def _attr(key: str) -> str:
@@ -242,14 +354,17 @@ def config_from_table(root: str, table: Mapping[str, Any] | None, text: str = ''
 
 def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
     kind = SCHEMA[key][1]
-    if kind == 'dirs':
+    if kind == 'paths':
         if isinstance(value, str):
             value = [value]
-        if not isinstance(value, list) or not value:
-            raise ConfigError(source, line, f'{key!r} must be a list of folders')
-        return tuple(
-            normalize_path(v, folder=True, source=source, line=line, key=key) for v in value
-        )
+        # properties = [] is a choice not made yet: the properties lane waits with a note.
+        if not isinstance(value, list) or (not value and key != 'properties'):
+            raise ConfigError(source, line, f'{key!r} must be a list of folders, files or globs')
+        return tuple(dict.fromkeys(
+            normalize_path(v, folder=not is_file_entry(v.strip()) if isinstance(v, str)
+                           else True, source=source, line=line, key=key)
+            for v in value
+        ))
     if kind in ('dir', 'file'):
         if not isinstance(value, str):
             raise ConfigError(source, line, f'{key!r} must be a string path')
@@ -323,7 +438,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     """Hook ``args:`` that override the pyproject table, one flag per key."""
     group = parser.add_argument_group('configuration (overrides [tool.oracle-guard])')
     for key, (_default, kind) in SCHEMA.items():
-        if kind in ('dirs', 'strs'):
+        if kind in ('paths', 'strs'):
             group.add_argument(f'--{key}', action='append', metavar='VALUE', dest=_attr(key))
         elif kind == 'int':
             group.add_argument(f'--{key}', type=int, metavar='N', dest=_attr(key))

@@ -36,8 +36,10 @@ def files_on_disk(root: str, roots: Sequence[str]) -> list[str]:
     from oracle_guard.repo.gitrepo import git
     from oracle_guard.repo.gitrepo import split_z
 
-    out = git('ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', *roots,
-              cwd=root)
+    from oracle_guard.repo.gitrepo import literal_pathspecs
+
+    out = git('ls-files', '-z', '--cached', '--others', '--exclude-standard', '--',
+              *literal_pathspecs(roots), cwd=root)
     return sorted(set(split_z(out)))
 
 
@@ -55,7 +57,7 @@ def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], l
     judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
                          lambda: read_project_facts(view, cfg), lambda p: True)
     entries, unparsable = [], []
-    for path in files_on_disk(view.root, cfg.tests):
+    for path in files_on_disk(view.root, cfg.test_roots()):
         if not cfg.is_test_code(path):
             continue
         source = view.read(path)

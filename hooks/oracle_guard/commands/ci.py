@@ -107,7 +107,8 @@ def widened(head: Config, base: Config) -> Config:
     def union(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(dict.fromkeys([*a, *b]))
 
-    return head.replace(src=union(head.src, base.src), tests=union(head.tests, base.tests))
+    return head.replace(src=union(head.src, base.src), tests=union(head.tests, base.tests),
+                        properties=union(head.properties, base.properties))
 
 
 def is_pytest_command(command: Sequence[str]) -> bool:
@@ -208,7 +209,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     sections = review_report.report_sections(ctx)
     approval = decide(ctx, sections, args.oracle_approved, os.environ)
     probe = sealed.preload()
-    findings.extend(sealed.shadowing_modules(ctx.changes, cfg.src))
+    findings.extend(sealed.shadowing_modules(ctx.changes, cfg.src_roots()))
     test_python = args.test_python or sys.executable
     if not args.test_python:
         ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '
@@ -216,8 +217,8 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
                          'environment so the pull request cannot reach the gate')
     if args.install_command:
         sealed.run_install(args.install_command, test_python, ctx.cfg.root)
-    inventory = {**audit.static_inventory(head_view, cfg.tests),
-                 **audit.moved_out_of_collection(ctx.changes, cfg.tests)}
+    inventory = {**audit.static_inventory(head_view, cfg),
+                 **audit.moved_out_of_collection(ctx.changes, cfg)}
     test_files = sorted({path for path, _ in inventory})
     oracle_files = [p for p in test_files if p.startswith(cfg.properties.rstrip('/') + '/')]
 
@@ -241,7 +242,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
             ledger = None  # check-freeze-ledger has reported it; nothing is frozen
         audit_ctx = audit.AuditContext(
             cfg=cfg, record=record, inventory=inventory,
-            ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg.src),
+            ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg),
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
             tracked=frozenset(head_view.paths()),
         )

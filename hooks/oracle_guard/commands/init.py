@@ -28,6 +28,8 @@ from oracle_guard.commands import automated_run
 from oracle_guard.commands import refuse_unattended
 from oracle_guard.hooks import HOOKS
 from oracle_guard.config import config_from_table
+from oracle_guard.config import is_file_entry
+from oracle_guard.config import is_glob
 from oracle_guard.config import load_config
 from oracle_guard.config import normalize_path
 from oracle_guard.config import parse_toml
@@ -102,7 +104,8 @@ def table_values(src: Sequence[str] | None, tests: Sequence[str] | None,
     values.update(layout or {})
     for key, given in (('src', src), ('tests', tests)):
         if given:
-            values[key] = [normalize_path(v, folder=True, source='command line', line=0, key=key)
+            values[key] = [normalize_path(v, folder=not is_file_entry(v), source='command line',
+                                          line=0, key=key)
                            for v in given]
     return values
 
@@ -129,17 +132,43 @@ def runs_oracle_guard(config: Any) -> bool:
     return False
 
 
+def pre_commit_refuses(text: str) -> str | None:
+    """Why pre-commit itself would refuse this configuration (its own schema), or None.
+    Without pre-commit installed next to oracle-guard, the YAML checks below decide."""
+    try:
+        import cfgv
+        from pre_commit.clientlib import CONFIG_SCHEMA
+        from pre_commit.yaml import yaml_load
+    except ImportError:  # pragma: no cover -- pre-commit is installed with the hooks
+        return None
+    try:
+        cfgv.validate(yaml_load(text), CONFIG_SCHEMA)
+    except cfgv.ValidationError as exc:
+        lines = [line.strip('=> ').strip() for line in str(exc).splitlines() if line.strip()]
+        return '; '.join(lines[-2:]) or 'invalid'
+    except Exception as exc:  # noqa: BLE001 -- a YAML error: pre-commit refuses it too
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
 def add_pre_commit_entry(text: str, url: str, rev: str) -> str | None:
     """The config with our repo entry appended to ``repos:``; None if it already runs us.
 
     Edited as text, so the user's comments and layout survive; the result is parsed
-    again before it is written.
+    again, and checked against pre-commit's own schema, before it is written. A file
+    pre-commit cannot load today (another runner's dialect, a repo without ``rev:``) is
+    left as it is: init never writes a file that pre-commit then refuses.
     """
     import yaml
 
     newline = '\r\n' if '\r\n' in text else '\n'
     if not text.strip():
         return 'repos:\n' + pre_commit_entry(url, rev, 2)
+    refused = pre_commit_refuses(text)
+    if refused is not None:
+        raise CannotEdit(f'{PRE_COMMIT_CONFIG}: pre-commit cannot load it as it is ({refused}); '
+                         'init left it untouched. Once pre-commit accepts it, add this entry '
+                         'to "repos:":\n' + pre_commit_entry(url, rev, 2))
     try:
         if runs_oracle_guard(yaml.safe_load(text)):
             return None
@@ -168,7 +197,7 @@ def add_pre_commit_entry(text: str, url: str, rev: str) -> str | None:
         raise CannotEdit(f'{PRE_COMMIT_CONFIG} has no block-style "repos:" list init can '
                          'extend; add this entry to it by hand:\n' + pre_commit_entry(url, rev, 2))
     try:
-        ok = runs_oracle_guard(yaml.safe_load(result))
+        ok = runs_oracle_guard(yaml.safe_load(result)) and pre_commit_refuses(result) is None
     except yaml.YAMLError:
         ok = False
     if not ok:  # never write a config that does not parse to what we meant
@@ -272,71 +301,150 @@ def tracked_files(root: str) -> list[str]:
                                   '--exclude-standard', cwd=root))))
 
 
-def detect_layout(files: Sequence[str]) -> tuple[dict[str, Any], list[str]]:
+TEST_FOLDERS = ('tests', 'test', 'testing')
+# Folders of example or data files that a test suite ships but pytest is not meant to
+# collect as the project's tests (pytest's own testing/example_scripts/).
+DATA_FOLDERS = ('example_scripts', 'examples', 'example', 'data', 'testdata', 'test_data',
+                'fixtures', 'resources', 'samples')
+# Where the oracle files go when no tests folder sits at the top: a name no Python
+# package can have, so it never collides with the code.
+ORACLE_HOME = 'oracle-guard/'
+
+
+class Layout:
+    """What ``init`` makes of an existing repository: the configuration values and one
+    line per thing it found (or could not decide)."""
+
+    def __init__(self, root: str, files: Sequence[str]) -> None:
+        from oracle_guard.reading.pytest_exclusions import CollectionScope
+        from oracle_guard.repo.gitrepo import TreeView
+
+        self.root = root
+        self.files = list(files)
+        self.scope = CollectionScope(TreeView(root, None), self.files)
+        self.said: list[str] = []
+        self.values: dict[str, Any] = {}
+
+    def collected(self, path: str) -> bool:
+        """A test module pytest collects from the root (not left out by the pytest
+        configuration, not in an example or data folder)."""
+        from oracle_guard.reading.scanner import is_test_module
+
+        return is_test_module(path) and self.scope.excluded_by(path) is None and \
+            not any(part in DATA_FOLDERS for part in path.split('/')[:-1])
+
+    def test_roots(self) -> list[str]:
+        """tests/, test/ or testing/ at the top; else the test folders inside the
+        packages, as one glob per package when there are several (pkg/**/tests/)."""
+        modules = [f for f in self.files if self.collected(f)]
+        tops = [f'{d}/' for d in TEST_FOLDERS
+                if any(m.startswith(f'{d}/') for m in modules)]
+        if tops:
+            return tops
+        nested: dict[tuple[str, str], set[str]] = {}
+        for path in modules:
+            parts = path.split('/')[:-1]
+            for depth, part in enumerate(parts):
+                if part in TEST_FOLDERS and depth > 0:
+                    nested.setdefault((parts[0], part), set()).add('/'.join(parts[:depth + 1]))
+                    break
+        roots = []
+        for (top, name), folders in sorted(nested.items()):
+            if len(folders) == 1:
+                roots.append(f'{next(iter(folders))}/')
+            else:
+                roots.append(f'{top}/**/{name}/')
+        return roots
+
+    def detect(self) -> tuple[dict[str, Any], list[str]]:
+        files = self.files
+        tops = {f.split('/', 1)[0] for f in files if '/' in f}
+        values, said = self.values, self.said
+        tests = self.test_roots() or ['tests/']
+        values['tests'] = tests
+        said.append(f'tests: {", ".join(tests)}')
+        # Production code: src/, else the top-level packages, else the top-level modules' folder.
+        if 'src' in tops:
+            src = ['src/']
+        else:
+            packages = sorted(d for d in tops if f'{d}/__init__.py' in files and
+                              d.lower() not in NOT_SOURCE and not d.startswith('.'))
+            src = [f'{d}/' for d in packages] or ['src/']
+        values['src'] = src
+        said.append(f'src: {", ".join(src)}' + (' (flat layout)' if src != ['src/'] else ''))
+        # The oracle files go to one place at the top: the tests folder there, else a
+        # folder of their own, never into the first subpackage found.
+        home = next((t for t in tests if t.count('/') == 1 and not is_glob(t)), ORACLE_HOME)
+        values['fixtures'] = f'{home}fixtures/'
+        values['manifest'] = f'{home}fixtures/manifest.json'
+        values['traces'] = f'{home}fixtures/traces.txt'
+        values['ledger'] = f'{home}freeze_ledger.yaml'
+        values['domain-lock'] = f'{home}domain_lock.json'
+        values['baseline'] = f'{home}oracle_baseline.json'
+        values['properties'] = []
+        return values, said
+
+    def properties(self, tests: Sequence[str]) -> tuple[list[str], list[str]]:
+        """(the property tests init proposes, notes): the collected test modules under the
+        tests roots that hold ``@given`` tests or Hypothesis state machines, named where
+        they are (a folder when one folder holds them all and nothing else); a module
+        with a test that asserts nothing is left for a person (rule 31)."""
+        from oracle_guard.config import Config
+        from oracle_guard.reading.scanner import parse_python
+        from oracle_guard.reading.scanner import ScanError
+        from oracle_guard.reading.scanner import scan_tests
+        from oracle_guard.reading.property_reader import holds_properties
+
+        cfg = Config(root=self.root, tests=tuple(tests))
+        found, hollow, modules = [], [], []
+        for path in self.files:
+            if not (cfg.is_test_code(path) and self.collected(path)):
+                continue
+            modules.append(path)
+            full = os.path.join(self.root, path)
+            if os.path.islink(full):
+                continue
+            try:
+                with open(full, 'rb') as f:
+                    source = f.read()
+            except OSError:
+                continue
+            if b'given' not in source and b'StateMachine' not in source:
+                continue
+            try:
+                tree = parse_python(source, path)
+            except ScanError:
+                continue
+            if not holds_properties(tree):
+                continue
+            if all(t.does_something for t in scan_tests(tree)):
+                found.append(path)
+            else:
+                hollow.append(path)
+        notes = [f'{path} holds Hypothesis tests but also a test that asserts nothing: not '
+                 'proposed as a property (name it in `properties` once it checks something)'
+                 for path in hollow]
+        if not found:
+            return [], notes
+        folders = {posixpath.dirname(p) for p in found}
+        if len(folders) == 1:
+            # A folder of its own (tests/property/) is named as a folder; an ordinary
+            # tests folder never is: every test added there would become human-owned.
+            folder = f'{folders.pop()}/'
+            if folder not in tests and posixpath.basename(folder[:-1]) not in TEST_FOLDERS \
+                    and all(m in found for m in modules if m.startswith(folder)):
+                return [folder], notes
+        return sorted(found), notes
+
+
+def detect_layout(files: Sequence[str], root: str = '.') -> tuple[dict[str, Any], list[str]]:
     """Configuration values for the repository as it is, and one line per finding."""
-    from oracle_guard.reading.scanner import is_test_module
-
-    tops = {f.split('/', 1)[0] for f in files if '/' in f}
-    said: list[str] = []
-    values: dict[str, Any] = {}
-    # Tests: tests/ or test/ at the top; else the test folders inside the packages.
-    roots = [f'{d}/' for d in ('tests', 'test') if d in tops]
-    if not roots:
-        nested = sorted({f.rsplit('/', 1)[0] + '/' for f in files
-                         if is_test_module(f) and f.count('/') <= 4
-                         and f.rsplit('/', 2)[-2] in ('tests', 'test')})
-        roots = [r for r in nested if not any(r != o and r.startswith(o) for o in nested)]
-    tests = roots or ['tests/']
-    values['tests'] = tests
-    said.append(f'tests: {", ".join(tests)}')
-    # Production code: src/, else the top-level packages, else the top-level modules' folder.
-    if 'src' in tops:
-        src = ['src/']
-    else:
-        packages = sorted(d for d in tops if f'{d}/__init__.py' in files and
-                          d.lower() not in NOT_SOURCE and not d.startswith('.'))
-        src = [f'{d}/' for d in packages] or ['src/']
-    values['src'] = src
-    said.append(f'src: {", ".join(src)}' + (' (flat layout)' if src != ['src/'] else ''))
-    first = tests[0]
-    values['fixtures'] = f'{first}fixtures/'
-    values['manifest'] = f'{first}fixtures/manifest.json'
-    values['traces'] = f'{first}fixtures/traces.txt'
-    values['ledger'] = f'{first}freeze_ledger.yaml'
-    values['domain-lock'] = f'{first}domain_lock.json'
-    values['baseline'] = f'{first}oracle_baseline.json'
-    values['properties'] = f'{first}properties/'
-    return values, said
-
-
-def property_folder(root: str, files: Sequence[str], tests: Sequence[str]) -> str | None:
-    """The innermost folder under the test roots that holds every ``@given`` test module."""
-    from oracle_guard.reading.scanner import is_test_module
-
-    found = []
-    for path in files:
-        if not (is_test_module(path) and any(path.startswith(t) for t in tests)):
-            continue
-        try:
-            with open(os.path.join(root, path), 'rb') as f:
-                source = f.read()
-        except OSError:
-            continue
-        if b'@given' in source or b'hypothesis' in source and b'given(' in source:
-            found.append(path)
-    if not found:
-        return None
-    common = os.path.commonpath([posixpath.dirname(p) for p in found]).replace(os.sep, '/')
-    if not common or f'{common}/' in tests:
-        # Spread over the whole test root: making every test human-owned is not what a
-        # properties folder means. The next steps ask for one instead.
-        return None
-    return f'{common}/'
+    return Layout(root, files).detect()
 
 
 def codeowners_lines(cfg: Any, owner: str) -> list[str]:
     paths = [cfg.ledger, cfg.manifest, cfg.traces, cfg.domain_lock, cfg.baseline,
-             cfg.properties, '.pre-commit-config.yaml']
+             *cfg.properties, '.pre-commit-config.yaml']
     return [f'/{p} {owner}' for p in dict.fromkeys(paths)]
 
 
@@ -354,15 +462,22 @@ def run_init(args: argparse.Namespace) -> int:
                           'is not known; pass --rev COMMIT (a commit id of the oracle-guard '
                           'repository, `git rev-parse HEAD` in a clone of it)')
     files = tracked_files(root)
-    layout, said = detect_layout(files)
+    found = Layout(root, files)
+    layout, said = found.detect()
     if args.tests:
         layout['tests'] = list(args.tests)
-    props = property_folder(root, files, [normalize_path(t, folder=True, source='command line',
-                                                         line=0, key='tests')
-                                          for t in layout['tests']])
+    props, notes = found.properties([normalize_path(t, folder=not is_file_entry(t),
+                                                    source='command line', line=0, key='tests')
+                                     for t in layout['tests']])
+    layout['properties'] = props
     if props:
-        layout['properties'] = props
-        said.append(f'properties: {props} (holds the Hypothesis tests)')
+        said.append(f'properties: {", ".join(props)} (they hold the Hypothesis tests; '
+                    'named in place, nothing moved)')
+    else:
+        said.append('properties: none named: init found no module of Hypothesis tests it can '
+                    'propose; the properties check waits, with a note on every run, until '
+                    'you name the files whose answers a person owns (properties = [...])')
+    said.extend(notes)
     # Every input is read and judged before the first write: bad input writes nothing.
     plans: dict[str, tuple[str | None, str | None]] = {}
     for name, plan in (
@@ -465,11 +580,12 @@ def codeowners(scaffold: Scaffold, cfg: Any, owner: str) -> None:
 
 
 def next_steps(cfg: Any, root: str, files: Sequence[str]) -> str:
-    has_properties = any(f.startswith(cfg.properties) for f in files)
+    has_properties = any(cfg.is_property(f) for f in files)
     steps = ['next steps:']
     if not has_properties:
-        steps.append(f'  - put at least one property test (a test a person owns) in '
-                     f'{cfg.properties}, then run `oracle-guard lock`')
+        steps.append('  - name the property tests (the files whose answers a person owns) in '
+                     '`properties` of [tool.oracle-guard], in a commit of their own, then run '
+                     '`oracle-guard lock`')
     steps += [
         '  - review what was written; commit it on its own, with no test or src/ edits:',
         '      git add -A && git commit -m "Adopt oracle-guard"',

@@ -76,7 +76,7 @@ def module_source(cfg: Config) -> Any:
     parsed: dict[str, Any] = {}
 
     def find(importer: str, module: str, level: int) -> Any:
-        for path in module_candidates(importer, module, level, list(cfg.tests)):
+        for path in module_candidates(importer, module, level, list(cfg.test_roots())):
             if not cfg.is_test_code(path):
                 continue
             if path not in parsed:

@@ -260,13 +260,14 @@ def file_inventory(source: bytes, path: str) -> list[TestDef]:
     return tests
 
 
-def static_inventory(view: TreeView, roots: Iterable[str]) -> dict[tuple[str, str], TestDef]:
+def static_inventory(view: TreeView, cfg: Config) -> dict[tuple[str, str], TestDef]:
     """Every test under the test roots on one side, keyed by (path, identity)."""
     inventory: dict[tuple[str, str], TestDef] = {}
-    for entry in view.entries(sorted(set(roots))):
+    roots = cfg.test_roots()
+    for entry in view.entries(list(roots)) if roots else []:
         path = entry.path
         if entry.is_symlink or entry.is_submodule or not is_test_module(path) or \
-                _skipped_folder(path):
+                not cfg.is_test_code(path) or _skipped_folder(path):
             continue
         source = view.read(path)
         if source is None:
@@ -276,17 +277,16 @@ def static_inventory(view: TreeView, roots: Iterable[str]) -> dict[tuple[str, st
     return inventory
 
 
-def moved_out_of_collection(changes: ChangeSet, roots: Iterable[str]
+def moved_out_of_collection(changes: ChangeSet, cfg: Config
                             ) -> dict[tuple[str, str], TestDef]:
     """Tests of a test module the change deleted or renamed that now live in a file
     pytest's default rules do not collect (``git mv tests/test_core.py
     tests/check_core.py``): they still exist, they just stopped running."""
-    roots = tuple(roots)
     gone: set[str] = set()
     for change in changes.changes:
         old = change.old_path if change.status == 'R' else (
             change.path if change.status == 'D' else None)
-        if old and old.startswith(roots) and is_test_module(old):
+        if old and cfg.is_test(old) and is_test_module(old):
             source = changes.read_base(old)
             if source is not None:
                 gone.update(test.identity for test in file_inventory(source, old))
@@ -295,8 +295,7 @@ def moved_out_of_collection(changes: ChangeSet, roots: Iterable[str]
         return found
     for change in changes.changes:
         path = change.path
-        if change.status == 'D' or not path.startswith(roots) or not path.endswith('.py') or \
-                is_test_module(path):
+        if change.status == 'D' or not cfg.is_test_code(path) or is_test_module(path):
             continue
         source = changes.read_new(path)
         for test in file_inventory(source or b'', path):
@@ -305,11 +304,13 @@ def moved_out_of_collection(changes: ChangeSet, roots: Iterable[str]
     return found
 
 
-def src_modules(view: TreeView, roots: Iterable[str]) -> dict[str, str]:
+def src_modules(view: TreeView, cfg: Config) -> dict[str, str]:
     """Top-level import names defined under the ``src`` roots -> their path."""
     found: dict[str, str] = {}
-    for root in sorted(set(roots)):
+    for root in cfg.src_roots():
         for path in view.paths([root]):
+            if not cfg.is_src(path):
+                continue
             rest = path[len(root):]
             first = rest.split('/', 1)[0]
             if '/' in rest:
@@ -575,10 +576,10 @@ class _Audit:
 
     # -- shadowing -----------------------------------------------------------------------
     def shadowing(self) -> None:
-        src_roots = self.ctx.cfg.src
+        cfg = self.ctx.cfg
         for name, where in sorted(self.record.modules.items()):
             expected = self.ctx.src_modules.get(name)
-            if expected is None or where.startswith(src_roots):
+            if expected is None or cfg.is_src(where):
                 continue
             self.add(where, 1, 'OG712', f'the tests imported {name!r} from {where}, not from '
                      f'{expected}: a module outside the src roots shadows the code under test',

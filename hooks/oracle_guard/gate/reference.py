@@ -242,7 +242,7 @@ class TreeBuilder:
         for path in sorted(self.code.files):
             if is_test_side(path, self.cfg):
                 continue
-            name = _import_name(path, self.cfg.src)
+            name = _import_name(path, self.cfg.src_roots())
             if name:
                 self.skipped.append(f'{path} (its import name {name!r} would stand in for '
                                     'the test machinery)')
@@ -301,7 +301,7 @@ class TreeBuilder:
         for module, level in _imports(source, path):
             if not level and module.split('.')[0] in MACHINERY:
                 continue
-            for candidate in module_candidates(path, module, level, list(self.cfg.tests)):
+            for candidate in module_candidates(path, module, level, list(self.cfg.test_roots())):
                 if under_any(candidate, self.cfg.tests) and candidate in side.files:
                     found.append(candidate)
                     break
@@ -497,7 +497,7 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
                         'dependencies installed')]
     ctx = audit.AuditContext(cfg=cfg.replace(root=tree.root), record=record,
                              inventory=inventory, ledger=ledger, today=today,
-                             src_modules=audit.src_modules(code, cfg.src), view=oracle)
+                             src_modules=audit.src_modules(code, cfg), view=oracle)
     broken_modules = {}
     for problem in record.collect_problems:
         if problem.get('outcome') == 'failed':
@@ -755,7 +755,8 @@ class ReferenceRuns:
             'passed']
         lines = [f'- `{n}`: passes without your change' for n in passing]
         if self.cfg.require_fail_to_pass:
-            inventory = audit.static_inventory(self.head_view, sorted(tests))
+            inventory = audit.static_inventory(
+                self.head_view, self.cfg.replace(tests=tuple(sorted(tests)), properties=()))
             for nodeid in passing:
                 path, identity = nodeid.split('::', 1)
                 test = inventory.get((path, identity))

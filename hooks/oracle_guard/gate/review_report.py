@@ -194,13 +194,12 @@ def fixtures_section(cfg: Config, changes: ChangeSet) -> list[Item]:
 
 
 def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
-    """Every file of the properties folder the change touches. A new file is a new test
-    (listed, no approval needed); editing, removing or moving one needs approval."""
-    roots = tuple(c.properties for c in cfgs)
+    """Every property file the change touches. A new file is a new test (listed, no
+    approval needed); editing, removing or moving one needs approval."""
     lines = []
     for change in sorted(changes.changes, key=lambda c: c.path):
         paths = [change.path, change.old_path or '']
-        if any(p.startswith(roots) for p in paths if p):
+        if any(c.is_property(p) for p in paths if p for c in cfgs):
             what = STATUS.get(change.status, change.status)
             if change.old_path:
                 what += f' from {_code(change.old_path)}'
@@ -226,8 +225,8 @@ def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[It
     """Test identities defined at the base in a touched test file and nowhere after."""
     from oracle_guard.reading.scanner import is_test_module
 
-    tests = tuple(root for c in cfgs for root in c.tests)
-    touched = sorted(p for p in changes.touched() if p.startswith(tests) and is_test_module(p))
+    touched = sorted(p for p in changes.touched()
+                     if any(c.is_test(p) for c in cfgs) and is_test_module(p))
     if not touched:
         return []
     lines = []
@@ -244,10 +243,9 @@ def control_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
 
     detailed = {c.ledger for c in cfgs} | {c.domain_lock for c in cfgs} | \
         {c.manifest for c in cfgs} | {getattr(c, 'baseline', '') for c in cfgs}
-    properties = tuple(c.properties for c in cfgs)
     lines = []
     for path, what in oracle_changes(cfgs, changes):
-        if path in detailed or path.startswith(properties):
+        if path in detailed or any(c.is_property(path) for c in cfgs):
             continue  # shown in their own section
         lines.append(Item(path, f'- {_code(path)}: {what}'))
     return lines

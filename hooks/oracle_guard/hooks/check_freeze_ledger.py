@@ -196,7 +196,7 @@ def identities_in(view: TreeView, cfg: Config, names: Sequence[str]
     from oracle_guard.reading.scanner import is_test_module
 
     # Only modules pytest collects: a `def test_x` in helpers.py or a conftest is no test.
-    return identities_of(view, [p for p in view.grep(names, cfg.tests)
+    return identities_of(view, [p for p in view.grep(names, cfg.test_roots())
                                 if cfg.is_test_code(p) and is_test_module(p)])
 
 
@@ -246,7 +246,7 @@ def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow,
 
     function = function_of(row.identity)
     words = [w for w in (row.id if by_id else '', _last_name(row.identity)) if w]
-    for path in view.grep(words, cfg.tests):
+    for path in view.grep(words, cfg.test_roots()):
         source = view.read(path) if cfg.is_test_code(path) else None
         if source is None:
             continue
@@ -297,7 +297,7 @@ def still_named_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView,
     """
     from oracle_guard.reading.scanner import silences_naming
 
-    sites = silences_naming(view, cfg.tests, removed_ids(base, new), cfg.is_test_code)
+    sites = silences_naming(view, cfg.test_roots(), removed_ids(base, new), cfg.is_test_code)
     return [Finding(new.path, 1, 1, 'OG516',
                     f'{freeze_id} removed from the ledger (deleted or renumbered) while '
                     f'{path}:{silence.line} still names it',

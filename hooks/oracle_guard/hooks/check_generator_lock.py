@@ -620,7 +620,7 @@ PROFILE_WORDS = ('register_profile', 'load_profile', 'hypothesis-profile', 'HYPO
 
 
 def _roots(cfg: Config) -> list[str]:
-    return [f':(literal){root.rstrip("/") or "."}' for root in cfg.tests]
+    return [f':(literal){root.rstrip("/") or "."}' for root in cfg.test_roots()]
 
 
 def _profile_pathspecs(cfg: Config) -> list[str]:
@@ -760,7 +760,7 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     known = set(touched_tests)
     if any(_mentions_profiles(view, p) for p in test_paths):
         # a test module registering a profile may govern every locked test
-        for entry in view.entries(cfg.tests):
+        for entry in view.entries(list(cfg.test_roots())):
             path = entry.path
             if cfg.is_test_code(path) and path not in known and not is_conftest(path) and \
                     _readable(entry):
@@ -787,7 +787,7 @@ def module_source(view: TreeView, cfg: Config) -> Any:
     from oracle_guard.reading.strategy_reader import module_candidates
 
     parsed: dict[str, ast.Module | None] = {}
-    roots = list(cfg.tests)
+    roots = list(cfg.test_roots())
 
     def find(importer: str, module: str, level: int) -> tuple[str, ast.Module] | None:
         for path in module_candidates(importer, module, level, roots):

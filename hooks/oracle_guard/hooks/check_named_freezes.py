@@ -205,7 +205,7 @@ def test_files(ctx: RunContext) -> list[str]:
     if ctx.filenames and not ctx.all_files:  # pre-commit passed them
         candidates = [p.replace(os.sep, '/') for p in ctx.filenames]
     elif ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):
-        candidates = ctx.changes.new.paths(list(cfg.tests))
+        candidates = ctx.changes.new.paths(list(cfg.test_roots()))
     else:
         candidates = ctx.changes.added_or_modified()
     return [p for p in candidates if cfg.is_test_code(p)]
@@ -339,11 +339,14 @@ def shadowing_findings(cfg: Config, files: Sequence[str], view: TreeView) -> lis
             candidates.setdefault(named[0], []).append((path, named[1]))
     if not candidates:
         return []
-    lookups = [f'{root}{name}{suffix}' for root in cfg.src for name in sorted(candidates)
+    src_roots = cfg.src_roots()
+    lookups = [f'{root}{name}{suffix}' for root in src_roots for name in sorted(candidates)
                if name not in SHADOWED_LIBRARIES for suffix in ('', '.py')]
     shadowed = {name: f'the {name!r} library' for name in SHADOWED_LIBRARIES}
     for entry in view.entries(lookups) if lookups else []:
-        for root in cfg.src:
+        if not cfg.is_src(entry.path):
+            continue  # a test folder inside the package (pkg/tests/) is no code under test
+        for root in src_roots:
             if entry.path.startswith(root):
                 top = entry.path[len(root):].split('/', 1)[0]
                 top = top[:-3] if top.endswith('.py') else top
@@ -430,7 +433,7 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
         return []
     gone = removed_ids(base, ledger())
     findings = []
-    for path, silence, _id in silences_naming(changes.new, cfg.tests, gone, cfg.is_test_code):
+    for path, silence, _id in silences_naming(changes.new, cfg.test_roots(), gone, cfg.is_test_code):
         if path in judged or silence.kind in cfg.allow_silences:
             continue  # a file of the change is judged whole above
         findings.extend(f for f in judge_silence(path, silence, ledger(), ctx.today, defines)
@@ -505,7 +508,7 @@ def symlinked_tests(ctx: RunContext) -> list[str]:
     """Tracked test files that are symlinks: pre-commit never passes them to a hook."""
     cfg, changes = ctx.cfg, ctx.changes
     if ctx.all_files or changes.mode in (ALL_FILES, NO_BASE):
-        entries = changes.new.entries(list(cfg.tests))
+        entries = changes.new.entries(list(cfg.test_roots()))
     else:
         paths = [p for p in changes.added_or_modified() if cfg.is_test_code(p)]
         entries = changes.new.entries(paths) if paths else []

@@ -1,4 +1,4 @@
-"""check-properties-present: the human-owned properties folder still holds a real test."""
+"""check-properties-present: the human-owned property tests still hold a real test."""
 from __future__ import annotations
 
 from oracle_guard.findings import Finding
@@ -17,14 +17,17 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.context import RunContext
 
 
-def property_tests(view: TreeView, folder: str,
+def property_tests(view: TreeView, cfg: Config,
                    hollow: list[Finding] | None = None) -> tuple[set[str], list[str]]:
-    """(identities of the real tests, test modules seen) in a properties folder.
+    """(identities of the real tests, test modules seen) among the properties: folders,
+    files or globs (``Config.is_property``).
 
     Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31).
     """
     real, modules = set(), []
-    entries = view.entries([folder])
+    if not cfg.properties:
+        return real, modules
+    entries = [e for e in view.entries(list(cfg.property_roots())) if cfg.is_property(e.path)]
     view.read_many([e.path for e in entries if is_test_module(e.path) and not e.is_symlink])
     for entry in entries:
         if not is_test_module(entry.path) or entry.is_symlink:
@@ -51,7 +54,7 @@ def property_tests(view: TreeView, folder: str,
 
 def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:
     """(number of real tests, test modules seen) in the properties folder of one tree."""
-    real, modules = property_tests(view, cfg.properties)
+    real, modules = property_tests(view, cfg)
     return len(real), modules
 
 
@@ -65,49 +68,62 @@ def removed_with_other_edits(ctx: RunContext, live: set[str]) -> list[Finding]:
     if not changes.has_base:
         return []
     cfg, base_cfg = ctx.cfg, ctx.base_cfg
-    folders = (cfg.properties, base_cfg.properties)
     touched = changes.touched()
-    if not any(p.startswith(folders) for p in touched) and base_cfg.properties == cfg.properties:
+
+    def is_property(path: str) -> bool:
+        return cfg.is_property(path) or base_cfg.is_property(path)
+
+    if not any(is_property(p) for p in touched) and base_cfg.properties == cfg.properties:
         return []
-    others = sorted(p for p in touched if not p.startswith(folders) and
+    others = sorted(p for p in touched if not is_property(p) and
                     (cfg.is_src(p) or cfg.is_test_code(p) or base_cfg.is_src(p)))
     if not others:
         return []  # alone, removing a property is the small diff a person reviews
-    gone = sorted(property_tests(changes.base_view, base_cfg.properties)[0] - live)
+    gone = sorted(property_tests(changes.base_view, base_cfg)[0] - live)
     shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
-    return [Finding(base_cfg.properties.rstrip('/') or '.', 1, 1, 'OG402',
+    where = base_cfg.properties_label()
+    return [Finding(base_cfg.properties[0].rstrip('/') or '.', 1, 1, 'OG402',
                     f'property test {identity} removed in the same change as {shown}',
                     'removing a property is a change of its own: restore it '
-                    f'(git checkout HEAD -- {base_cfg.properties}) and remove it in a '
+                    f'(git checkout HEAD -- {where.replace(", ", " ")}) and remove it in a '
                     'commit that touches nothing else')
             for identity in gone]
 
 
+NOT_NAMED = ('check-properties-present: no property tests are named yet (properties = [] in '
+             '[tool.oracle-guard]); name the files whose answers a person owns, e.g. '
+             'properties = ["tests/test_hypothesis.py"], then run `oracle-guard lock`')
+
+
 def check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
+    if not cfg.properties:
+        ctx.notes.append(NOT_NAMED)
+        return removed_with_other_edits(ctx, set())
     hollow: list[Finding] = []
-    live, modules = property_tests(ctx.changes.new, cfg.properties, hollow)
+    live, modules = property_tests(ctx.changes.new, cfg, hollow)
     count = len(live)
     if count:
         return hollow + removed_with_other_edits(ctx, live)
+    where = cfg.properties_label()
     if not modules:
-        why = f'{cfg.properties} holds no test module (test_*.py) that git tracks'
+        why = f'{where} holds no test module (test_*.py) that git tracks'
     else:
-        why = (f'{cfg.properties} has {len(modules)} test module(s) but no test that asserts, '
+        why = (f'{where} has {len(modules)} test module(s) but no test that asserts, '
                'calls or raises anything')
-    return hollow + [Finding(cfg.properties.rstrip('/') or '.', 1, 1, 'OG401', why,
+    return hollow + [Finding(cfg.properties[0].rstrip('/') or '.', 1, 1, 'OG401', why,
                              'restore the property tests (git checkout HEAD -- '
-                             f'{cfg.properties}); they are human-owned')]
+                             f'{where.replace(", ", " ")}); they are human-owned')]
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
     """OG402 for one commit of history mode: property tests that commit removed together
     with other edits. An empty folder is judged only as it is now (OG401)."""
     cfg, base_cfg = ctx.cfg, ctx.base_cfg
-    folders = (cfg.properties, base_cfg.properties)
-    if folders[0] == folders[1] and not any(p.startswith(folders) for p in ctx.changes.touched()):
+    if cfg.properties == base_cfg.properties and not any(
+            cfg.is_property(p) for p in ctx.changes.touched()):
         return []
-    live, _ = property_tests(ctx.changes.new, cfg.properties)
+    live, _ = property_tests(ctx.changes.new, cfg)
     return removed_with_other_edits(ctx, live)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
+from oracle_guard.config import in_paths
 from oracle_guard.config import PYPROJECT
 from oracle_guard.config import read_table
 from oracle_guard.findings import ConfigError
@@ -57,7 +58,7 @@ def pytest_config_change(path: str, changes: ChangeSet,
         if why:
             kind = 'conftest hooks' if name == 'conftest.py' else 'tests __init__.py'
             return f'{kind}: test-run control changed ({"; ".join(why[:3])})'
-    elif name.endswith('.py') and path.startswith(tests):
+    elif name.endswith('.py') and in_paths(path, tests):
         from oracle_guard.reading.run_control import plugin_loading_change
 
         why = plugin_loading_change(changes.read_base(path), changes.read_new(path))
@@ -88,11 +89,10 @@ def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
 def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str, str]]:
     """(path, what) for every oracle file the change touches."""
     touched = changes.touched()
-    properties = tuple(c.properties for c in cfgs)
     oracle_files = {p for c in cfgs for p in c.oracle_files()}
     found = []
     for path in sorted(touched):
-        if path.startswith(properties):
+        if any(c.is_property(path) for c in cfgs):
             found.append((path, 'human-owned property test'))
         elif path in oracle_files:
             found.append((path, 'oracle file'))
@@ -100,7 +100,7 @@ def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
         base, new = changes.read_base(PYPROJECT), changes.read_new(PYPROJECT)
         if _table(base) != _table(new):
             found.append((PYPROJECT, '[tool.oracle-guard] table'))
-    tests = tuple(root for c in cfgs for root in c.tests)
+    tests = tuple(root for c in cfgs for root in (*c.tests, *c.properties))
     for path in sorted(touched):
         what = pytest_config_change(path, changes, tests)
         if what:
@@ -125,10 +125,9 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
     Only the test files of the change are read, on both sides; a test moved to another
     file of the change keeps its identity. The properties folder has its own rules.
     """
-    properties = tuple(c.properties for c in cfgs)
-
     def test_code(path: str) -> bool:
-        return any(c.is_test_code(path) for c in cfgs) and not path.startswith(properties)
+        return any(c.is_test_code(path) for c in cfgs) and \
+            not any(c.is_property(path) for c in cfgs)
 
     paths = sorted(p for p in changes.touched() if test_code(p))
     if not paths:
@@ -172,17 +171,19 @@ def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[s
     from oracle_guard.repo.changeset import HISTORY
     from oracle_guard.repo.changeset import RANGE
 
-    roots = tuple(sorted({r for c in cfgs for r in (*c.tests, c.properties)}))
+    def under_tests(path: str) -> bool:
+        return any(c.is_test(path) for c in cfgs)
+
     if changes.mode in (COMMIT, RANGE, HISTORY):
-        added = [c for c in changes.changes if c.status != 'D' and c.path.startswith(roots)]
+        added = [c for c in changes.changes if c.status != 'D' and under_tests(c.path)]
         # The staged diff usually says each path's mode: then git is not asked again.
         found = [c.path for c in added if c.mode == '160000']
         unknown = [c.path for c in added if c.mode is None]
         entries = changes.new.entries(unknown) if unknown else []
         return sorted(found + [e.path for e in entries if e.is_submodule])
-    else:
-        entries = changes.new.entries(list(roots))
-    return sorted(e.path for e in entries if e.is_submodule and e.path.startswith(roots))
+    roots = sorted({r for c in cfgs for r in c.test_roots()})
+    entries = changes.new.entries(roots) if roots else []
+    return sorted(e.path for e in entries if e.is_submodule and under_tests(e.path))
 
 
 def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, int, int, str]]:
@@ -267,7 +268,7 @@ def mixed_findings(ctx: RunContext) -> list[Finding]:
         return missing
     changes = ctx.changes
     cfgs = judging_configs(ctx)
-    src = changes.touched_under({root for c in cfgs for root in c.src})
+    src = sorted(p for p in changes.touched() if any(c.is_src(p) for c in cfgs))
     if not src:
         return []
     src_shown = _shown(src)

@@ -388,6 +388,49 @@ def _assume_calls(reader: ModuleReader, func: ast.AST) -> list[ast.AST]:
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
 
 
+STATE_MACHINES = ('hypothesis.stateful.RuleBasedStateMachine', 'hypothesis.stateful.StateMachine')
+
+
+def state_machines(tree: ast.Module) -> list[tuple[str, ast.ClassDef, ast.AST]]:
+    """(test identity, machine class, where its test case is bound) for every Hypothesis
+    state machine the module runs as a test: ``TestX = Machine.TestCase`` at module level
+    or ``class TestX(Machine.TestCase)``. pytest collects the unittest case's ``runTest``.
+    """
+    reader = ModuleReader(tree)
+    machines: dict[str, ast.ClassDef] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and any(
+                reader.resolve(base) in STATE_MACHINES or
+                (isinstance(base, ast.Name) and base.id in machines) for base in node.bases):
+            machines[node.name] = node
+    found = []
+    for node in tree.body:
+        value, names = None, []
+        if isinstance(node, ast.Assign):
+            value = node.value
+            names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+        elif isinstance(node, ast.ClassDef):
+            value = next((b for b in node.bases if isinstance(b, ast.Attribute)
+                          and b.attr == 'TestCase'), None)
+            names = [node.name]
+        if isinstance(value, ast.Attribute) and value.attr == 'TestCase' and \
+                isinstance(value.value, ast.Name) and value.value.id in machines:
+            found.extend((f'{name}::runTest', machines[value.value.id], node) for name in names)
+    return found
+
+
+def holds_properties(tree: ast.Module) -> bool:
+    """Whether a module defines a ``@given`` test or a Hypothesis state machine test."""
+    reader = ModuleReader(tree)
+    for _identity, func in test_functions(tree):
+        for spelled in func.decorator_list:  # type: ignore[attr-defined]
+            deco = _applied_decorator(reader, spelled)
+            if _is_given(reader, deco) or (isinstance(deco, ast.Name) and
+                                           _binds_given(reader, deco.id)):
+                return True
+    return bool(state_machines(tree))
+
+
 def read_properties(path: str, tree: ast.Module, modules: Any = None) -> list[PropertyTest]:
     """Every @given test of one module, with what it draws and how it is configured.
 

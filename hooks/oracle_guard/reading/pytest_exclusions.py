@@ -121,20 +121,112 @@ def _collect_ignores(source: bytes, folder: str) -> list[tuple[str, str]]:
     return found
 
 
-def excluded_tests(view: TreeView, cfg: Config) -> dict[str, str]:
-    """nodeid -> what leaves it out, for every inventory test the configuration excludes."""
-    from oracle_guard.reading.scanner import is_test_module
-    from oracle_guard.reading.scanner import parse_python
-    from oracle_guard.reading.scanner import ScanError
-    from oracle_guard.reading.scanner import test_functions
+# pytest's own default for norecursedirs (a configured value replaces it).
+DEFAULT_NORECURSE = ('*.egg', '.*', '_darcs', 'build', 'CVS', 'dist', 'node_modules', 'venv',
+                     '{arch}')
+_SCOPE_KEYS = ('testpaths', 'norecursedirs')
 
-    rules: list[tuple[str, str, str]] = []  # (how: deselect/path/glob, value, by)
+
+def _words(value: object) -> list[str] | None:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    if isinstance(value, str):
+        return value.split()
+    return None
+
+
+def pytest_ini(view: TreeView) -> tuple[dict[str, list[str]], str]:
+    """(testpaths and norecursedirs, the file they come from) as pytest reads them: from
+    the first configuration file it would use (pytest.ini, .pytest.ini, pyproject.toml
+    with a pytest table, tox.ini with [pytest], setup.cfg with [tool:pytest])."""
+    import configparser
+
+    def ini(name: str, section: str) -> dict[str, list[str]] | None:
+        raw = view.read(name)
+        if raw is None:
+            return None
+        parser = configparser.RawConfigParser(strict=False, interpolation=None)
+        try:
+            parser.read_string(raw.decode('utf-8', 'replace'))
+        except configparser.Error:
+            return None
+        if not parser.has_section(section):
+            return {} if name in ('pytest.ini', '.pytest.ini') else None
+        return {k: _words(parser.get(section, k)) or [] for k in _SCOPE_KEYS
+                if parser.has_option(section, k)}
+
+    for name in ('pytest.ini', '.pytest.ini'):
+        found = ini(name, 'pytest')
+        if found is not None:
+            return found, name
+    raw = view.read(PYPROJECT)
+    if raw is not None and b'pytest' in raw:
+        from oracle_guard.config import parse_toml
+        from oracle_guard.findings import ConfigError
+
+        try:
+            tool = parse_toml(raw.decode('utf-8-sig')).get('tool', {})
+        except (ConfigError, UnicodeDecodeError):
+            tool = {}
+        table = tool.get('pytest') if isinstance(tool, dict) else None
+        if isinstance(table, dict):
+            options = table.get('ini_options', table)
+            options = options if isinstance(options, dict) else {}
+            return {k: _words(options[k]) or [] for k in _SCOPE_KEYS if k in options}, PYPROJECT
+    for name, section in (('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest')):
+        found = ini(name, section)
+        if found is not None:
+            return found, name
+    return {}, ''
+
+
+def _fnmatch_ex(pattern: str, path: str) -> bool:
+    """pytest's fnmatch_ex: a pattern without '/' matches the last part, one with '/'
+    the end of the path."""
+    if '/' not in pattern:
+        return fnmatch.fnmatch(path.rsplit('/', 1)[-1], pattern)
+    pattern = pattern.strip('/')
+    return fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, f'*/{pattern}')
+
+
+class CollectionScope:
+    """What pytest collects from the repository root: ``testpaths``, ``norecursedirs``,
+    ``--ignore``/``--ignore-glob`` in ``addopts`` and literal ``collect_ignore`` entries."""
+
+    def __init__(self, view: TreeView, paths: list[str] | None = None) -> None:
+        options, where = pytest_ini(view)
+        self.where = where
+        self.testpaths = tuple(p.strip('/').lstrip('./') or '.' for p in options.get('testpaths', []))
+        self.norecurse = tuple(options['norecursedirs']) if 'norecursedirs' in options \
+            else DEFAULT_NORECURSE
+        self.norecurse_by = f'norecursedirs in {where}' if 'norecursedirs' in options \
+            else "pytest's default norecursedirs"
+        self.rules = _ignore_rules(view, view.paths() if paths is None else paths)
+
+    def excluded_by(self, path: str) -> str | None:
+        """What keeps pytest from collecting the file ``path``, or None."""
+        if self.testpaths and not any(
+                t == '.' or path == t or path.startswith(f'{t}/') or fnmatch.fnmatch(path, t)
+                or fnmatch.fnmatch(path, f'{t}/*') for t in self.testpaths):
+            return f'testpaths in {self.where}'
+        parts = path.split('/')[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = '/'.join(parts[:depth])
+            if any(_fnmatch_ex(pattern, folder) for pattern in self.norecurse):
+                return self.norecurse_by
+        return next((b for how, value, b in self.rules
+                     if (how == 'path' and (path == value or path.startswith(value + '/')))
+                     or (how == 'glob' and fnmatch.fnmatch(path, value))), None)
+
+
+def _ignore_rules(view: TreeView, paths: list[str]) -> list[tuple[str, str, str]]:
+    """(how: deselect/path/glob, value, by) from addopts and every tracked conftest.py."""
+    rules: list[tuple[str, str, str]] = []
     for text, where in _addopts(view):
         for option, value in _addopts_exclusions(text):
             how = {'--deselect': 'deselect', '--ignore': 'path', '--ignore-glob': 'glob'}[option]
             rules.append((how, value.strip('/').lstrip('./') if how != 'deselect' else value,
                           f'addopts {option} in {where}'))
-    paths = view.paths()
     for path in paths:
         if posixpath.basename(path) != 'conftest.py':
             continue
@@ -144,7 +236,23 @@ def excluded_tests(view: TreeView, cfg: Config) -> dict[str, str]:
         for name, value in _collect_ignores(source, posixpath.dirname(path)):
             rules.append(('glob' if name.endswith('_glob') else 'path', value,
                           f'{name} in {path}'))
-    if not rules:
+    return rules
+
+
+def excluded_tests(view: TreeView, cfg: Config) -> dict[str, str]:
+    """nodeid -> what leaves it out, for every inventory test the configuration excludes."""
+    from oracle_guard.reading.scanner import is_test_module
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import test_functions
+
+    paths = view.paths()
+    scope = CollectionScope(view, paths)
+    rules = scope.rules
+    # testpaths and a configured norecursedirs leave folders out, too (pytest's default
+    # norecursedirs is what the audit's inventory already leaves out).
+    configured = scope.testpaths or scope.norecurse != DEFAULT_NORECURSE
+    if not rules and not configured:
         return {}
     found: dict[str, str] = {}
     for how, value, by in rules:
@@ -157,6 +265,10 @@ def excluded_tests(view: TreeView, cfg: Config) -> dict[str, str]:
                    if (how == 'path' and (path == value or path.startswith(value + '/')))
                    or (how == 'glob' and fnmatch.fnmatch(path, value))
                    or (how == 'deselect' and '::' not in value and path == value)), None)
+        if by is None and configured:
+            by = scope.excluded_by(path)
+            if by == "pytest's default norecursedirs":
+                by = None
         if by is None:
             continue
         source = view.read(path)

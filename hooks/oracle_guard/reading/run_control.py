@@ -192,9 +192,10 @@ def _controls(name: str) -> bool:
 def is_run_control_file(path: str, tests: tuple[str, ...]) -> bool:
     """conftest.py anywhere (pytest loads them from every folder it visits) and the
     ``__init__.py`` of packages under the tests roots (imported before their tests)."""
+    from oracle_guard.config import in_paths
+
     name = posixpath.basename(path)
-    return name == 'conftest.py' or (
-        name == '__init__.py' and any(path.startswith(root) for root in tests))
+    return name == 'conftest.py' or (name == '__init__.py' and in_paths(path, tests))
 
 
 class _ControlFinder:

@@ -27,6 +27,11 @@ class GitError(ConfigError):
     pass
 
 
+def literal_pathspecs(prefixes: Sequence[str]) -> list[str]:
+    """Path prefixes as git pathspecs: '' (the whole repository) is spelled '.'."""
+    return [p or '.' for p in prefixes]
+
+
 # Pathspecs are literal: a folder named '*' or ':x' must not turn into a pattern.
 def _env() -> dict[str, str]:
     return {**os.environ, 'GIT_LITERAL_PATHSPECS': '1'}
@@ -339,7 +344,7 @@ class TreeView:
         if self.rev == '' and prefixes and all(p in self._staged_modes for p in prefixes):
             # Paths the commit adds or modifies: the staged diff said their modes.
             return [Entry(p, self._staged_modes[p]) for p in sorted(set(prefixes))]
-        pathspecs = ['--', *prefixes] if prefixes else []
+        pathspecs = ['--', *literal_pathspecs(prefixes)] if prefixes else []
         rev = self.rev
         if rev == '' and self._head and prefixes and not self._stages_below(prefixes):
             rev = self._head  # nothing staged there: the same entries, without the index
@@ -398,7 +403,7 @@ class TreeView:
             args += ['-e', word]
         if self.rev:
             args.append(self.rev)
-        args += ['--', *prefixes]
+        args += ['--', *(prefixes if magic else literal_pathspecs(prefixes))]
         try:
             code, out, err = run_git(args, self.root)
         except OSError as exc:  # git itself is missing

@@ -126,29 +126,54 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
+def _installed_folders(root: str) -> tuple[str, ...]:
+    """Where installed code lives: the interpreter's prefixes (a virtual environment made
+    inside the repository, as ``python -m venv .venv`` does, included), unless the
+    repository itself lies inside one."""
+    folders = []
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        real = os.path.realpath(prefix)
+        if not _inside(root, real):
+            folders.append(real)
+    return tuple(folders)
+
+
 class _Place:
-    """The repository and its ``src`` roots, as real paths."""
+    """The repository and its membership (``Config``), for files as the interpreter names
+    them. Installed packages are never repository code, wherever the environment lives:
+    a plain re-export of one (``from typing_extensions import override as override``)
+    is not a test double."""
 
-    def __init__(self, root: str, src_roots: tuple[str, ...], properties: str = '') -> None:
-        self.root = os.path.realpath(root)
-        self.src = tuple(os.path.realpath(os.path.join(root, s)) for s in src_roots)
-        self.properties = os.path.realpath(os.path.join(root, properties)) if properties \
-            else None
-
-    def owned(self, file: str | None) -> bool:
-        """Code from the human-owned properties folder."""
-        return bool(file) and self.properties is not None and not file.startswith('<') \
-            and _inside(self.real(file), self.properties)
+    def __init__(self, cfg: Any) -> None:
+        self.cfg = cfg
+        self.root = os.path.realpath(cfg.root)
+        self.installed = _installed_folders(self.root)
 
     def real(self, file: str) -> str:
         return os.path.realpath(file) if not file.startswith('<') else file
 
+    def repo_path(self, file: str | None) -> str | None:
+        """The repository-relative path of a file of the repository's own code, or None
+        (not a file, outside the repository, or installed)."""
+        if not file or file.startswith('<'):
+            return None
+        real = self.real(file)
+        if not _inside(real, self.root) or any(_inside(real, f) for f in self.installed):
+            return None
+        rel = os.path.relpath(real, self.root).replace(os.sep, '/')
+        if any(part in ('site-packages', 'dist-packages') for part in rel.split('/')):
+            return None
+        return rel
+
+    def owned(self, file: str | None) -> bool:
+        """Code from the human-owned property tests."""
+        rel = self.repo_path(file)
+        return rel is not None and self.cfg.is_property(rel)
+
     def outside_src(self, file: str | None) -> bool:
         """Code compiled from a file of the repository outside ``src`` (test code)."""
-        if file is None or file.startswith('<'):
-            return False
-        real = self.real(file)
-        return _inside(real, self.root) and not any(_inside(real, s) for s in self.src)
+        rel = self.repo_path(file)
+        return rel is not None and not self.cfg.is_src(rel)
 
     def rel(self, file: str | None) -> str:
         if not file or file.startswith('<'):
@@ -158,10 +183,25 @@ class _Place:
             real, self.root) else real
 
     def src_module(self, name: str, module: Any, src_names: set[str]) -> bool:
-        if name.split('.')[0] in src_names:
-            return True
         file = getattr(module, '__file__', None)
-        return isinstance(file, str) and any(_inside(self.real(file), s) for s in self.src)
+        rel = self.repo_path(file) if isinstance(file, str) else None
+        if rel is not None and self.cfg.is_src(rel):
+            return True
+        if name.split('.')[0] not in src_names:
+            return False
+        # A test module inside the package (pkg/tests/test_x.py imported as
+        # pkg.tests.test_x) is test code, not a production module; a module of another
+        # file put into sys.modules under a production name still is one.
+        return rel is None or not self.cfg.is_test(rel) or not _names_file(name, rel)
+
+
+def _names_file(name: str, rel: str) -> bool:
+    """Whether module ``name`` is the one the file ``rel`` defines (by its path)."""
+    dotted = rel[:-3] if rel.endswith('.py') else rel
+    if dotted.endswith('/__init__'):
+        dotted = dotted[:-len('/__init__')]
+    dotted = dotted.replace('/', '.')
+    return dotted == name or dotted.endswith(f'.{name}')
 
 
 def _resolve(module: Any, target: tuple[str, str | None, int]) -> tuple[bool, Any]:
@@ -185,7 +225,7 @@ def _resolve(module: Any, target: tuple[str, str | None, int]) -> tuple[bool, An
 
 
 def src_top_names(root: str, src_roots: tuple[str, ...]) -> set[str]:
-    """Top-level module and package names under the ``src`` roots."""
+    """Top-level module and package names under the ``src`` roots (literal folders)."""
     names = set()
     for src in src_roots:
         folder = os.path.join(root, src)
@@ -201,13 +241,12 @@ def src_top_names(root: str, src_roots: tuple[str, ...]) -> set[str]:
     return names
 
 
-def replaced_names(module: Any, test_file: str, root: str, src_roots: tuple[str, ...],
-                   properties: str = '') -> list[str]:
+def replaced_names(module: Any, test_file: str, cfg: Any) -> list[str]:
     """One line per name of the property's module (or module under ``src``, or builtin)
     that no longer means what the property's source says. Replacements whose code lives
-    in the properties folder (``properties``, relative to ``root``) are the human owner's
-    own test doubles and pass."""
-    place = _Place(root, src_roots, properties)
+    among the properties (``cfg.is_property``) are the human owner's own test doubles
+    and pass."""
+    place = _Place(cfg)
     problems: list[str] = []
     namespace = getattr(module, '__dict__', {})
     imports, defined, bound, star = _bindings(test_file)
@@ -225,8 +264,7 @@ def replaced_names(module: Any, test_file: str, root: str, src_roots: tuple[str,
         file = defining_file(value)
         # Library decorators may return their own code (or generated code); code from
         # another file of this repository is a replacement.
-        if file is not None and not file.startswith('<') and _inside(
-                place.real(file), place.root) and not place.owned(file):
+        if place.repo_path(file) is not None and not place.owned(file):
             problems.append(f'{name!r}, defined in the property file, was replaced by '
                             f'{_describe(value)} from {place.rel(file)}')
     if not star:
@@ -239,7 +277,7 @@ def replaced_names(module: Any, test_file: str, root: str, src_roots: tuple[str,
                     name in vars(builtins):
                 problems.append(f'{name!r} was added to the property\'s module from outside '
                                 f'(a {_describe(value)} from {place.rel(defining_file(value))})')
-    src_names = src_top_names(root, src_roots)
+    src_names = src_top_names(place.root, cfg.src_roots())
     for modname, source in sorted(list(sys.modules.items()), key=lambda kv: kv[0]):
         if source is None or not place.src_module(modname, source, src_names):
             continue
@@ -254,7 +292,7 @@ def replaced_names(module: Any, test_file: str, root: str, src_roots: tuple[str,
         if isinstance(value, (types.FunctionType, type)):
             file = defining_file(value)
             if file is not None and not place.owned(file) and (
-                    file.startswith('<') or _inside(place.real(file), place.root)):
+                    file.startswith('<') or place.repo_path(file) is not None):
                 problems.append(f'builtins.{attribute} is {_describe(value)} from '
                                 f'{place.rel(file)}')
     return problems

@@ -415,13 +415,14 @@ class RunRecorder:
         the names it calls through that no longer mean what its source binds."""
         if self.cfg is None:
             return []
-        properties = os.path.realpath(os.path.join(self.cfg.root, self.cfg.properties))
-        if not os.path.realpath(str(item.path)).startswith(properties.rstrip(os.sep) + os.sep):
+        real = os.path.realpath(str(item.path))
+        root = os.path.realpath(self.cfg.root)
+        rel = os.path.relpath(real, root).replace(os.sep, '/')
+        if rel.startswith('../') or not self.cfg.is_property(rel):
             return []
         from oracle_guard.runtime.property_namespace import replaced_names
         try:
-            return replaced_names(getattr(item, 'module', None), str(item.path),
-                                  self.cfg.root, tuple(self.cfg.src), self.cfg.properties)
+            return replaced_names(getattr(item, 'module', None), str(item.path), self.cfg)
         except Exception as exc:  # noqa: BLE001 -- what cannot be checked is a finding
             return [f'the names it calls could not be checked: {exc!r}']
 
