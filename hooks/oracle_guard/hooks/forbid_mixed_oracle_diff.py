@@ -86,14 +86,44 @@ def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
                   if p not in new.rows or new.rows[p].raw != row.raw)
 
 
+def changed_lock_entries(changes: ChangeSet, path: str) -> list[str]:
+    """Lock entries that existed at the base and were edited or removed (rule 51: a new
+    entry, for a new test, loosens nothing); the whole lock when it cannot be compared."""
+    import json
+
+    from oracle_guard.oracle.domain_lock import parse_lock
+
+    base_raw, new_raw = changes.read_base(path), changes.read_new(path)
+    if base_raw is None or new_raw is None:
+        return ['(the whole lock)']
+    try:
+        parse_lock(new_raw, path)
+        base, new = json.loads(base_raw), json.loads(new_raw)
+    except (ConfigError, ValueError):
+        return ['(the whole lock)']
+    if not (isinstance(base, dict) and isinstance(new, dict)) or \
+            {k: v for k, v in base.items() if k != 'properties'} != \
+            {k: v for k, v in new.items() if k != 'properties'}:
+        return ['(the whole lock)']
+    old, now = base.get('properties'), new.get('properties')
+    if not (isinstance(old, dict) and isinstance(now, dict)):
+        return ['(the whole lock)']
+    return sorted(k for k, v in old.items() if k not in now or now[k] != v)
+
+
 def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str, str]]:
     """(path, what) for every oracle file the change touches."""
     touched = changes.touched()
     oracle_files = {p for c in cfgs for p in c.oracle_files()}
+    locks = {c.domain_lock for c in cfgs}
     found = []
     for path in sorted(touched):
         if any(c.is_property(path) for c in cfgs):
             found.append((path, 'human-owned property test'))
+        elif path in locks:
+            entries = changed_lock_entries(changes, path)
+            if entries:
+                found.append((path, f'existing lock entries: {_shown(entries)}'))
         elif path in oracle_files:
             found.append((path, 'oracle file'))
     if PYPROJECT in touched:
@@ -138,8 +168,11 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import scan_tests
 
-    base: dict[str, tuple[str, int]] = {}
+    from oracle_guard.reading.scanner import test_functions
+
+    base: dict[str, tuple[str, int, tuple[str, str]]] = {}
     now: set[str] = set()
+    bodies: set[tuple[str, str]] = set()  # (function name, body) of the tests after
     for path in paths:
         if not is_test_module(path):
             continue
@@ -147,17 +180,33 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
             if raw is None:
                 continue
             try:
-                tests = scan_tests(parse_python(raw, path))
+                tree = parse_python(raw, path)
+                tests = scan_tests(tree)
             except ScanError:
                 continue  # an unparsable new side collects nothing; check-named-freezes says why
+            nodes = dict(test_functions(tree))
             for test in tests:
                 identity = function_of(test.identity)
+                body = _body(identity, nodes.get(test.identity))
                 if into_base:
-                    base.setdefault(identity, (path, test.line))
+                    base.setdefault(identity, (path, test.line, body))
                 else:
                     now.add(identity)
-    return sorted((path, line, identity) for identity, (path, line) in base.items()
-                  if identity not in now)
+                    bodies.add(body)
+    # Rule 30 follows the body (rule 52): a test moved into a class, out of one or to
+    # another module of the change, with its name and body unchanged, did not disappear.
+    return sorted((path, line, identity) for identity, (path, line, body) in base.items()
+                  if identity not in now and body not in bodies)
+
+
+def _body(identity: str, node: object) -> tuple[str, str]:
+    """(function name, its body as syntax, no line numbers) of one test."""
+    import ast
+
+    name = identity.rsplit('::', 1)[-1]
+    body = getattr(node, 'body', None)
+    return name, ast.dump(ast.Module(body=body, type_ignores=[])) if body else ''
+
 
 
 def submodules_under_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[str]:

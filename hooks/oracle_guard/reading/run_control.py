@@ -198,6 +198,39 @@ def is_run_control_file(path: str, tests: tuple[str, ...]) -> bool:
     return name == 'conftest.py' or (name == '__init__.py' and in_paths(path, tests))
 
 
+def registers_markers_only(node: ast.AST) -> bool:
+    """A module-level ``def pytest_configure(config)`` whose body (after a docstring) is
+    only ``config.addinivalue_line("markers", "...")`` calls with literal strings: it
+    registers markers, as the ``markers`` setting of rule 33 does, and nothing else."""
+    if not isinstance(node, ast.FunctionDef) or node.name != 'pytest_configure' or \
+            node.decorator_list:
+        return False
+    args = node.args
+    params = [a.arg for a in [*args.posonlyargs, *args.args]]
+    if len(params) != 1 or args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
+        return False
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if not body:
+        return False
+
+    def literal(arg: ast.AST) -> bool:
+        return isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+
+    for stmt in body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and call.func.attr == 'addinivalue_line'
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == params[0]
+                and len(call.args) == 2 and not call.keywords
+                and literal(call.args[0]) and call.args[0].value == 'markers'  # type: ignore[attr-defined]
+                and literal(call.args[1])):
+            return False
+    return True
+
+
 class _ControlFinder:
     """Collects the statements of a module that can change what runs or how it counts."""
 
@@ -267,6 +300,8 @@ class _ControlFinder:
         return None
 
     def visit(self, node: ast.AST, statement: ast.AST) -> None:
+        if registers_markers_only(node):
+            return  # rule 53: marker registration (rule 33), not test-run control
         if isinstance(node, ast.stmt):
             statement = node
         why = self.why(node)
