@@ -12,6 +12,8 @@ import os
 import re
 import sys
 
+import pytest
+
 from conftest import Repo
 from conftest import ROOT
 from pre_commit_env import Completed
@@ -116,3 +118,21 @@ def test_readme_adoption_installs_from_a_commit_not_a_tag():
     assert re.search(r'oracle-guard init .*--rev REV\b', block)
     assert not re.search(r'\bv\d+\.\d+', block)
 
+
+
+def test_readme_local_clone_install_is_a_form_pip_accepts():
+    """pip refuses ``git+file:///path@REV`` (no host); the README's local form must parse
+    as a requirement with the parser pip itself uses."""
+    from pip._vendor.packaging.requirements import InvalidRequirement
+    from pip._vendor.packaging.requirements import Requirement
+
+    with open(os.path.join(ROOT, 'README.md'), encoding='utf-8') as f:
+        readme = f.read()
+    forms = re.findall(r'`(git\+file://[^`]*@REV)`', readme)
+    shown = [f for f in forms if not f.startswith('git+file:///')]
+    assert shown == ['git+file://localhost/path/to/oracle-guard@REV'], forms
+    assert Requirement(f'oracle-guard @ {shown[0]}').url == shown[0]
+    refused = [f for f in forms if f.startswith('git+file:///')]
+    for form in refused:  # named only as the form that fails
+        with pytest.raises(InvalidRequirement):
+            Requirement(f'oracle-guard @ {form}')
