@@ -106,7 +106,7 @@ def collect(cfg: Config) -> tuple[list[PropertyTest], ProfileSources]:
         if not python:
             read_config_text(path, raw.decode('utf-8', 'replace'), sources)
             continue
-        if b'given' not in raw and b'_profile' not in raw:
+        if b'given' not in raw and b'_profile' not in raw and b'StateMachine' not in raw:
             continue
         try:
             tree = parse_python(raw, path)

@@ -28,6 +28,8 @@ OG713 the pytest configuration tries to switch the plugin (or the JUnit report) 
 OG714 a property called code other than what its imports bind (a name rebound, a function
       under ``src`` replaced by test code, a builtin replaced)
 OG715 pytest loaded a plugin whose package metadata is committed in the repository
+OG716 the oracle-guard plugin itself stopped the session (an unlocked or shrunk property,
+      a ledger problem found at collection): its reason, never an early exit of the code
 """
 from __future__ import annotations
 
@@ -374,6 +376,14 @@ class _Audit:
                      'disable the plugin; the run must prove itself')
             return False
         ok = True
+        stops = list(dict.fromkeys(p for process in record.processes
+                                   for p in process.guard_stopped))
+        for problem in stops:
+            ok = False
+            self.add('.', 1, 'OG716', f'the oracle-guard plugin stopped the session before any '
+                     f'test ran: {problem}',
+                     'fix what it names (an unlocked property: `oracle-guard lock`, then commit '
+                     'the lock on its own); the guard stopped this run, not the tested code')
         attempts = sorted({a for p in record.processes for a in p.switched_off})
         for attempt in attempts:
             self.add('.', 1, 'OG713', f'{attempt}: the pull request tries to switch off '
@@ -389,6 +399,8 @@ class _Audit:
             during = f' during {running}' if running else ''
             for stop in process.interrupted:
                 ok = False
+                if stops and str(stop.get('message', '')).startswith('oracle-guard: '):
+                    continue  # the guard's own stop, named above (xdist re-raises it)
                 what = stop.get('what')
                 if what == 'Exit':
                     how = (f'pytest.exit({stop.get("message")!r}, returncode='
@@ -397,7 +409,7 @@ class _Audit:
                     how = f'{what} interrupted the session{during}'
                 self.add(path, line, 'OG702', f'the run did not finish: {how}',
                          'remove the early exit; every test must run to its end')
-            if process.interrupted:
+            if process.interrupted or process.guard_stopped:
                 continue
             if not process.finished:
                 ok = False

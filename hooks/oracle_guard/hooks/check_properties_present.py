@@ -37,10 +37,12 @@ def property_tests(view: TreeView, cfg: Config,
         if source is None:
             continue
         try:
-            tests = scan_tests(parse_python(source, entry.path))
+            tree = parse_python(source, entry.path)
+            tests = scan_tests(tree)
         except ScanError:
             continue  # an unparsable file holds no test pytest could run
         real.update(t.identity for t in tests if t.does_something)
+        real.update(machine_tests(tree))
         if hollow is not None:
             hollow.extend(
                 Finding(entry.path, t.line, 1, 'OG403',
@@ -50,6 +52,25 @@ def property_tests(view: TreeView, cfg: Config,
                         f'(git checkout HEAD -- {entry.path}); properties are human-owned')
                 for t in tests if not t.does_something)
     return real, modules
+
+
+def machine_tests(tree: object) -> set[str]:
+    """The Hypothesis state machines a module runs as tests (``TestX::runTest``) whose
+    rules or invariants check something: an assert, a raise or a call."""
+    import ast
+
+    from oracle_guard.reading.property_reader import state_machines
+
+    found = set()
+    for identity, machine, _bound in state_machines(tree):  # type: ignore[arg-type]
+        for method in machine.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    method.decorator_list and any(
+                        isinstance(n, (ast.Assert, ast.Raise, ast.Call))
+                        for stmt in method.body for n in ast.walk(stmt)):
+                found.add(identity)
+                break
+    return found
 
 
 def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:

@@ -496,6 +496,67 @@ def read_properties(path: str, tree: ast.Module, modules: Any = None) -> list[Pr
         prop.filters = filters + len(assumes)
         prop.filter_line = assumes[0].lineno if assumes and not filters else given.lineno
         found.append(prop)
+    found.extend(_machine_properties(path, tree, reader, forms))
+    return found
+
+
+RULES = ('hypothesis.stateful.rule', 'hypothesis.stateful.initialize')
+
+
+def _machine_properties(path: str, tree: ast.Module, reader: ModuleReader, forms: Any
+                        ) -> list[PropertyTest]:
+    """A Hypothesis state machine run as a test is a property like any other: locked by
+    its settings (``@settings`` on the machine, ``Machine.TestCase.settings = ...`` or
+    ``TestX.settings = ...``) and by what its rules draw (``rule.argument``)."""
+    machines = state_machines(tree)
+    if not machines:
+        return []
+    assigned: dict[str, ast.Call] = {}  # machine or test-case name -> settings(...) call
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        call = _settings_call(reader, node.value)
+        if call is None or not (isinstance(target, ast.Attribute) and target.attr == 'settings'):
+            continue
+        owner = target.value
+        if isinstance(owner, ast.Attribute) and owner.attr == 'TestCase' and \
+                isinstance(owner.value, ast.Name):
+            assigned[owner.value.id] = call
+        elif isinstance(owner, ast.Name):
+            assigned[owner.id] = call
+    found = []
+    for identity, machine, bound in machines:
+        prop = PropertyTest(path, identity, bound.lineno, bound.col_offset + 1)  # type: ignore[attr-defined]
+        prop.settings['seed'] = Located(None, prop.line, prop.col)
+        call = assigned.get(identity.split('::', 1)[0]) or assigned.get(machine.name)
+        if call is None:
+            call = next((c for c in (_settings_call(reader, d) for d in machine.decorator_list)
+                         if c is not None), None)
+        if call is None:
+            # Hypothesis runs a state machine without a deadline unless settings say so.
+            prop.settings['deadline_ms'] = Located(None, prop.line, prop.col)
+        else:
+            values, prop.parent = read_settings(reader, call)
+            prop.settings.update(values)
+        for method in machine.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for deco in method.decorator_list:
+                if not (isinstance(deco, ast.Call) and
+                        _canonical_hypothesis(reader.callee(deco)) in RULES):
+                    continue
+                for kw in deco.keywords:
+                    if kw.arg is None or kw.arg == 'target' or kw.arg == 'targets':
+                        continue
+                    arg = f'{method.name}.{kw.arg}'
+                    fields, written = read_strategy(reader, kw.value)
+                    prop.strategies[arg] = fields
+                    prop.written[arg] = written
+                    prop.forms[arg] = forms.form(kw.value)
+                    prop.strategy_lines[arg] = kw.value.lineno
+                    prop.filters += _count_filters(reader, kw.value)
+        found.append(prop)
     return found
 
 

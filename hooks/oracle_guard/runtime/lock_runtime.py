@@ -319,6 +319,22 @@ def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type
     return problems
 
 
+def _machine_problems(item: Any, entry: Any, lock: DomainLock) -> list[str]:
+    """A state machine's test case (``runTest``): its settings against the lock. What its
+    rules draw is checked statically (check-generator-lock); Hypothesis builds those
+    strategies only inside the run."""
+    settings = getattr(getattr(item, 'cls', None), 'settings', None)
+    names = [n for n in entry.fields if n in SETTINGS_FIELDS]
+    if settings is None:
+        live: dict[str, Any] = {n: Unverifiable('the test case has no settings') for n in names}
+    else:
+        live = {n: None if n == 'seed' else _settings_field(settings, n) for n in names}
+        if 'max_examples' in live and skips_generation(_settings_field(settings, 'phases')):
+            live['max_examples'] = 0
+    return [f'{item.nodeid}: tests less than its lock ({lock.path}): {drift.describe()}'
+            for drift in compare_entry(entry, live, {}, None) if drift.field in SETTINGS_FIELDS]
+
+
 def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False
                    ) -> list[str] | None:
     """The problems of one item against the lock; None when it is neither a Hypothesis
@@ -337,6 +353,8 @@ def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False
     if entry is None:
         return [f'{item.nodeid}: unlocked property: {identity} has no entry in '
                 f'{lock.path} (run `oracle-guard lock`)']
+    if getattr(test, '_hypothesis_state_machine_class', None) is not None:
+        return _machine_problems(item, entry, lock)
     problems = []
     settings = live_settings(test, [n for n in entry.fields if n in SETTINGS_FIELDS])
     given = given_strategies(test)

@@ -436,6 +436,11 @@ class FreezeGuard:
         if self.problems:
             message = (f'oracle-guard: {len(self.problems)} problem(s) found at collection; '
                        'no test was run')
+            from oracle_guard.runtime import run_record
+
+            recorder = session.config.pluginmanager.get_plugin(run_record.PLUGIN_NAME)
+            if recorder is not None and hasattr(recorder, 'guard_stopped'):
+                recorder.guard_stopped(list(self.problems))
             session.shouldfail = message
             raise session.Failed(message)
 

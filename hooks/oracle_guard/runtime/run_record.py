@@ -460,6 +460,13 @@ class RunRecorder:
                 event['unittest'] = self.unittest_kinds[report.nodeid]
         self._write(event)
 
+    def guard_stopped(self, problems: list[str]) -> None:
+        """The oracle-guard plugin itself is about to stop the session (problems found at
+        collection): said in the record, so the audit names the guard's reason and never
+        blames the pull request for an early exit (rule 45)."""
+        self._write({'event': 'guard-stopped', 'problems': [str(p)[:500] for p in problems[:50]]},
+                    flush=True)
+
     def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
         value = excinfo.value
         self._write({'event': 'interrupted', 'what': type(value).__name__,
@@ -650,6 +657,7 @@ class ProcessRecord:
     stopped: str = ''  # why the session stopped early (session.shouldfail / shouldstop)
     problems: list[str] = field(default_factory=list)  # the plugin's session problems
     prefix: str | None = None  # sys.prefix of the process: the environment it ran in
+    guard_stopped: list[str] = field(default_factory=list)  # the plugin's own reasons
 
 
 @dataclass
@@ -766,6 +774,8 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
     elif kind == 'canary_dropped':
         record.canaries_dropped.update({str(k): str(v) for k, v in
                                         dict(event.get('modules') or {}).items()})
+    elif kind == 'guard-stopped':
+        process.guard_stopped.extend(str(p) for p in event.get('problems') or ())
     elif kind == 'finish':
         process.finished = True
         process.loop_completed = bool(event.get('loop_completed'))
