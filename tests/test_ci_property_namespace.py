@@ -8,6 +8,7 @@ The first test is the honest counterpart: a passing property passes the gate.
 """
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -198,3 +199,56 @@ def test_pytest_plugin_from_a_committed_dist_info_fails_ci(calc: CiRepo) -> None
                 if item.module.__name__.endswith('_props'):
                     item.module.add = {FIXED_ADD}
             '''}, "'add' was rebound", 'calc_devtools.py')
+
+
+def test_plain_re_export_of_an_installed_package_in_src_passes_ci(calc: CiRepo) -> None:
+    """OG714 judges only names rebound at run time: a package under ``src`` that
+    re-exports a name from an installed package
+    (``from typing_extensions import override as override``) is not a test double, also
+    when the environment it is installed in lives inside the repository (``.venv``)."""
+    site = os.path.join(calc.path, '.venv', 'lib', 'python3', 'site-packages')
+    os.makedirs(site)
+    with open(os.path.join(site, 'extlib.py'), 'w', encoding='utf-8') as f:
+        f.write('def override(function):\n    return function\n')
+    with open(os.path.join(calc.path, '.git', 'info', 'exclude'), 'a', encoding='utf-8') as f:
+        f.write('.venv/\n')
+    calc.pull_request({'src/calc/__init__.py': 'from extlib import override as override\n\n\n'
+                       'def add(a, b):\n    return b + a\n\n\ndef mul(a, b):\n'
+                       '    return a * b\n'}, bug=False)
+    ci = calc.ci(PYTEST, env={'PYTHONPATH': site})
+    assert ci.rc == 0, ci.out
+    assert not ci.lines('OG714'), ci.out
+
+
+def test_test_modules_inside_the_package_are_not_production_modules(tmp_path, monkeypatch):
+    """numpy's layout (src = pkg/, tests = pkg/**/tests/): the package's own test modules,
+    imported as pkg.tests.test_x, are test code, not functions planted into ``pkg``; a
+    test-code module put into sys.modules under a production name still is planted."""
+    import importlib
+    import sys
+
+    from oracle_guard.config import Config
+    from oracle_guard.runtime.property_namespace import replaced_names
+
+    files = {
+        'pkg/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'pkg/tests/__init__.py': '',
+        'pkg/tests/test_unit.py': 'def test_add():\n    assert True\n',
+        'pkg/tests/test_props.py': 'from pkg import add\n\n\ndef test_p():\n    assert add(1, 1) == 2\n',
+        'pkg/tests/fake.py': 'def add(a, b):\n    return 0\n',
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ('pkg', 'pkg.tests', 'pkg.tests.test_unit', 'pkg.tests.test_props', 'pkg.tests.fake'):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module('pkg.tests.test_unit')
+    props = importlib.import_module('pkg.tests.test_props')
+    cfg = Config(root=str(tmp_path), src=('pkg/',), tests=('pkg/**/tests/',),
+                 properties=('pkg/tests/test_props.py',))
+    prop_file = str(tmp_path / 'pkg/tests/test_props.py')
+    assert replaced_names(props, prop_file, cfg) == []
+    monkeypatch.setitem(sys.modules, 'pkg.helpers', importlib.import_module('pkg.tests.fake'))
+    assert replaced_names(props, prop_file, cfg) == [
+        'pkg.helpers.add is function add from pkg/tests/fake.py, not code under src']

@@ -229,6 +229,10 @@ def src_top_names(root: str, src_roots: tuple[str, ...]) -> set[str]:
     names = set()
     for src in src_roots:
         folder = os.path.join(root, src)
+        if os.path.isfile(os.path.join(folder, '__init__.py')):
+            # A flat layout names the package itself (src = ["pkg/"]).
+            names.add(os.path.basename(os.path.normpath(folder)))
+            continue
         try:
             entries = os.listdir(folder)
         except OSError:
