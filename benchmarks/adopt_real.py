@@ -1,31 +1,35 @@
-"""Adopt oracle-guard on real projects with the README's commands, then try three cheats.
+"""Adopt oracle-guard on real projects with the README's commands, then try the cheats.
 
 Usage::
 
-    pip download --no-deps --no-binary :all: attrs==26.1.0 click==8.5.1 packaging==26.4 \\
-        psutil==7.2.2 python-dateutil==4.0.0 -d SDISTS      # sdists that ship their tests
+    pip download --no-deps --no-binary :all: attrs==26.1.0 toolz==1.2.0 ... -d SDISTS
     python benchmarks/adopt_real.py SDISTS/*.tar.gz [--markdown]
 
 For each sdist (a .tar.gz, or an unpacked folder), in a temporary folder:
 
 1. unpack it, ``git init``, commit every file as "the project before adoption";
 2. run the numbered commands of the README's "Adopt it in an existing repository" block,
-   as written, with three substitutions: the placeholder URL and ``REV`` become the
+   as written, with two substitutions: the placeholder URL and ``REV`` become the
    oracle-guard checkout this script runs from and its commit; the ``pip install`` line is
    skipped (this interpreter has oracle-guard and pre-commit already; its scripts come
-   first on PATH); step 4 (choose the human-owned property tests) is the project's
-   choice: nothing when ``init`` found the folder of its Hypothesis tests, otherwise the
-   README's ``git mv`` applied to the project's first test module;
-3. record files, silences baselined, environment skips recognized (and why the other
-   conditions are not), importorskips accepted, fixtures and properties found, whether
-   ``pre-commit run --all-files`` passed untouched, and the time;
-4. commit three cheats through the installed git hook, each of which must be refused:
-   a bare ``@pytest.mark.skip`` on a test, one byte appended to a fixture (a fixture is
-   added and manifested first when the project has none), and a ``src`` change together
-   with an edit of a property test.
+   first on PATH). Nothing is edited by hand. A project's own
+   ``.pre-commit-config.yaml`` is kept: init appends to it (or leaves it alone when
+   pre-commit cannot load it); its other hooks come from the network, which this machine
+   does not have, so ``pre-commit run --all-files`` runs with a copy holding only the
+   oracle-guard entry (``-c``), and the real file is checked with ``pre-commit
+   validate-config``;
+3. run the project's own suite twice at the adoption commit: plain ``python -m pytest``
+   and under ``oracle-guard ci --base HEAD``; record both exit codes, the findings and the
+   overhead (``src/`` layouts run with ``PYTHONPATH=src``);
+4. commit four cheats through the installed git hook, each of which must be refused: a
+   bare ``@pytest.mark.skip``, an always-true ``skipif(True)``, a ``src`` change with an
+   edit of a property test (when the project has properties), and a skip through a
+   computed name (``getattr(pytest, "sk" + "ip")``), which the hooks may let through and
+   ``oracle-guard ci`` must then fail; plus one byte appended to a fixture.
 
-Exit status 1 when any adoption step or ``pre-commit run --all-files`` fails, or any
-cheat gets through. Nothing is written outside the temporary folder; the sdists are never
+Exit status 1 when any adoption step or ``pre-commit run --all-files`` fails, the suite's
+verdict differs between plain pytest and the gate or the gate has findings, or any cheat
+gets through. Nothing is written outside the temporary folder; the sdists are never
 committed.
 """
 from __future__ import annotations
@@ -155,8 +159,8 @@ def _reason(detail: str) -> str:
     return detail[:60]
 
 
-def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: str
-          ) -> dict[str, object]:
+def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: str,
+          suite_timeout: int) -> dict[str, object]:
     from oracle_guard.config import load_config
 
     name = os.path.basename(sdist.rstrip('/')).replace('.tar.gz', '')
@@ -171,11 +175,8 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
     sh.ok('git init -q -b main && git add -A && git commit -q -m "before adoption"')
     files = len(sh.ok('git ls-files').splitlines())
     result: dict[str, object] = {'project': name, 'files': files, 'steps': [], 'cheats': {}}
-    if os.path.exists(os.path.join(root, '.pre-commit-config.yaml')):
-        # Its own hooks are fetched from the network, which this benchmark does not use:
-        # the project's configuration goes, and init writes one with oracle-guard only.
-        sh.ok('git rm -q .pre-commit-config.yaml && git commit -q -m "offline: no remote hooks"')
-        result['own pre-commit config'] = 'removed (its hooks need the network)'
+    own_config = os.path.exists(os.path.join(root, '.pre-commit-config.yaml'))
+    result['own pre-commit config'] = 'kept' if own_config else 'none'
     started = time.perf_counter()
     precommit_rc = None
     for title, command in readme_steps():
@@ -184,26 +185,19 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
             continue
         command = command.replace(PLACEHOLDER_URL, hook_url)
         command = re.sub(r'\bREV\b', hook_rev, command)
-        if 'git mv' in command:
-            cfg = load_config(root)
-            props = [p for p in sh.ok('git ls-files').splitlines()
-                     if p.startswith(cfg.properties) and p.endswith('.py')]
-            if props:
-                result['steps'].append(f'{title} (init found {cfg.properties}: nothing to do)')  # type: ignore[union-attr]
-                continue
-            first = property_module(root, [p for p in sh.ok('git ls-files').splitlines()
-                                           if p.startswith(cfg.tests[0]) and p.count('/') == 1
-                                           and os.path.basename(p).startswith('test_')])
-            command = (f'mkdir -p {cfg.properties} && git mv {first} '
-                       f'{cfg.properties}{os.path.basename(first)}')
-            result['step 4'] = f'moved {first}'
+        if command.strip() == 'pre-commit run --all-files' and own_config:
+            command = _oracle_guard_only(root, hook_url) + ' && ' + \
+                'pre-commit validate-config .pre-commit-config.yaml'
         rc, out = sh.run(command)
         result['steps'].append(f'{title} -> exit {rc}')  # type: ignore[union-attr]
-        if command.strip() == 'pre-commit run --all-files':
+        if 'pre-commit run --all-files' in command:
             precommit_rc = rc
             result['pre-commit output'] = out[-4000:] if rc else ''
         elif rc:
             raise RuntimeError(f'{name}: {title}\n$ {command}\n{out[-3000:]}')
+        if command.startswith('oracle-guard init'):
+            result['init said'] = [line for line in out.splitlines()
+                                   if line.startswith(('found ', 'oracle-guard init:'))][:12]
     result['seconds'] = round(time.perf_counter() - started, 1)
     result['pre-commit run --all-files'] = 'passed' if precommit_rc == 0 else f'exit {precommit_rc}'
     cfg = load_config(root)
@@ -214,140 +208,218 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
     with open(os.path.join(root, cfg.domain_lock), encoding='utf-8') as f:
         lock = json.load(f)
     result.update({
-        'src': list(cfg.src), 'tests': list(cfg.tests), 'properties': cfg.properties,
+        'src': list(cfg.src), 'tests': list(cfg.tests),
+        'properties': ', '.join(cfg.properties) or '(none named)',
+        'property files': len(cfg.properties),
         'silences baselined': len(baseline['silences']),
         'excluded at adoption': len(baseline['excluded']),
         'fixtures': len(manifest['fixtures']), 'properties locked': len(lock['properties']),
         'census': silence_census(root),
     })
-    result['cheats'] = cheats(sh, root, cfg)
+    result.update(suite(sh, root, cfg, suite_timeout))
+    result['cheats'] = cheats(sh, root, cfg, suite_timeout)
     return result
 
 
-def property_module(root: str, candidates: list[str]) -> str:
-    """The project's choice in step 4: the test module with the most ``@given`` tests
-    whose every test checks something (rule 31), else the first such module."""
-    from oracle_guard.reading.scanner import parse_python
-    from oracle_guard.reading.scanner import ScanError
-    from oracle_guard.reading.scanner import scan_tests
+def _oracle_guard_only(root: str, hook_url: str) -> str:
+    """``pre-commit run --all-files`` with a copy of the configuration that holds only the
+    oracle-guard entry init wrote (the project's other hooks come from the network)."""
+    import yaml
 
-    best: tuple[int, str] | None = None
+    with open(os.path.join(root, '.pre-commit-config.yaml'), encoding='utf-8') as f:
+        config = yaml.safe_load(f)
+    ours = [r for r in config.get('repos', []) if r.get('repo') == hook_url]
+    path = os.path.join(os.path.dirname(root), 'oracle-guard-only.yaml')
+    with open(path, 'w', encoding='utf-8') as f:
+        yaml.safe_dump({'repos': ours}, f)
+    return f'pre-commit run --all-files -c {path}'
+
+
+def _test_env(root: str, cfg) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {'PYTHONPATH': os.path.join(root, 'src')} if 'src/' in cfg.src else {}
+
+
+def suite(sh: Shell, root: str, cfg, timeout: int) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    """The project's own suite at the adoption commit: plain pytest, then the gate."""
+    command = [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-p',
+               'no:randomly', '-x' if False else '-q']
+    extra = _test_env(root, cfg)
+    sh_env = Shell(root, {**sh.env, **extra})
+    started = time.perf_counter()
+    plain_rc, plain_out = sh_env.run(['timeout', str(timeout), *command])
+    plain = time.perf_counter() - started
+    started = time.perf_counter()
+    ci_rc, ci_out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD',
+                                '--', *command])
+    gated = time.perf_counter() - started
+    summary = next((line for line in reversed(ci_out.splitlines())
+                    if line.startswith('oracle-guard ci:')), '')
+    match = re.match(r'oracle-guard ci: (\d+) finding\(s\); test command exited (-?\d+)', summary)
+    findings = int(match.group(1)) if match else None
+    codes = collections.Counter(m.group(1) for m in re.finditer(r': (OG\d{3}) ', ci_out))
+    tail = [line for line in plain_out.splitlines() if line.strip()][-1:] or ['']
+    return {
+        'suite': tail[0][:120],
+        'pytest exit': plain_rc, 'ci exit (test command)': int(match.group(2)) if match else None,
+        'ci findings': findings, 'ci codes': dict(codes),
+        'ci output': ci_out[-3000:] if findings else '',
+        'pytest seconds': round(plain, 1), 'ci seconds': round(gated, 1),
+        'overhead': f'{(gated - plain) / plain * 100:+.0f} %' if plain > 0 else '?',
+    }
+
+
+def property_module(root: str, candidates: list[str]) -> str:
+    """A property module of the project: the first named one that is a Python file."""
     for path in sorted(candidates):
-        with open(os.path.join(root, path), 'rb') as f:
-            source = f.read()
-        try:
-            tests = scan_tests(parse_python(source, path))
-        except ScanError:
-            continue
-        if not tests or not all(t.does_something for t in tests):
-            continue
-        given = sum(t.uses_given for t in tests)
-        if best is None or given > best[0]:
-            best = (given, path)
-    if best is None:
-        raise RuntimeError('no test module whose every test checks something')
-    return best[1]
+        if path.endswith('.py'):
+            return path
+    raise RuntimeError('no property module')
 
 
 def _first_test(root: str, path: str) -> tuple[int, int, str] | None:
     from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import test_functions
 
     with open(os.path.join(root, path), 'rb') as f:
-        tree = parse_python(f.read(), path)
+        try:
+            tree = parse_python(f.read(), path)
+        except ScanError:
+            return None
     for identity, node in test_functions(tree):
-        if not getattr(node, 'decorator_list', None):
+        if not getattr(node, 'decorator_list', None) and '::' not in identity:
             return node.lineno, node.col_offset, identity  # type: ignore[attr-defined]
     return None
 
 
-def cheats(sh: Shell, root: str, cfg) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def _decorate(root: str, path: str, line: int, col: int, text: str) -> None:
+    full = os.path.join(root, path)
+    with open(full, encoding='utf-8') as f:
+        lines = f.read().splitlines(keepends=True)
+    lines.insert(line - 1, ' ' * col + text + '\n')
+    with open(full, 'w', encoding='utf-8') as f:
+        f.writelines(lines)
+
+
+def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: ignore[no-untyped-def]
     tracked = sh.ok('git ls-files').splitlines()
     outcome: dict[str, str] = {}
 
     def attempt(name: str, code: str) -> None:
-        rc, out = sh.run('git add -A && git commit -q -m cheat')
+        rc, out = sh.run('git add -A -- . ":!.venv" && git commit -q -m cheat')
         blocked = rc != 0 and f' {code} ' in out
         outcome[name] = f'blocked ({code})' if blocked else f'NOT BLOCKED (exit {rc}): {out[-600:]}'
-        sh.ok('git reset -q --hard HEAD && git clean -qfd')
+        sh.ok('git reset -q --hard HEAD && git clean -qfd -e .venv')
 
-    # 1. a bare skip on a test
-    for path in sorted(p for p in tracked if cfg.is_test_code(p)
+    target = None
+    for path in sorted(p for p in tracked if cfg.is_test_code(p) and not cfg.is_property(p)
                        and os.path.basename(p).startswith('test_')):
         found = _first_test(root, path)
         if found:
-            line, col, identity = found
-            full = os.path.join(root, path)
-            with open(full, encoding='utf-8') as f:
-                lines = f.read().splitlines(keepends=True)
-            lines.insert(line - 1, ' ' * col + '@__import__("pytest").mark.skip(reason="later")\n')
-            with open(full, 'w', encoding='utf-8') as f:
-                f.writelines(lines)
-            attempt(f'bare skip on {path}::{identity}', 'OG301')
+            target = (path, *found)
             break
-    # 2. one byte appended to a fixture (manifested in a commit of its own first if none)
+    if target is None:
+        raise RuntimeError('no undecorated test function to cheat on')
+    path, line, col, identity = target
+    # 1. a bare skip on a test
+    _decorate(root, path, line, col, '@__import__("pytest").mark.skip(reason="later")')
+    attempt(f'bare skip on {path}::{identity}', 'OG301')
+    # 2. a condition true everywhere
+    _decorate(root, path, line, col, '@__import__("pytest").mark.skipif(True, reason="later")')
+    attempt(f'skipif(True) on {path}::{identity}', 'OG320')
+    # 3. a src change together with a property edit
+    src = next(p for p in tracked if cfg.is_src(p) and p.endswith('.py'))
+    props = [p for p in tracked if cfg.is_property(p) and p.endswith('.py')]
+    if props:
+        prop = property_module(root, props)
+        for edit, text in ((src, '\nCHEAT = 1\n'),
+                           (prop, '\n# the property now expects the new answer\n')):
+            with open(os.path.join(root, edit), 'a', encoding='utf-8') as f:
+                f.write(text)
+        attempt(f'src change ({src}) with a property edit ({prop})', 'OG201')
+    else:
+        outcome['src change with a property edit'] = 'n/a (no properties named)'
+    # 4. a skip through a computed name: past the hooks, the gate must fail it
+    full = os.path.join(root, path)
+    with open(full, encoding='utf-8') as f:
+        lines = f.read().splitlines(keepends=True)
+    body = line  # the line after the def (a one-line signature is assumed; else skip)
+    indent = ' ' * (col + 4)
+    lines.insert(body, f'{indent}getattr(__import__("pytest"), "sk" + "ip")("later")\n')
+    with open(full, 'w', encoding='utf-8') as f:
+        f.writelines(lines)
+    rc, out = sh.run('git add -A -- . ":!.venv" && git commit -q -m "computed skip"')
+    if rc != 0:
+        outcome[f'computed-name skip in {path}::{identity}'] = \
+            'blocked by the hooks (' + ','.join(sorted(set(re.findall(r' (OG\d{3}) ', out)))) + ')'
+        sh.ok('git reset -q --hard HEAD && git clean -qfd -e .venv')
+    else:
+        sh_env = Shell(root, {**sh.env, **_test_env(root, cfg)})
+        rc, out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD~1',
+                              '--', sys.executable, '-m', 'pytest', '-q', '-p',
+                              'no:cacheprovider', '-p', 'no:randomly'])
+        blocked = rc == 1 and ' OG706 ' in out
+        outcome[f'computed-name skip in {path}::{identity}'] = \
+            'blocked by the gate (OG706)' if blocked else f'NOT BLOCKED (exit {rc}): {out[-800:]}'
+        sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
+    # 5. one byte appended to a fixture (manifested in a commit of its own first if none)
     fixtures = [p for p in tracked if cfg.is_fixture(p)]
     if not fixtures:
-        path = f'{cfg.fixtures}oracle_guard_bench.bin'
-        os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
-        with open(os.path.join(root, path), 'wb') as f:
+        fixture = f'{cfg.fixtures}oracle_guard_bench.bin'
+        os.makedirs(os.path.dirname(os.path.join(root, fixture)), exist_ok=True)
+        with open(os.path.join(root, fixture), 'wb') as f:
             f.write(b'expected answer\n')
-        sh.ok(['oracle-guard', 'fixtures', 'add', path, '--source', 'human', '--purpose',
+        sh.ok(['oracle-guard', 'fixtures', 'add', fixture, '--source', 'human', '--purpose',
                'the benchmark\'s own fixture'])
-        sh.ok('git add -A && git commit -q --no-verify -m "a fixture, manifested"')  # setup
-        fixtures = [path]
+        sh.ok('git add -A -- . ":!.venv" && git commit -q --no-verify -m "a fixture, manifested"')
+        fixtures = [fixture]
     with open(os.path.join(root, fixtures[0]), 'ab') as f:
         f.write(b'\n')
     attempt(f'fixture byte edit of {fixtures[0]}', 'OG101')
-    # 3. a src change together with a property edit
-    src = next(p for p in sh.ok('git ls-files').splitlines()
-               if cfg.is_src(p) and p.endswith('.py'))
-    prop = next(p for p in sh.ok('git ls-files').splitlines()
-                if p.startswith(cfg.properties) and p.endswith('.py'))
-    for path, text in ((src, '\nCHEAT = 1\n'), (prop, '\n# the property now expects the new answer\n')):
-        with open(os.path.join(root, path), 'a', encoding='utf-8') as f:
-            f.write(text)
-    attempt(f'src change ({src}) with a property edit ({prop})', 'OG201')
     return outcome
 
 
 def markdown(results: list[dict[str, object]]) -> str:
-    rows = [
-        ('files', 'files'), ('src / tests', None), ('properties folder', 'properties'),
-        ('silences baselined', 'silences baselined'),
-        ('tests excluded by the pytest configuration', 'excluded at adoption'),
-        ('fixtures found (manifest rows)', 'fixtures'), ('properties locked', 'properties locked'),
-        ('`pre-commit run --all-files` untouched', 'pre-commit run --all-files'),
-        ('adoption time (s)', 'seconds'),
-    ]
-    head = '| | ' + ' | '.join(str(r['project']) for r in results) + ' |'
-    lines = [head, '|---' * (len(results) + 1) + '|']
-    for label, key in rows:
-        if key is None:
-            cells = [f'{", ".join(r["src"])} / {", ".join(r["tests"])}' for r in results]  # type: ignore[arg-type]
-        else:
-            cells = [str(r[key]) for r in results]
-        lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
-    for label, key in (('skipif/skipUnless/xfail conditions', 'conditions'),
-                       ('... recognized as environment conditions', 'environment skips'),
-                       ('... true everywhere (OG320)', 'OG320'),
-                       ('importorskip calls', 'importorskip'),
-                       ('... of declared dependencies (accepted)', 'importorskips accepted'),
-                       ('... undeclared (OG321)', 'OG321')):
-        cells = [str(r['census']['counts'].get(key, 0)) for r in results]  # type: ignore[index]
-        lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
-    for cheat in range(3):
-        label = ('cheat 1: bare skip', 'cheat 2: fixture byte edit',
-                 'cheat 3: src + property edit')[cheat]
-        cells = [list(r['cheats'].values())[cheat].split(':')[0] for r in results]  # type: ignore[union-attr]
-        lines.append(f'| {label} | ' + ' | '.join(cells) + ' |')
-    reasons: collections.Counter[str] = collections.Counter()
+    """One row a project."""
+    head = ['project', 'files', 'src / tests (detected)', 'properties (named in place)',
+            'locked', 'baselined', 'excluded', 'adoption commit + `pre-commit run --all-files`',
+            'suite: pytest exit / ci exit / ci findings', 'pytest s / ci s (overhead)',
+            'bare skip', 'skipif(True)', 'property + src', 'computed-name skip', 'fixture byte']
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in results:
-        reasons.update(r['census']['reasons'])  # type: ignore[index]
-    lines += ['', 'Conditions not recognized as environment conditions, by reason (all projects):',
-              '']
-    lines += [f'* {count} — {reason}' for reason, count in reasons.most_common()]
+        cheats = list(r['cheats'].values())  # type: ignore[union-attr]
+
+        def short(text: str) -> str:
+            return text.split(':')[0] if not text.startswith('NOT') else 'NOT BLOCKED'
+
+        props = str(r['properties'])
+        if len(props) > 60:
+            props = f'{r["property files"]} files'
+        cells = [
+            str(r['project']), str(r['files']),
+            f'{", ".join(r["src"])} / {", ".join(r["tests"])}',  # type: ignore[arg-type]
+            props, str(r['properties locked']), str(r['silences baselined']),
+            str(r['excluded at adoption']), str(r['pre-commit run --all-files']),
+            f'{r["pytest exit"]} / {r["ci exit (test command)"]} / {r["ci findings"]}',
+            f'{r["pytest seconds"]} / {r["ci seconds"]} ({r["overhead"]})',
+            *(short(c) for c in cheats),
+        ]
+        lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
+
+
+def failed(result: dict[str, object]) -> list[str]:
+    """What did not hold for one project."""
+    why = []
+    if result['pre-commit run --all-files'] != 'passed':
+        why.append('pre-commit run --all-files')
+    if result['ci findings'] != 0:
+        why.append(f'ci findings {result["ci codes"]}')
+    if result['ci exit (test command)'] != result['pytest exit']:
+        why.append('exit codes differ')
+    why += [name for name, v in result['cheats'].items()  # type: ignore[union-attr]
+            if v.startswith('NOT')]
+    return why
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -356,6 +428,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     parser.add_argument('sdists', nargs='+')
     parser.add_argument('--markdown', action='store_true', help='print the ADOPTION.md table')
+    parser.add_argument('--suite-timeout', type=int, default=900, metavar='S',
+                        help='seconds one run of a project suite may take')
     args = parser.parse_args(argv)
     origin = installed_origin()
     if not origin.commit or not origin.url or not os.path.isdir(origin.url):
@@ -367,16 +441,15 @@ def main(argv: list[str] | None = None) -> int:
         home = os.path.join(work, 'pre-commit-home')
         for sdist in args.sdists:
             try:
-                result = adopt(sdist, work, origin.url, origin.commit, home)
+                result = adopt(sdist, work, origin.url, origin.commit, home, args.suite_timeout)
             except Exception as exc:  # noqa: BLE001 -- reported, counted, next project
                 print(f'{sdist}: FAILED: {exc}')
                 failures += 1
                 continue
             results.append(result)
-            print(json.dumps(result, indent=2))
-            if result['pre-commit run --all-files'] != 'passed':
-                failures += 1
-            failures += sum(not v.startswith('blocked') for v in result['cheats'].values())  # type: ignore[union-attr]
+            result['failed'] = failed(result)
+            print(json.dumps(result, indent=2), flush=True)
+            failures += bool(result['failed'])
     if args.markdown and results:
         print(markdown(results))
     print(f'adopt_real: {len(results)} project(s) adopted, {failures} failure(s)')
