@@ -115,7 +115,7 @@ def silence_census(root: str) -> dict[str, object]:
                          lambda: read_project_facts(view, cfg), lambda p: True)
     counts: collections.Counter[str] = collections.Counter()
     reasons: collections.Counter[str] = collections.Counter()
-    for path in view.paths(list(cfg.tests)):
+    for path in view.paths(list(cfg.test_roots())):
         if not cfg.is_test_code(path):
             continue
         source = view.read(path)
@@ -257,7 +257,8 @@ def suite(sh: Shell, root: str, cfg, timeout: int) -> dict[str, object]:  # type
     match = re.match(r'oracle-guard ci: (\d+) finding\(s\); test command exited (-?\d+)', summary)
     findings = int(match.group(1)) if match else None
     codes = collections.Counter(m.group(1) for m in re.finditer(r': (OG\d{3}) ', ci_out))
-    tail = [line for line in plain_out.splitlines() if line.strip()][-1:] or ['']
+    tail = [line for line in plain_out.splitlines()
+            if re.search(r'\d+ (passed|failed|error)', line)][-1:] or ['']
     return {
         'suite': tail[0][:120],
         'pytest exit': plain_rc, 'ci exit (test command)': int(match.group(2)) if match else None,
