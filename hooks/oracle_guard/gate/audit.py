@@ -192,6 +192,39 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | No
             if silence.why == DECLARED_IMPORT and silence.module and \
                     silence.module.split('.')[0] in outcome.reason:
                 return f'importorskip of the declared dependency {silence.module}'
+    return _helper_importorskip(outcome, ctx, keys)
+
+
+def _conftests_above(path: str) -> list[str]:
+    folder, found = posixpath.dirname(path), []
+    while True:
+        found.append(posixpath.join(folder, 'conftest.py') if folder else 'conftest.py')
+        if not folder:
+            return found
+        folder = posixpath.dirname(folder)
+
+
+def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[str]
+                         ) -> str | None:
+    """A skip raised by an accepted ``importorskip`` that is not in the test's own body:
+    in a fixture, a helper or a set-up method of its file, or in a conftest.py that applies
+    to it, baselined or of a declared dependency, whose module the skip's reason names.
+    The hooks accepted that very call; the gate honours the same baseline (rule 39)."""
+    from oracle_guard.reading.silence_acceptance import BASELINE
+    from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
+
+    if outcome.kind not in ('skip', 'collection-skip'):
+        return None
+    for path in [outcome.path, *_conftests_above(outcome.path)]:
+        for key, silences in ctx.accepted(path).items():
+            if path == outcome.path and (key in keys or (path, key) in ctx.inventory):
+                continue  # the test's own silences, or another test's
+            for silence in silences:
+                if silence.kind == 'importorskip' and silence.module and \
+                        silence.why in (BASELINE, DECLARED_IMPORT) and \
+                        f"'{silence.module}'" in outcome.reason:
+                    how = 'baseline' if silence.why == BASELINE else 'declared dependency'
+                    return f'importorskip({silence.module!r}) in {path}::{key or "<module>"} ({how})'
     return None
 
 

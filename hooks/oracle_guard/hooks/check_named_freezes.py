@@ -265,12 +265,13 @@ def check(ctx: RunContext) -> list[Finding]:
         return function_of(identity) in defined[path]
 
     judge = LazySilenceJudge(cfg, view or ctx.judged or TreeView(cfg.root, None))
+    unreviewed, links = symlinked_tests(ctx)
     findings = [
         Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
                 'it points at is not reviewed as test code here', 'commit the file itself')
-        for path in symlinked_tests(ctx)
+        for path in unreviewed
     ]
-    files = test_files(ctx)
+    files = [p for p in test_files(ctx) if p not in links]  # a link's text is no code
     clean = scan_cache(ctx)
     for path in files:
         source = _read(cfg.root, path) if view is None else view.read(path)
@@ -504,15 +505,44 @@ class LazySilenceJudge:
         return self._get().stale_entries()
 
 
-def symlinked_tests(ctx: RunContext) -> list[str]:
-    """Tracked test files that are symlinks: pre-commit never passes them to a hook."""
+def _link_target(view: TreeView, path: str) -> str:
+    """What a tracked symlink points at, as git records it ('' when unknown)."""
+    if view.rev is None:  # the working tree: reading the path would follow the link
+        try:
+            return os.readlink(os.path.join(view.root, path))
+        except OSError:
+            return ''
+    raw = view.read(path)
+    return raw.decode('utf-8', 'replace') if raw is not None else ''
+
+
+def symlinked_tests(ctx: RunContext) -> tuple[list[str], set[str]]:
+    """(test files that are symlinks to something not reviewed here, every symlinked
+    test file). pre-commit never passes a symlink to a hook. A symlink to a tracked
+    test file of the repository (upstream projects ship some) is accepted: the file it
+    names is scanned as test code in its own right."""
     cfg, changes = ctx.cfg, ctx.changes
     if ctx.all_files or changes.mode in (ALL_FILES, NO_BASE):
-        entries = changes.new.entries(list(cfg.test_roots()))
+        roots = list(cfg.test_roots())
+        entries = changes.new.entries(roots) if roots else []
     else:
         paths = [p for p in changes.added_or_modified() if cfg.is_test_code(p)]
         entries = changes.new.entries(paths) if paths else []
-    return sorted(e.path for e in entries if e.is_symlink and cfg.is_test_code(e.path))
+    links = sorted(e.path for e in entries if e.is_symlink and cfg.is_test_code(e.path))
+    if not links:
+        return [], set()
+    targets = {}
+    for path in links:
+        target = _link_target(changes.new, path)
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        if target and not target.startswith('/') and not resolved.startswith('../') and \
+                resolved != '..' and cfg.is_test_code(resolved):
+            targets[path] = resolved
+    found = {e.path: e for e in changes.new.entries(sorted(set(targets.values())))} \
+        if targets else {}
+    accepted = {path for path, target in targets.items()
+                if target in found and not found[target].is_symlink}
+    return [p for p in links if p not in accepted], set(links)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
