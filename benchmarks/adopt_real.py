@@ -195,6 +195,11 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
             result['pre-commit output'] = out[-4000:] if rc else ''
         elif rc:
             raise RuntimeError(f'{name}: {title}\n$ {command}\n{out[-3000:]}')
+        if own_config and 'pre-commit install' in command:
+            # The installed git hook would run the project's remote hooks too (network):
+            # the cheats go through a hook that runs the oracle-guard entry only.
+            sh.ok(_oracle_guard_only(root, hook_url).replace(
+                'run --all-files -c', 'install -f -c'))
         if command.startswith('oracle-guard init'):
             result['init said'] = [line for line in out.splitlines()
                                    if line.startswith(('found ', 'oracle-guard init:'))][:12]
@@ -288,7 +293,7 @@ def _first_test(root: str, path: str) -> tuple[int, int, str] | None:
         except ScanError:
             return None
     for identity, node in test_functions(tree):
-        if not getattr(node, 'decorator_list', None) and '::' not in identity:
+        if not getattr(node, 'decorator_list', None):
             return node.lineno, node.col_offset, identity  # type: ignore[attr-defined]
     return None
 
@@ -307,7 +312,7 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
     outcome: dict[str, str] = {}
 
     def attempt(name: str, code: str) -> None:
-        rc, out = sh.run('git add -A -- . ":!.venv" && git commit -q -m cheat')
+        rc, out = sh.run('git add -A && git commit -q -m cheat')
         blocked = rc != 0 and f' {code} ' in out
         outcome[name] = f'blocked ({code})' if blocked else f'NOT BLOCKED (exit {rc}): {out[-600:]}'
         sh.ok('git reset -q --hard HEAD && git clean -qfd -e .venv')
@@ -349,7 +354,7 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
     lines.insert(body, f'{indent}getattr(__import__("pytest"), "sk" + "ip")("later")\n')
     with open(full, 'w', encoding='utf-8') as f:
         f.writelines(lines)
-    rc, out = sh.run('git add -A -- . ":!.venv" && git commit -q -m "computed skip"')
+    rc, out = sh.run('git add -A && git commit -q -m "computed skip"')
     if rc != 0:
         outcome[f'computed-name skip in {path}::{identity}'] = \
             'blocked by the hooks (' + ','.join(sorted(set(re.findall(r' (OG\d{3}) ', out)))) + ')'
@@ -372,7 +377,7 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
             f.write(b'expected answer\n')
         sh.ok(['oracle-guard', 'fixtures', 'add', fixture, '--source', 'human', '--purpose',
                'the benchmark\'s own fixture'])
-        sh.ok('git add -A -- . ":!.venv" && git commit -q --no-verify -m "a fixture, manifested"')
+        sh.ok('git add -A && git commit -q --no-verify -m "a fixture, manifested"')
         fixtures = [fixture]
     with open(os.path.join(root, fixtures[0]), 'ab') as f:
         f.write(b'\n')
