@@ -243,9 +243,9 @@ def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, i
 
     Only the new side's bytes are read first; a file without any marker is not parsed."""
     changes = ctx.changes
-    roots = tuple({root for c in cfgs for root in c.src})
     candidates = [c for c in changes.changes if c.status != 'D' and c.path.endswith('.py')
-                  and c.path.startswith(roots) and not any(g.is_test_code(c.path) for g in cfgs)]
+                  and any(g.is_src(c.path) for g in cfgs)
+                  and not any(g.is_test_code(c.path) for g in cfgs)]
     if not candidates:
         return []
     from oracle_guard.reading.test_run_reach import may_reach
