@@ -164,11 +164,6 @@ def add_pre_commit_entry(text: str, url: str, rev: str) -> str | None:
     newline = '\r\n' if '\r\n' in text else '\n'
     if not text.strip():
         return 'repos:\n' + pre_commit_entry(url, rev, 2)
-    refused = pre_commit_refuses(text)
-    if refused is not None:
-        raise CannotEdit(f'{PRE_COMMIT_CONFIG}: pre-commit cannot load it as it is ({refused}); '
-                         'init left it untouched. Once pre-commit accepts it, add this entry '
-                         'to "repos:":\n' + pre_commit_entry(url, rev, 2))
     try:
         if runs_oracle_guard(yaml.safe_load(text)):
             return None
@@ -177,6 +172,11 @@ def add_pre_commit_entry(text: str, url: str, rev: str) -> str | None:
         mark = getattr(exc, 'problem_mark', None)
         raise ConfigError(PRE_COMMIT_CONFIG, mark.line + 1 if mark else 0,
                           f'invalid YAML: {getattr(exc, "problem", None) or exc}') from None
+    refused = pre_commit_refuses(text)
+    if refused is not None:
+        raise CannotEdit(f'{PRE_COMMIT_CONFIG}: pre-commit cannot load it as it is ({refused}); '
+                         'init left it untouched. Once pre-commit accepts it, add this entry '
+                         'to "repos:":\n' + pre_commit_entry(url, rev, 2))
     repos = None
     if isinstance(root, yaml.MappingNode):
         repos = next((v for k, v in root.value if getattr(k, 'value', None) == 'repos'), None)

@@ -192,11 +192,27 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
                     base.setdefault(identity, (path, test.line, body))
                 else:
                     now.add(identity)
-                    bodies.add(body)
+                    if _collected(test.identity, tree):
+                        bodies.add(body)
     # Rule 30 follows the body (rule 52): a test moved into a class, out of one or to
     # another module of the change, with its name and body unchanged, did not disappear.
     return sorted((path, line, identity) for identity, (path, line, body) in base.items()
                   if identity not in now and body not in bodies)
+
+
+def _collected(identity: str, tree: object) -> bool:
+    """Whether pytest's default rules collect a test's classes: ``Test*`` classes, or a
+    unittest case (a top-level class whose base is named ``...TestCase``)."""
+    import ast
+
+    parts = identity.split('::')[:-1]
+    if not parts:
+        return True
+    top = next((n for n in getattr(tree, 'body', ()) if isinstance(n, ast.ClassDef)
+                and n.name == parts[0]), None)
+    if top is not None and any(ast.unparse(b).endswith('TestCase') for b in top.bases):
+        return True
+    return all(part.startswith('Test') for part in parts)
 
 
 def _body(identity: str, node: object) -> tuple[str, str]:
