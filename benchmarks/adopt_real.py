@@ -263,7 +263,7 @@ def suite(sh: Shell, root: str, cfg, timeout: int) -> dict[str, object]:  # type
     findings = int(match.group(1)) if match else None
     codes = collections.Counter(m.group(1) for m in re.finditer(r': (OG\d{3}) ', ci_out))
     tail = [line for line in plain_out.splitlines()
-            if re.search(r'\d+ (passed|failed|error)', line)][-1:] or ['']
+            if re.search(r'\d+ (passed|failed|errors?|skipped)\b', line)][-1:] or ['']
     return {
         'suite': tail[0][:120],
         'pytest exit': plain_rc, 'ci exit (test command)': int(match.group(2)) if match else None,
@@ -336,15 +336,28 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
     # 3. a src change together with a property edit
     src = next(p for p in tracked if cfg.is_src(p) and p.endswith('.py'))
     props = [p for p in tracked if cfg.is_property(p) and p.endswith('.py')]
+    named = ''
+    if not props:
+        # What the README says when init named none: a person names the files whose
+        # answers they own, in a commit of its own (it passes the hooks: oracle only).
+        others = [p for p in tracked if cfg.is_test_code(p) and p != path and
+                  os.path.basename(p).startswith('test_')]
+        chosen = others[-1] if others else path
+        with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
+            text = f.read()
+        with open(os.path.join(root, 'pyproject.toml'), 'w', encoding='utf-8') as f:
+            f.write(text.replace('properties = []', f'properties = ["{chosen}"]', 1))
+        rc, out = sh.run('git commit -qam "name the property tests"')
+        if rc:
+            raise RuntimeError(f'naming the property tests was refused:\n{out[-2000:]}')
+        props, named = [chosen], ' (named in a commit of its own first)'
     if props:
         prop = property_module(root, props)
         for edit, text in ((src, '\nCHEAT = 1\n'),
                            (prop, '\n# the property now expects the new answer\n')):
             with open(os.path.join(root, edit), 'a', encoding='utf-8') as f:
                 f.write(text)
-        attempt(f'src change ({src}) with a property edit ({prop})', 'OG201')
-    else:
-        outcome['src change with a property edit'] = 'n/a (no properties named)'
+        attempt(f'src change ({src}) with a property edit ({prop}){named}', 'OG201')
     # 4. a skip through a computed name: past the hooks, the gate must fail it
     full = os.path.join(root, path)
     with open(full, encoding='utf-8') as f:
