@@ -178,3 +178,16 @@ def test_init_leaves_a_pre_commit_config_pre_commit_cannot_load_untouched(repo: 
     assert os.path.exists(os.path.join(repo.path, 'tests/freeze_ledger.yaml'))
     repo.commit('Adopt oracle-guard')
     assert repo.run(cli, 'check', '--all-files').rc == 0
+
+
+def test_init_takes_tests_at_the_top_and_inside_the_package_together(repo: Repo) -> None:
+    """A test inside the package left out of `tests` would count as production code."""
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('pkg/tests/test_inner.py', 'import pytest\n\n\n' + UNIT)
+    repo.write('tests/test_outer.py', UNIT)
+    repo.commit('tests in both places')
+    adopt(repo)
+    cfg = load_config(repo.path)
+    assert cfg.tests == ('tests/', 'pkg/tests/')
+    assert not cfg.is_src('pkg/tests/test_inner.py') and cfg.is_src('pkg/__init__.py')

@@ -334,15 +334,15 @@ class Layout:
             not any(part in DATA_FOLDERS for part in path.split('/')[:-1])
 
     def test_roots(self) -> list[str]:
-        """tests/, test/ or testing/ at the top; else the test folders inside the
+        """tests/, test/ or testing/ at the top, and the test folders inside the
         packages, as one glob per package when there are several (pkg/**/tests/)."""
         modules = [f for f in self.files if self.collected(f)]
         tops = [f'{d}/' for d in TEST_FOLDERS
                 if any(m.startswith(f'{d}/') for m in modules)]
-        if tops:
-            return tops
         nested: dict[tuple[str, str], set[str]] = {}
         for path in modules:
+            if any(path.startswith(top) for top in tops):
+                continue
             parts = path.split('/')[:-1]
             for depth, part in enumerate(parts):
                 if part in TEST_FOLDERS and depth > 0:
@@ -354,7 +354,7 @@ class Layout:
                 roots.append(f'{next(iter(folders))}/')
             else:
                 roots.append(f'{top}/**/{name}/')
-        return roots
+        return tops + roots
 
     def detect(self) -> tuple[dict[str, Any], list[str]]:
         files = self.files
