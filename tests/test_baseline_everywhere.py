@@ -97,3 +97,71 @@ def test_symlinked_test_file_naming_a_file_outside_the_tests_fails_once(repo: Re
     repo.commit('a symlink to something no hook reads as test code')
     result = repo.run(cli, 'check', '--all-files')
     assert result.rc == 1 and result.codes == ['OG307'], result.out
+
+
+HELPERS = '''\
+import os
+import unittest
+
+
+def needs_speedups(func):
+    def wrapper(*args, **kwargs):
+        if not os.environ.get("SPEEDUPS"):
+            raise unittest.SkipTest("C extension not available")
+        return func(*args, **kwargs)
+    return wrapper
+'''
+SPEEDUP_TESTS = '''\
+from unittest import TestCase
+
+from tests._helpers import needs_speedups
+
+
+class TestSpeedups(TestCase):
+    @needs_speedups
+    def test_fast(self):
+        self.assertEqual(1 + 1, 2)
+
+    @needs_speedups
+    def test_faster(self):
+        self.assertEqual(2 * 2, 4)
+'''
+
+
+def test_baselined_skip_raised_in_a_shared_helper_decorator_passes_the_gate(repo: Repo) -> None:
+    """simplejson's layout: the SkipTest is raised in tests/_helpers.py, the skip is
+    reported at that line, and the baseline holds that very silence."""
+    repo.write('tests/__init__.py', '')
+    repo.write('tests/_helpers.py', HELPERS)
+    repo.write('tests/test_speedups.py', SPEEDUP_TESTS)
+    base = adopted(repo)
+    result = gate(repo, base)
+    assert result.rc == 0, result.out
+    assert 'oracle-guard ci: 0 finding(s)' in result.out
+
+
+def test_computed_skip_in_a_test_that_carries_a_baselined_skipif_fails_the_gate(
+        repo: Repo) -> None:
+    """attrs' layout: a class-level skipif the baseline holds (its condition is imported,
+    not evaluable) does not explain a skip the test body raises through a computed name."""
+    repo.write('tests/_compat.py', 'import sys\n\nOLD = sys.version_info < (3, 0)\n')
+    repo.write('tests/test_marked.py', '''\
+import pytest
+
+from tests._compat import OLD
+
+
+@pytest.mark.skipif(OLD, reason="needs a new Python")
+class TestNew:
+    def test_runs(self):
+        assert 2 + 2 == 4
+''')
+    repo.write('tests/__init__.py', '')
+    base = adopted(repo)
+    assert gate(repo, base).rc == 0
+    repo.write('tests/test_marked.py', repo.read('tests/test_marked.py').decode().replace(
+        '        assert 2 + 2 == 4', '        getattr(pytest, "sk" + "ip")("later")\n'
+        '        assert 2 + 2 == 4'))
+    repo.commit('a skip through a computed name')
+    result = gate(repo, base)
+    assert result.rc == 1 and 'OG706' in result.codes, result.out

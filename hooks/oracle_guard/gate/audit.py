@@ -204,6 +204,33 @@ def _conftests_above(path: str) -> list[str]:
         folder = posixpath.dirname(folder)
 
 
+_IMPERATIVE = ('skip', 'importorskip', 'SkipTest', 'skipTest')
+
+
+def _raised_by_accepted(outcome: SilenceOutcome, ctx: AuditContext) -> str | None:
+    """A skip pytest reports at the very call of a baselined (or declared) imperative
+    silence in test code: ``raise SkipTest`` in a shared decorator of a helper module,
+    ``pytest.skip`` in a helper function. The location proves which silence ran."""
+    from oracle_guard.reading.silence_acceptance import BASELINE
+    from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
+
+    if outcome.where is None or 'wasxfail' in outcome.reason:
+        return None
+    where, line = outcome.where
+    if os.path.isabs(where):
+        where = os.path.relpath(os.path.realpath(where), os.path.realpath(ctx.cfg.root))
+    where = where.replace(os.sep, '/')
+    if where.startswith('../') or not ctx.cfg.is_test_code(where):
+        return None
+    for key, silences in ctx.accepted(where).items():
+        for silence in silences:
+            if silence.kind in _IMPERATIVE and silence.why in (BASELINE, DECLARED_IMPORT) and \
+                    int(line) in silence.lines:
+                how = 'baseline' if silence.why == BASELINE else 'declared dependency'
+                return f'{silence.kind} at {where}:{line} in {key or "<module>"} ({how})'
+    return None
+
+
 def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[str]
                          ) -> str | None:
     """A skip raised by an accepted ``importorskip`` that is not in the test's own body:
@@ -213,6 +240,9 @@ def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[
     from oracle_guard.reading.silence_acceptance import BASELINE
     from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
 
+    raised = _raised_by_accepted(outcome, ctx)
+    if raised is not None:
+        return raised
     if outcome.kind not in ('skip', 'collection-skip'):
         return None
     for path in [outcome.path, *_conftests_above(outcome.path)]:
@@ -374,8 +404,17 @@ def _silence_kind(report: dict, markers: tuple) -> str:  # type: ignore[type-arg
     names = [m[0] for m in markers]
     if 'wasxfail' in report:
         return 'xfail'
+    reason = str(report.get('reason', ''))
+    if reason.startswith('Skipped: '):
+        reason = reason[len('Skipped: '):]
     for name in ('skipif', 'skip'):
-        if name in names:
+        marks = [m for m in markers if m[0] == name]
+        # The marker skipped the test only when the skip carries its reason (or, without
+        # one, pytest's "condition: ..."): an imperative skip in the body of a test that
+        # also carries a marker is a skip of its own.
+        if marks and (not reason or reason.startswith('condition: ') or any(
+                reason in text or repr(reason)[1:-1] in text
+                for m in marks for text in m[1:])):
             return name
     return 'skip'
 

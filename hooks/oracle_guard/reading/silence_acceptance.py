@@ -131,6 +131,24 @@ class AcceptedSilence:
     scope: str
     module: str | None  # what an importorskip imports
     held: bool | None  # an environment condition in this interpreter; None otherwise
+    # Where pytest may report a skip this silence raises: the lines of its call, and the
+    # first line of the function holding it (pytest names the frame's code there).
+    lines: tuple[int, ...] = ()
+
+
+def _report_lines(tree: ast.AST, silence: Silence) -> tuple[int, ...]:
+    end = getattr(silence.call, 'end_lineno', None) or silence.line
+    lines = set(range(silence.line, end + 1))
+    inner = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.lineno <= silence.line <= (node.end_lineno or node.lineno):
+            if inner is None or node.lineno >= inner.lineno:
+                inner = node
+    if inner is not None:
+        lines.add(inner.lineno)
+        lines.update(d.lineno for d in inner.decorator_list[:1])
+    return tuple(sorted(lines))
 
 
 def accepted_silences(path: str, source: bytes, judge: SilenceJudge
@@ -165,7 +183,8 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge
         if judgement.accepted == ENVIRONMENT_SKIP:
             held = holds_now(reader(), list(judgement.conditions), judgement.negate)
         accepted = AcceptedSilence(silence.kind, judgement.accepted, silence.scope,
-                                   imported_module(silence), held)
+                                   imported_module(silence), held,
+                                   _report_lines(tree, silence))
         keys = {function_of(t) for t in silence.targets}
         if silence.scope == 'module':
             keys.add('')
