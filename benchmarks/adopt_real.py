@@ -35,6 +35,7 @@ committed.
 from __future__ import annotations
 
 import argparse
+import ast
 import collections
 import json
 import os
@@ -282,7 +283,9 @@ def property_module(root: str, candidates: list[str]) -> str:
     raise RuntimeError('no property module')
 
 
-def _first_test(root: str, path: str) -> tuple[int, int, str] | None:
+def _first_test(root: str, path: str) -> tuple[int, int, str, int, int] | None:
+    """(def line, def column, identity, first body line, its column) of a test to cheat
+    on: the first undecorated one, else the first one."""
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import test_functions
@@ -292,9 +295,15 @@ def _first_test(root: str, path: str) -> tuple[int, int, str] | None:
             tree = parse_python(f.read(), path)
         except ScanError:
             return None
-    for identity, node in test_functions(tree):
-        if not getattr(node, 'decorator_list', None):
-            return node.lineno, node.col_offset, identity  # type: ignore[attr-defined]
+    tests = test_functions(tree)
+    tests = [t for t in tests if not getattr(t[1], 'decorator_list', None)] or tests
+    for identity, node in tests:
+        first = node.body[0]  # type: ignore[attr-defined]
+        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
+                len(node.body) > 1:  # type: ignore[attr-defined]
+            first = node.body[1]  # type: ignore[attr-defined]
+        return (node.lineno, node.col_offset, identity,  # type: ignore[attr-defined]
+                first.lineno, first.col_offset)
     return None
 
 
@@ -326,7 +335,7 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
             break
     if target is None:
         raise RuntimeError('no undecorated test function to cheat on')
-    path, line, col, identity = target
+    path, line, col, identity, body_line, body_col = target
     # 1. a bare skip on a test
     _decorate(root, path, line, col, '@__import__("pytest").mark.skip(reason="later")')
     attempt(f'bare skip on {path}::{identity}', 'OG301')
@@ -362,9 +371,8 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
     full = os.path.join(root, path)
     with open(full, encoding='utf-8') as f:
         lines = f.read().splitlines(keepends=True)
-    body = line  # the line after the def (a one-line signature is assumed; else skip)
-    indent = ' ' * (col + 4)
-    lines.insert(body, f'{indent}getattr(__import__("pytest"), "sk" + "ip")("later")\n')
+    lines.insert(body_line - 1,
+                 f'{" " * body_col}getattr(__import__("pytest"), "sk" + "ip")("later")\n')
     with open(full, 'w', encoding='utf-8') as f:
         f.writelines(lines)
     rc, out = sh.run('git add -A && git commit -q -m "computed skip"')
