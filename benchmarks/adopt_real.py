@@ -317,6 +317,8 @@ def _decorate(root: str, path: str, line: int, col: int, text: str) -> None:
 
 
 def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    from oracle_guard.reading.scanner import is_test_module
+
     tracked = sh.ok('git ls-files').splitlines()
     outcome: dict[str, str] = {}
 
@@ -328,7 +330,7 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
 
     target = None
     for path in sorted(p for p in tracked if cfg.is_test_code(p) and not cfg.is_property(p)
-                       and os.path.basename(p).startswith('test_')):
+                       and is_test_module(p)):
         found = _first_test(root, path)
         if found:
             target = (path, *found)
@@ -350,7 +352,7 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
         # What the README says when init named none: a person names the files whose
         # answers they own, in a commit of its own (it passes the hooks: oracle only).
         others = [p for p in tracked if cfg.is_test_code(p) and p != path and
-                  os.path.basename(p).startswith('test_')]
+                  is_test_module(p)]
         chosen = others[-1] if others else path
         with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
             text = f.read()
