@@ -19,6 +19,11 @@ import pytest
 @pytest.fixture
 def fancy():
     return pytest.importorskip("not_installed_anywhere")
+
+
+@pytest.fixture(params=["json", "not_installed_either"])
+def implementation(request):
+    return pytest.importorskip(request.param)  # pyrsistent's form: a computed name
 '''
 TESTS = '''\
 import pytest
@@ -38,6 +43,10 @@ def test_uses_fancy(fancy):
 
 def test_runs():
     assert [1] * 2 == [1, 1]
+
+
+def test_each_implementation(implementation):
+    assert implementation.__name__
 '''
 
 
