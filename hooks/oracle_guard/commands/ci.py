@@ -220,7 +220,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     inventory = {**audit.static_inventory(head_view, cfg),
                  **audit.moved_out_of_collection(ctx.changes, cfg)}
     test_files = sorted({path for path, _ in inventory})
-    oracle_files = [p for p in test_files if p.startswith(cfg.properties.rstrip('/') + '/')]
+    oracle_files = [p for p in test_files if cfg.is_property(p)]
 
     # The reference tree is written from git objects before the test command starts, and
     # its run goes on beside the test command (after the install step: the test

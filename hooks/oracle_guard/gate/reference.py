@@ -302,7 +302,7 @@ class TreeBuilder:
             if not level and module.split('.')[0] in MACHINERY:
                 continue
             for candidate in module_candidates(path, module, level, list(self.cfg.test_roots())):
-                if under_any(candidate, self.cfg.tests) and candidate in side.files:
+                if self.cfg.is_test(candidate) and candidate in side.files:
                     found.append(candidate)
                     break
         return found

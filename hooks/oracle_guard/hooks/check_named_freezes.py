@@ -380,7 +380,9 @@ def shadowing_candidates(ctx: RunContext, files: list[str], view: TreeView) -> l
                        for p in changes.deleted())
     if not (new_src or lost_package):
         return files
-    others = [p for p in view.paths(list(cfg.tests)) if cfg.is_test_code(p) and p not in files]
+    roots = list(cfg.test_roots())
+    others = [p for p in (view.paths(roots) if roots else [])
+              if cfg.is_test_code(p) and p not in files]
     return [*files, *others]
 
 
