@@ -98,7 +98,7 @@ def test_state_machine_settings_or_rule_shrunk_below_its_lock_fails(repo: Repo) 
                .replace('max_examples=15', 'max_examples=2'))
     repo.add()
     result = repo.run(generator_lock)
-    assert result.codes == ['OG602', 'OG602'], result.out
+    assert result.codes.count('OG602') == 2, result.out  # (and OG611 against the base)
     assert 'max_value: locked at 9, live value 1' in result.out
     assert 'max_examples: locked at 15, live value 2' in result.out
 
