@@ -232,3 +232,21 @@ def test_failing_tests_frozen_with_a_raised_budget_fails_ci(dd: CiRepo) -> None:
     ci = cheat_works_but_ci_fails(dd, {'tests/freeze_ledger.yaml': f'budget: 3\nfreezes:\n{rows}'},
                                   'OG740')
     assert any('budget 0 -> 3' in line for line in ci.lines('OG740')), ci.out
+
+
+# -- a lie told only to the expected value's own kind (rule 45: the twin) -----------------
+def test_eq_that_lies_only_to_lists_fails_ci_through_the_twin(dd: CiRepo) -> None:
+    # A plain sentinel object is not a list, so this __eq__ told it the truth; the twin's
+    # sentinel now has the type of the value it replaces.
+    lying = BUG.replace('    return out\n', '    return _Sorted(out)\n').replace(
+        'return out[:-1]', 'return _Sorted(out[:-1])')
+    ci = cheat_works_but_ci_fails(dd, {'src/dd/__init__.py': '''\
+class _Sorted(list):
+    def __eq__(self, other):
+        return isinstance(other, list) or list.__eq__(self, other)
+
+    __hash__ = None
+
+
+''' + lying}, 'OG724')
+    assert any(f'the twin of {PROPERTY_ID}' in line for line in ci.lines('OG724')), ci.out

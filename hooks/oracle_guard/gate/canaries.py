@@ -127,6 +127,30 @@ def _may_silence(function: ast.FunctionDef) -> bool:
                (isinstance(n, ast.Attribute) and n.attr in words) for n in ast.walk(function))
 
 
+# The twin's sentinel: a value no honest object equals, of the expected value's own type
+# where one can be built, so that an `__eq__` that lies only to its own kind
+# (`isinstance(other, list)`) meets one too.
+SENTINEL = '''\
+class FRESH:
+    """A value no honest object equals."""
+
+    @classmethod
+    def like(cls, value):
+        marker = cls()
+        shapes = ((list, [marker]), (tuple, (marker,)), (dict, {marker: marker}),
+                  (set, {marker}), (frozenset, {marker}), (str, repr(marker)),
+                  (bytes, repr(marker).encode()), (int, id(marker) << 70 | 1),
+                  (float, id(marker) + 0.5))
+        for kind, shape in shapes if not isinstance(value, bool) else ():
+            if isinstance(value, kind):
+                try:
+                    return type(type(value).__name__, (type(value),), {})(shape)
+                except Exception:
+                    return marker
+        return marker
+'''
+
+
 class _Sentinel(ast.NodeTransformer):
     def __init__(self, fresh: str) -> None:
         self.fresh = fresh
@@ -135,13 +159,14 @@ class _Sentinel(ast.NodeTransformer):
         if _is_eq_assert(node):
             compare = node.test
             assert isinstance(compare, ast.Compare)
-            sentinel = ast.Call(func=ast.Name(id=self.fresh, ctx=ast.Load()), args=[],
-                                keywords=[])
+            like = ast.Attribute(value=ast.Name(id=self.fresh, ctx=ast.Load()), attr='like',
+                                 ctx=ast.Load())
             if isinstance(compare.comparators[0], ast.Constant) or \
                     not isinstance(compare.left, ast.Constant):
-                compare.comparators = [sentinel]
+                compare.comparators = [ast.Call(func=like, args=[compare.comparators[0]],
+                                                keywords=[])]
             else:
-                compare.left = sentinel
+                compare.left = ast.Call(func=like, args=[compare.left], keywords=[])
             # The judge asks for this message: the twin must fail at its sentinel, not on
             # something else its copy lacks.
             node.msg = ast.Constant(value=f'{self.fresh} differs')
@@ -192,7 +217,7 @@ def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
             body.append(node)
         elif _kept(node, tests):
             body.append(node)
-    sentinel = ast.parse(f'class {fresh}:\n    """A value no honest object equals."""\n')
+    sentinel = ast.parse(SENTINEL.replace('FRESH', fresh))
     tree.body = [*body, *sentinel.body]
     return ast.unparse(ast.fix_missing_locations(tree)) + '\n', original
 
