@@ -250,3 +250,44 @@ class _Sorted(list):
 
 ''' + lying}, 'OG724')
     assert any(f'the twin of {PROPERTY_ID}' in line for line in ci.lines('OG724')), ci.out
+
+
+# -- the stream rewritten on its way to the gate (rule 45) --------------------------------
+SENDALL_FORGER = '''\
+import json
+import os
+import socket
+
+_send = socket.socket.sendall
+
+
+def _sendall(self, data, *args):
+    lines = []
+    for line in data.decode().split('\\n'):
+        if line:
+            event = json.loads(line)
+            # Only the tests that exist on disk: the canaries, which do not, keep failing.
+            if os.path.exists(str(event.get('nodeid') or '').split('::')[0]):
+                if event.get('outcome') == 'failed':
+                    event['outcome'] = 'passed'
+                event['raised'] = None
+            line = json.dumps(event)
+        lines.append(line)
+    return _send(self, '\\n'.join(lines).encode(), *args)
+
+
+socket.socket.sendall = _sendall
+'''
+
+
+def test_src_rewriting_failed_reports_in_socket_sendall_does_not_turn_ci_green(
+        dd: CiRepo) -> None:
+    # Plain pytest stays red; the gate must not be greener than pytest. The plugin sends
+    # through the socket method it bound when it loaded, before src/ was imported.
+    dd.pull_request({'src/dd/_net.py': SENDALL_FORGER,
+                     'src/dd/__init__.py': 'from dd import _net  # noqa: F401\n\n' + BUG},
+                    bug=False)
+    plain, ci = gate(dd)
+    assert plain.rc == 1, plain.out
+    assert ci.rc == 1, ci.out
+    assert ci.summary.endswith('test command exited 1'), ci.out

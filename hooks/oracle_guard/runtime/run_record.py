@@ -50,6 +50,9 @@ PLUGIN_NAME = 'oracle-guard-record'
 SILENCE_MARKS = ('skip', 'skipif', 'xfail')
 # Plugins whose absence would leave the run unproven.
 SWITCHES = ('oracle_guard', 'oracle-guard-record', 'junitxml', 'pytest_oracle_guard')
+# Taken when the plugin loads, before any conftest or src/ module runs: code that later
+# rebinds json.dumps cannot rewrite the events it serializes (see _write for the socket).
+_dumps = json.dumps
 
 
 def recording_folder() -> str | None:
@@ -207,6 +210,9 @@ class RunRecorder:
         self.path = os.path.join(folder, f'record-{os.getpid()}.jsonl')
         self._file = open(self.path, 'a', encoding='utf-8')  # noqa: SIM115 -- lives all session
         self._stream = connect_stream(os.environ.get(STREAM_ENV))
+        # The socket's own method, bound now: a later `socket.socket.sendall = ...` (a
+        # src/ module rewriting failed reports on their way to the gate) does not reach it.
+        self._send = self._stream.sendall if self._stream is not None else None
         self._pending: list[str] = []
         self.config: Any = None
         self.cfg: Any = None  # [tool.oracle-guard] for the runtime lock check, if any
@@ -256,12 +262,12 @@ class RunRecorder:
 
     # -- writing ---------------------------------------------------------------------
     def _write(self, event: dict[str, Any], flush: bool = False) -> None:
-        line = json.dumps(event, default=str)
+        line = _dumps(event, default=str)
         self._pending.append(line)
         if self._stream is not None:
             # Sent now, not at the end: a failure the gate has received stays received.
             try:
-                self._stream.sendall(line.encode('utf-8') + b'\n')
+                self._send(line.encode('utf-8') + b'\n')
             except OSError:
                 self._stream = None
         if flush:
