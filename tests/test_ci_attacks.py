@@ -9,6 +9,7 @@ run isolated as the action runs it, fails with the code named (rules 45, 46 and 
 from __future__ import annotations
 
 import datetime
+import os
 import subprocess
 import sys
 
@@ -291,3 +292,26 @@ def test_src_rewriting_failed_reports_in_socket_sendall_does_not_turn_ci_green(
     assert plain.rc == 1, plain.out
     assert ci.rc == 1, ci.out
     assert ci.summary.endswith('test command exited 1'), ci.out
+
+
+# -- compiled code in the pull request (rule 46) ------------------------------------------
+def test_unchecked_hash_pyc_of_the_fixed_code_beside_the_buggy_source_fails_ci(
+        dd: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Review sees the buggy source; Python loads the committed cache file, whatever the
+    # source's size and time say, and runs the fix.
+    import py_compile
+
+    (tmp_path / 'good.py').write_text(GOOD)
+    cache = f'src/dd/__pycache__/__init__.{sys.implementation.cache_tag}.pyc'
+    os.makedirs(os.path.join(dd.path, os.path.dirname(cache)))
+    py_compile.compile(str(tmp_path / 'good.py'), cfile=os.path.join(dd.path, cache),
+                       invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+    git(dd.path, 'checkout', '-q', '-b', 'pr')
+    git(dd.path, 'add', '-f', cache)
+    git(dd.path, 'commit', '-q', '-m', 'speed-up')
+    own_cache = {'PYTHONPYCACHEPREFIX': ''}  # Python's own __pycache__ folders, as in CI
+    plain = dd.finish(dd.start(PYTEST, own_cache))
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(PYTEST)[1:]], own_cache))
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 1, ci.out
+    assert [line.split(':')[0] for line in ci.lines('OG719')] == [cache], ci.out

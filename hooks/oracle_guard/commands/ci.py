@@ -210,6 +210,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     approval = decide(ctx, sections, args.oracle_approved, os.environ)
     probe = sealed.preload()
     findings.extend(sealed.shadowing_modules(ctx.changes, cfg.src_roots()))
+    findings.extend(sealed.compiled_files(ctx.changes))
     test_python = args.test_python or sys.executable
     if not args.test_python:
         ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '

@@ -19,6 +19,7 @@ OG723 a pytest process stopped its session before its tests ran (the plugin's ow
       included: a stopped session is not an excuse, it is a run that proved nothing)
 OG724 a canary ended otherwise than planted; OG725 a canary is missing from the run
 OG726-OG728 the test machinery was changed (``gate/integrity.py``)
+OG719 the pull request adds or edits a compiled Python file (``*.pyc``, ``*.pyo``)
 OG729 the pull request adds a module named like the test machinery (``oracle_guard``,
       ``pytest``, ``_pytest``, ``pluggy``, ``hypothesis``, ``sitecustomize``,
       ``usercustomize``) outside its ``src`` roots: ``python -m pytest`` from the checkout
@@ -130,6 +131,18 @@ def shadowing_modules(changes: ChangeSet, src_roots: Sequence[str]) -> list[Find
                 'installed one', 'rename it; a pull request cannot ship its own pytest, '
                 'Hypothesis or oracle-guard'))
     return findings
+
+
+def compiled_files(changes: ChangeSet) -> list[Finding]:
+    """OG719: compiled Python the change adds or edits, the ``src`` roots included. A
+    ``__pycache__`` file written with an unchecked hash is loaded instead of its source
+    whatever the source says, so the code that runs is not the code that was reviewed."""
+    return [Finding(
+        change.path, 1, 1, 'OG719', f'{change.path} is compiled Python in the pull request: '
+        'Python may run it instead of the source beside it, which is what review sees',
+        f'git rm --cached {change.path} and ignore __pycache__/ and *.pyc')
+        for change in changes.changes
+        if change.status != 'D' and change.path.endswith(('.pyc', '.pyo'))]
 
 
 def run_install(command: str, test_python: str, root: str) -> None:
