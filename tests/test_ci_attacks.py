@@ -315,3 +315,40 @@ def test_unchecked_hash_pyc_of_the_fixed_code_beside_the_buggy_source_fails_ci(
     assert plain.rc == 0, plain.out
     assert ci.rc == 1, ci.out
     assert [line.split(':')[0] for line in ci.lines('OG719')] == [cache], ci.out
+
+
+def test_src_wrapping_the_recorders_sender_found_through_gc_fails_ci(dd: CiRepo) -> None:
+    # The sender bound at load time is an attribute of the recorder: gc finds the object.
+    # The record file, written from the same lines, still holds the failures. Plain pytest
+    # stays red: the cheat is against the gate, which must never be greener than pytest.
+    dd.pull_request({'src/dd/_net.py': '''\
+import gc
+import json
+import os
+
+
+def _forging(send):
+    def forged(data):
+        lines = []
+        for line in data.decode().split('\\n'):
+            if line:
+                event = json.loads(line)
+                if os.path.exists(str(event.get('nodeid') or '').split('::')[0]):
+                    if event.get('outcome') == 'failed':
+                        event['outcome'] = 'passed'
+                    event['raised'] = None
+                line = json.dumps(event)
+            lines.append(line)
+        return send('\\n'.join(lines).encode())
+    return forged
+
+
+for _o in gc.get_objects():
+    if type(_o).__name__.endswith('Recorder') and getattr(_o, '_send', None):
+        _o._send = _forging(_o._send)
+''', 'src/dd/__init__.py': 'from dd import _net  # noqa: F401\n\n' + BUG}, bug=False)
+    plain, ci = gate(dd)
+    assert plain.rc == 1, plain.out
+    assert ci.rc == 1, ci.out
+    assert any('tests/test_dd.py::test_four failed in the record file' in line
+               for line in ci.lines('OG721')), ci.out

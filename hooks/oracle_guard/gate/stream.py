@@ -195,7 +195,8 @@ def junit_failures(path: str) -> int | None:
 
 
 def cross_checks(stream: RunRecord, files: RunRecord, junit: str | None) -> list[Finding]:
-    """OG721: the record files and the JUnit report may say more failed, never less."""
+    """OG721: the record files and the JUnit report may say more failed than the stream, never
+    less; and the record files (the same lines the stream got) never say otherwise."""
     findings: list[Finding] = []
     hint = ('remove what rewrites the run record or the JUnit report; the gate judges what '
             'the run reported as it happened')
@@ -206,6 +207,15 @@ def cross_checks(stream: RunRecord, files: RunRecord, junit: str | None) -> list
                 findings.append(Finding(
                     '.', 1, 1, 'OG721', f'forged run: {nodeid} failed, but the record file '
                     f'written by the test process says {told}', hint))
+        # The other way round: both copies are written from one serialized line, so a
+        # failure only the file holds was rewritten on its way to the gate (a patched
+        # socket or a wrapped sender; the canaries, spared, cannot show it).
+        for nodeid in failed_tests(files):
+            sent = stream.outcome(nodeid)
+            if sent is not None and sent != 'failed':
+                findings.append(Finding(
+                    '.', 1, 1, 'OG721', f'forged run: {nodeid} failed in the record file '
+                    f'written by the test process, but the gate received {sent}', hint))
     if junit and os.path.isfile(junit):
         counted = junit_failures(junit)
         failed = len(failed_tests(stream))
