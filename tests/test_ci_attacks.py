@@ -352,3 +352,31 @@ for _o in gc.get_objects():
     assert ci.rc == 1, ci.out
     assert any('tests/test_dd.py::test_four failed in the record file' in line
                for line in ci.lines('OG721')), ci.out
+
+
+def test_src_patching_the_json_encoder_forges_stream_and_file_alike_but_fails_ci(
+        dd: CiRepo) -> None:
+    # Both copies of the record are serialized by the patched encoder; the JUnit report,
+    # written by pytest from its own reports, still names the failures.
+    dd.pull_request({'src/dd/_enc.py': '''\
+import json
+import os
+
+_iterencode = json.JSONEncoder.iterencode
+
+
+def _forge(self, o, *args, **kwargs):
+    if isinstance(o, dict) and os.path.exists(str(o.get('nodeid') or '').split('::')[0]):
+        o = dict(o, raised=None)
+        if o.get('outcome') == 'failed':
+            o['outcome'] = 'passed'
+    return _iterencode(self, o, *args, **kwargs)
+
+
+json.JSONEncoder.iterencode = _forge
+''', 'src/dd/__init__.py': 'from dd import _enc  # noqa: F401\n\n' + BUG}, bug=False)
+    plain, ci = gate(dd)
+    assert plain.rc == 1, plain.out
+    assert ci.rc == 1, ci.out
+    assert any('the JUnit report says tests/test_dd.py::test_four failed' in line
+               for line in ci.lines('OG721')), ci.out

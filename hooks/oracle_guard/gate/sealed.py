@@ -14,7 +14,7 @@ own code cannot write.
 
 OG720 the stream contradicts itself (``gate/stream.py``)
 OG721 the record files or the JUnit report say fewer tests failed than the stream did, or
-      the record files hold a failure the stream got otherwise
+      the record files or the JUnit report hold a failure the gate received as passed
 OG722 the test command's exit status disagrees with the outcomes the stream holds
 OG723 a pytest process stopped its session before its tests ran (the plugin's own stop
       included: a stopped session is not an excuse, it is a run that proved nothing)

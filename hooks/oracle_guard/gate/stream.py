@@ -194,6 +194,26 @@ def junit_failures(path: str) -> int | None:
     return total
 
 
+def junit_failed_cases(path: str) -> set[tuple[str, str]]:
+    """(classname, name) of every test case the JUnit report holds a failure or error for."""
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError):
+        return set()
+    return {(case.get('classname', ''), case.get('name', '')) for case in root.iter('testcase')
+            if case.find('failure') is not None or case.find('error') is not None}
+
+
+def junit_address(nodeid: str) -> tuple[str, str]:
+    """A node id as pytest's JUnit report names it (``_pytest.junitxml.mangle_test_address``)."""
+    path, bracket, params = nodeid.partition('[')
+    names = path.split('::')
+    names[0] = names[0].replace('/', '.')
+    names[0] = names[0][:-3] if names[0].endswith('.py') else names[0]
+    names[-1] += bracket + params
+    return '.'.join(names[:-1]), names[-1]
+
+
 def cross_checks(stream: RunRecord, files: RunRecord, junit: str | None) -> list[Finding]:
     """OG721: the record files and the JUnit report may say more failed than the stream, never
     less; and the record files (the same lines the stream got) never say otherwise."""
@@ -217,6 +237,14 @@ def cross_checks(stream: RunRecord, files: RunRecord, junit: str | None) -> list
                     '.', 1, 1, 'OG721', f'forged run: {nodeid} failed in the record file '
                     f'written by the test process, but the gate received {sent}', hint))
     if junit and os.path.isfile(junit):
+        # pytest writes the report from the same reports: a test it says failed, which
+        # reached the gate as passed, was rewritten before it was sent (json patched).
+        failed_cases = junit_failed_cases(junit)
+        for nodeid in sorted(stream.reports):
+            if stream.outcome(nodeid) == 'passed' and junit_address(nodeid) in failed_cases:
+                findings.append(Finding(
+                    '.', 1, 1, 'OG721', f'forged run: the JUnit report says {nodeid} failed, '
+                    'but the gate received it as passed', hint))
         counted = junit_failures(junit)
         failed = len(failed_tests(stream))
         if counted is not None and counted < failed:
