@@ -90,8 +90,9 @@ class EventListener:
                 self.streams.append(stream)
                 self._connections.append(conn)
                 thread = threading.Thread(target=self._read, args=(conn, stream), daemon=True)
+                # Started before close() can see it: joining a thread not yet started raises.
+                thread.start()
                 self._threads.append(thread)
-            thread.start()
 
     @staticmethod
     def _read(conn: socket.socket, stream: Stream) -> None:
