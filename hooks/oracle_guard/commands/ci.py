@@ -55,6 +55,7 @@ from oracle_guard.context import utc_today
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.gate.timings import Timings
     from oracle_guard.gate.approval import Approval
     from oracle_guard.gate.review_report import Section
 
@@ -88,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument('--no-reference-run', dest='reference_run', action='store_false',
                         help='skip the reference run of the base oracle and the evidence '
                              'for new freezes and new tests')
+    parser.add_argument('--timings', action='store_true',
+                        help='after the findings, print the wall and CPU time of each step '
+                             'to stderr')
     parser.add_argument('--debug', action='store_true', help='show tracebacks of internal errors')
     return parser
 
@@ -189,14 +193,27 @@ def range_context(base_ref: str, today: datetime.date | None = None) -> RunConte
 
 def ci(args: argparse.Namespace, command: list[str]) -> int:
     from oracle_guard.gate.sealed import off_the_checkout
+    from oracle_guard.gate.timings import STEPS
+    from oracle_guard.gate.timings import Timings
 
+    timings = Timings.of(STEPS)
     off_path = off_the_checkout(repo_root())  # before anything is imported lazily
-    ctx = range_context(args.base, args.today)
-    ctx.notes.extend(off_path)
+    with timings.step('change rules'):
+        ctx = range_context(args.base, args.today)
+        ctx.notes.extend(off_path)
+        findings = change_rules(ctx)
+    code = _judge(args, command, ctx, findings, timings)
+    if args.timings:
+        sys.stdout.flush()
+        sys.stderr.write(''.join(f'{line}\n' for line in timings.lines()))
+    return code
+
+
+def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
+           findings: list[Finding], timings: Timings) -> int:
     cfg, today = ctx.cfg, ctx.today
     head_view = ctx.judged
     assert head_view is not None
-    findings = change_rules(ctx)
 
     # Everything the gate needs is imported before the install step and the test command
     # run: the pull request's code runs there and could rewrite files on disk.
@@ -208,7 +225,8 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
 
     sections = review_report.report_sections(ctx)
     approval = decide(ctx, sections, args.oracle_approved, os.environ)
-    probe = sealed.preload()
+    with timings.step('preload'):
+        probe = sealed.preload()
     findings.extend(sealed.shadowing_modules(ctx.changes, cfg.src_roots()))
     findings.extend(sealed.compiled_files(ctx.changes))
     test_python = args.test_python or sys.executable
@@ -217,7 +235,8 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
                          'gate\'s own environment; give the interpreter of a separate test '
                          'environment so the pull request cannot reach the gate')
     if args.install_command:
-        sealed.run_install(args.install_command, test_python, ctx.cfg.root)
+        with timings.step('install step'):
+            sealed.run_install(args.install_command, test_python, ctx.cfg.root)
     inventory = {**audit.static_inventory(head_view, cfg),
                  **audit.moved_out_of_collection(ctx.changes, cfg)}
     test_files = sorted({path for path, _ in inventory})
@@ -228,12 +247,14 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     # environment then holds the project's test dependencies).
     started = reference.start_reference_runs(
         ctx, test_python, approved=approval.approved and bool(approval.changes),
-        approved_files=[item.path for item in approval.changes]) if args.reference_run else None
+        approved_files=[item.path for item in approval.changes],
+        timings=timings) if args.reference_run else None
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
                                 oracle_files=oracle_files, read=head_view.read,
-                                test_python=test_python, probe_source=probe, run=run_tests)
+                                test_python=test_python, probe_source=probe, run=run_tests,
+                                timings=timings)
         findings.extend(run.findings)
         ctx.notes.extend(run.notes)
         exit_code, record = run.exit_code, run.record
@@ -247,19 +268,23 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
             tracked=frozenset(head_view.paths()),
         )
-        findings.extend(audit.audit(audit_ctx))
+        with timings.step('audit'):
+            findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())
 
     evidence = reference.finish_reference_runs(started) if started else None
     if evidence:
         findings.extend(evidence.findings)
-    _write_review(args, ctx, approval, sections, run.report_section(),
-                  evidence.report if evidence else ())
-    write_findings(findings, args.format, sys.stdout)
-    for note in ctx.notes:
-        sys.stdout.write(f'{note}\n')
-    count = len(set(findings))
-    sys.stdout.write(f'oracle-guard ci: {count} finding(s); test command exited {exit_code}\n')
+    timings.note_overlap('reference run', 'test command')
+    with timings.step('report'):
+        _write_review(args, ctx, approval, sections, run.report_section(),
+                      evidence.report if evidence else ())
+        write_findings(findings, args.format, sys.stdout)
+        for note in ctx.notes:
+            sys.stdout.write(f'{note}\n')
+        count = len(set(findings))
+        sys.stdout.write(f'oracle-guard ci: {count} finding(s); test command exited '
+                         f'{exit_code}\n')
     return 1 if count else exit_code
 
 

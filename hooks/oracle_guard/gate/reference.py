@@ -46,6 +46,8 @@ import shutil
 import subprocess
 import secrets
 import tempfile
+import threading
+import time
 from collections.abc import Iterable
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,6 +64,9 @@ from oracle_guard.gate import canaries
 from oracle_guard.gate import stream
 from oracle_guard.gate.sealed import exit_status_findings
 from oracle_guard.gate.sealed import uses_hypothesis
+from oracle_guard.gate.timings import children_cpu
+from oracle_guard.gate.timings import Timings
+from oracle_guard.gate.timings import watch_exit
 from oracle_guard.oracle.ledger import FreezeLedger
 from oracle_guard.oracle.ledger import FREEZABLE
 from oracle_guard.oracle.ledger import function_of
@@ -585,7 +590,8 @@ def _code_list(paths: Sequence[str], limit: int = 0) -> str:
 
 class ReferenceRuns:
     def __init__(self, ctx: RunContext, python: str, approved: bool,
-                 approved_files: Iterable[str] | None = None) -> None:
+                 approved_files: Iterable[str] | None = None,
+                 timings: Timings | None = None) -> None:
         self.ctx = ctx
         self.python = python
         changes = ctx.changes
@@ -610,6 +616,8 @@ class ReferenceRuns:
         self.result = ReferenceResult()
         self.pending: tuple = ()  # type: ignore[type-arg]  # the started reference run
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-reference-')
+        self.timings = timings if timings is not None else Timings()
+        self.watcher: threading.Thread | None = None
 
     def close(self) -> None:
         child = self.pending[3] if self.pending else None
@@ -658,18 +666,23 @@ class ReferenceRuns:
     # -- rule 44 -----------------------------------------------------------------------
     def start_reference(self) -> None:
         """Build the tree and start its pytest process; ``finish_reference`` judges it."""
-        tree = self.build('reference', self.head)
-        oracle_tests = sorted(p for p in tree.sources if self.cfg.is_property(p)
-                              and is_test_module(p) and not audit._skipped_folder(p))
-        inventory: dict[tuple[str, str], audit.TestDef] = {}
-        for path in oracle_tests:
-            source = self.oracle.view_of(path).read(path)
-            for test in audit.file_inventory(source or b'', path):
-                inventory[(path, test.identity)] = test
+        with self.timings.step('reference tree build'):
+            tree = self.build('reference', self.head)
+            oracle_tests = sorted(p for p in tree.sources if self.cfg.is_property(p)
+                                  and is_test_module(p) and not audit._skipped_folder(p))
+            inventory: dict[tuple[str, str], audit.TestDef] = {}
+            for path in oracle_tests:
+                source = self.oracle.view_of(path).read(path)
+                for test in audit.file_inventory(source or b'', path):
+                    inventory[(path, test.identity)] = test
         child = None
         if inventory:
+            step = self.timings.get('reference run')
+            step.started = time.perf_counter()
             child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today,
                                 sealed=True)
+            if child.proc is not None:
+                self.watcher = watch_exit(child.proc.pid, step)
         self.pending = (tree, oracle_tests, inventory, child)
 
     def finish_reference(self) -> None:
@@ -680,10 +693,23 @@ class ReferenceRuns:
                 '- no test of the oracle\'s properties to run (check-properties-present '
                 'judges that)', *lines]))
             return
-        run = child.wait()
-        found = run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
-                                             self.head.view, inventory,
-                                             self.ledger(self.oracle), self.ctx.today)
+        step = self.timings.get('reference run')
+        cpu, children = time.process_time(), children_cpu()
+        try:
+            run = child.wait()
+            found = run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
+                                                 self.head.view, inventory,
+                                                 self.ledger(self.oracle), self.ctx.today)
+        finally:
+            # Its CPU is counted when it is reaped; its wall time ends when it exited.
+            if self.watcher is not None:
+                self.watcher.join(timeout=1.0)
+            if step.ended < step.started:
+                step.ended = time.perf_counter()
+            step.wall = step.ended - step.started
+            step.cpu += time.process_time() - cpu
+            step.children += children_cpu() - children
+            step.ran = True
         self.result.findings += found
         verdict = (f'{len(inventory)} oracle test(s) of {len(oracle_tests)} file(s): '
                    + (f'{len(found)} finding(s)' if found else 'all passed or frozen at base'))
@@ -775,7 +801,8 @@ class ReferenceRuns:
 
 
 def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
-                         approved_files: Iterable[str] | None = None) -> ReferenceRuns:
+                         approved_files: Iterable[str] | None = None,
+                         timings: Timings | None = None) -> ReferenceRuns:
     """Build the reference tree from git objects and start the reference run (rule 44),
     before the test command runs: it runs beside it, and nothing the test command writes
     can reach a tree written before it started. ``finish_reference_runs`` waits for it,
@@ -784,7 +811,7 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
     if not ctx.changes.has_base:
         raise ConfigError('--base', 0, 'the reference run needs the base revision',
                           'fetch full history (actions/checkout fetch-depth: 0)')
-    runs = ReferenceRuns(ctx, python, approved, approved_files)
+    runs = ReferenceRuns(ctx, python, approved, approved_files, timings)
     # However the gate ends (bad input in a later step is exit 2), the child and the tree
     # go with it.
     atexit.register(runs.close)
@@ -795,8 +822,10 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
 def finish_reference_runs(runs: ReferenceRuns) -> ReferenceResult:
     try:
         runs.finish_reference()
-        runs.freezes()
-        runs.new_tests()
+        with runs.timings.step('freeze reruns'):
+            runs.freezes()
+        with runs.timings.step('new-test run'):
+            runs.new_tests()
     finally:
         runs.close()
     return runs.result

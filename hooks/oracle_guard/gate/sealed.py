@@ -44,6 +44,7 @@ from oracle_guard.findings import Finding
 from oracle_guard.gate import canaries
 from oracle_guard.gate import integrity
 from oracle_guard.gate import stream
+from oracle_guard.gate.timings import Timings
 from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RunRecord
@@ -196,9 +197,12 @@ def uses_hypothesis(paths: Sequence[str], read: Callable[[str], bytes | None]) -
 def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequence[str],
                oracle_files: Sequence[str], read: Callable[[str], bytes | None],
                test_python: str, probe_source: str,
-               run: Callable[[list[str], str, str, dict[str, str]], int]) -> SealedRun:
+               run: Callable[[list[str], str, str, dict[str, str]], int],
+               timings: Timings | None = None) -> SealedRun:
     """Run the test command sealed; ``run(command, record_folder, junit, env) -> code``."""
-    before = integrity.inspect_environment(test_python, probe_source)
+    timings = timings if timings is not None else Timings()
+    with timings.step('integrity probe before'):
+        before = integrity.inspect_environment(test_python, probe_source)
     record_folder = os.path.join(folder, 'record')
     os.mkdir(record_folder)
     junit = os.path.join(folder, 'junit.xml')
@@ -207,9 +211,10 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
         test_files=test_files, oracle_files=oracle_files, read=read,
         hypothesis='hypothesis' in before.present and uses_hypothesis(
             [*oracle_files, *test_files], read))
-    with stream.EventListener(folder) as listener:
+    with timings.step('test command'), stream.EventListener(folder) as listener:
         exit_code = run(command, record_folder, junit, {**listener.env(), **plan.env()})
-    after = integrity.inspect_environment(test_python, probe_source)
+    with timings.step('integrity probe after'):
+        after = integrity.inspect_environment(test_python, probe_source)
     full = listener.record()
     findings = [*stream.contradictions(listener.streams),
                 *stream.cross_checks(full, read_record(record_folder), junit),
