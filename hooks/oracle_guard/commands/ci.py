@@ -3,6 +3,7 @@ configuration nor pytest's own report.
 
     oracle-guard ci --base REF [--format github] [--report FILE.md]
                     [--test-python PATH] [--install-command CMD] [--no-reference-run]
+                    [--timings]
                     -- TEST COMMAND...
 
 1. The change rules of every hook for ``REF...HEAD``, in this process (never through the
