@@ -21,12 +21,24 @@ here: the audit does all its work either way.
 By default pytest's assertion-rewrite cache of the suite's test modules is removed before
 every run of either side, as on a fresh CI checkout; ``--warm`` keeps it (a developer's
 second run), where the run record must compile the test modules itself.
+
+``--gate`` measures the whole gate as a project adopts it instead, on one or more suites
+(``--package`` repeated): after the base commit the script runs ``oracle-guard init``,
+moves the test module with the most ``@given`` tests (else the first whose every test
+checks something, as ``benchmarks/adopt_real.py`` chooses it) into ``tests/properties/``
+with its relative imports pointed one package up, runs ``oracle-guard lock`` and commits
+that; the pull request is the same one-line comment in the package's ``__init__.py``.
+``oracle-guard ci --timings`` runs with its default settings (the reference run on), and
+the median of every step's line (``--timings`` on stderr) is printed next to the ratios,
+with the machine's load average before and after each run (other jobs share its CPUs).
+Results: ``benchmarks/GATE_OVERHEAD.md``.
 """
 from __future__ import annotations
 
 import argparse
 import glob
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -36,6 +48,11 @@ import tarfile
 import tempfile
 import time
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLI = (sys.executable, '-m', 'oracle_guard.cli')
+TIMING = re.compile(r'oracle-guard ci: timing: (?P<step>[a-z -]+): (?:not run|wall '
+                    r'(?P<wall>[\d.]+) s, cpu (?P<gate>[\d.]+) s gate \+ (?P<children>[\d.]+) s '
+                    r'children(?: \((?P<beside>[\d.]+) s of its wall time beside)?)')
 TEST_COMMAND = (sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider')
 GIT = ('git', '-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid',
        '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=base')
@@ -60,6 +77,53 @@ def prepare(package: str, workdir: str) -> str:
     return suite
 
 
+def git(*args: str, cwd: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=cwd, check=True, stdout=subprocess.PIPE,
+                          text=True).stdout
+
+
+def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
+    """The sdist adopted as the README says, on branch ``base``; a pull request on top."""
+    sys.path.insert(0, HERE)
+    from adopt_real import property_module
+
+    subprocess.run([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
+                    '--no-binary', ':all:', package, '-d', workdir], check=True)
+    archive = glob.glob(os.path.join(workdir, '*.tar.gz'))[0]
+    with tarfile.open(archive) as tar:
+        tar.extractall(workdir)  # noqa: S202 -- a PyPI sdist, into a temporary folder
+    suite = archive[:-len('.tar.gz')]
+    if os.path.exists(os.path.join(suite, '.pre-commit-config.yaml')):
+        os.remove(os.path.join(suite, '.pre-commit-config.yaml'))  # its hooks need the network
+    git('init', '-q', cwd=suite)
+    git('add', '-A', cwd=suite)
+    git('commit', '-q', '-m', 'the project', cwd=suite)
+    subprocess.run([*CLI, 'init', '--hook-repo', 'https://example.invalid/oracle-guard',
+                    '--rev', '0' * 40], cwd=suite, env=env, check=True, stdout=subprocess.PIPE)
+    tracked = git('ls-files', cwd=suite).splitlines()
+    chosen = property_module(suite, [p for p in tracked if p.startswith('tests/test_')
+                                     and p.count('/') == 1])
+    moved = f'tests/properties/{os.path.basename(chosen)}'
+    os.makedirs(os.path.join(suite, 'tests', 'properties'), exist_ok=True)
+    git('mv', chosen, moved, cwd=suite)
+    with open(os.path.join(suite, moved), encoding='utf-8') as f:
+        text = re.sub(r'^from \.(\w)', r'from ..\1', f.read(), flags=re.M)
+    with open(os.path.join(suite, moved), 'w', encoding='utf-8') as f:
+        f.write(text)
+    subprocess.run([*CLI, 'lock'], cwd=suite, env=env, check=True, stdout=subprocess.PIPE)
+    git('add', '-A', cwd=suite)
+    git('commit', '-q', '-m', 'adopt oracle-guard', cwd=suite)
+    git('checkout', '-q', '-b', 'pr', cwd=suite)
+    source = sorted([*glob.glob(os.path.join(suite, 'src', '*', '__init__.py')),
+                     *glob.glob(os.path.join(suite, '*', '__init__.py'))])
+    source = [p for p in source if os.path.basename(os.path.dirname(p)) != 'tests']
+    with open(source[0], 'a', encoding='utf-8') as f:
+        f.write('# a pull request\n')
+    git('commit', '-q', '-am', 'pull request', cwd=suite)
+    print(f'{package}: {moved} is the properties folder\'s module', file=sys.stderr)
+    return suite
+
+
 def timed(command: list[str], cwd: str, env: dict[str, str]) -> tuple[float, float, int, str]:
     """(wall seconds, CPU seconds of the children, exit code, last output line)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -73,9 +137,86 @@ def timed(command: list[str], cwd: str, env: dict[str, str]) -> tuple[float, flo
     return wall, cpu, proc.returncode, lines[-1] if lines else ''
 
 
+def timed_gate(command: list[str], cwd: str, env: dict[str, str]
+               ) -> tuple[float, float, str, dict[str, tuple[float, ...]], tuple[float, float]]:
+    """(wall, CPU of the children, last stdout line, the --timings steps, load averages
+    before and after)."""
+    load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    steps = {}
+    for line in proc.stderr.splitlines():
+        m = TIMING.fullmatch(line)
+        if m and m.group('wall'):
+            steps[m.group('step')] = (float(m.group('wall')),
+                                      float(m.group('gate')) + float(m.group('children')),
+                                      float(m.group('beside') or 0))
+    lines = proc.stdout.strip().splitlines()
+    return wall, cpu, lines[-1] if lines else '', steps, (load, os.getloadavg()[0])
+
+
+def gate(packages: list[str], runs: int) -> None:
+    """The whole gate as adopted, reference run on, against the bare test command."""
+    rows, breakdowns, loads = [], [], []
+    for package in packages:
+        workdir = tempfile.mkdtemp(prefix='og-gate-bench-')
+        env = {k: v for k, v in os.environ.items()
+               if k not in ('PYTHONDONTWRITEBYTECODE', 'PYTEST_ADDOPTS', 'ORACLE_GUARD_RECORD')}
+        env['PYTHONPYCACHEPREFIX'] = os.path.join(workdir, 'pycache')
+        try:
+            suite = prepare_adopted(package, workdir, env)
+            env['PYTHONPATH'] = 'src'
+            command = list(TEST_COMMAND)
+            ci = [*CLI, 'ci', '--base', 'base', '--timings', '--', *command]
+            timed_gate(command, suite, env)  # warm the interpreter's bytecode and the disk
+            timed_gate(ci, suite, env)
+            bare, guarded, steps = [], [], []
+            for _ in range(runs):
+                wall, cpu, bare_line, _s, load = timed_gate(command, suite, env)
+                bare.append((wall, cpu))
+                loads.extend(load)
+                wall, cpu, ci_line, found, load = timed_gate(ci, suite, env)
+                guarded.append((wall, cpu))
+                steps.append(found)
+                loads.extend(load)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        b_wall, b_cpu = (statistics.median(v[i] for v in bare) for i in (0, 1))
+        g_wall, g_cpu = (statistics.median(v[i] for v in guarded) for i in (0, 1))
+        rows.append(f'| {package} | {bare_line} | {b_wall:.2f} | {g_wall:.2f} | '
+                    f'{g_wall / b_wall:.3f} | {b_cpu:.2f} | {g_cpu:.2f} | {g_cpu / b_cpu:.3f} |')
+        print(f'{package}: ci: {ci_line}', file=sys.stderr)
+        names = list(dict.fromkeys(name for found in steps for name in found))
+        cells = []
+        for name in names:
+            values = [found[name] for found in steps if name in found]
+            wall, cpu, beside = (statistics.median(v[i] for v in values) for i in (0, 1, 2))
+            cells.append(f'| {package} | {name} | {wall:.2f} | {cpu:.2f} |'
+                         + (f' {beside:.2f} |' if name == 'reference run' else ' |'))
+        breakdowns.extend(cells)
+    print(f'Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {runs} runs each side, '
+          f'interleaved; load average (1 min) during the runs: {min(loads):.1f} to '
+          f'{max(loads):.1f}')
+    print('| suite | bare result | bare wall (s) | gate wall (s) | wall ratio | bare CPU (s) '
+          '| gate CPU (s) | CPU ratio |')
+    print('|---|---|---|---|---|---|---|---|')
+    print('\n'.join(rows))
+    print()
+    print('| suite | step | wall (s) | CPU, gate + children (s) | wall beside the test '
+          'command (s) |')
+    print('|---|---|---|---|---|')
+    print('\n'.join(breakdowns))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--package', default='attrs==26.1.0')
+    parser.add_argument('--package', action='append',
+                        help='the suite (default attrs==26.1.0); repeat it with --gate')
     parser.add_argument('--runs', type=int, default=5)
     parser.add_argument('--workdir', help='reuse this folder (the sdist is unpacked there)')
     parser.add_argument('--xdist', type=int, default=0, help='add -n N to the test command')
@@ -83,7 +224,15 @@ def main() -> int:
                         help='keep pytest\'s assertion-rewrite cache of the suite\'s tests '
                              'between runs (default: cleared before every run on both sides, '
                              'as on a fresh CI checkout)')
+    parser.add_argument('--gate', action='store_true',
+                        help='the whole gate as adopted (init, lock, the reference run on), '
+                             'with each step\'s --timings line')
     args = parser.parse_args()
+    args.package = args.package or ['attrs==26.1.0']
+    if args.gate:
+        gate(args.package, args.runs)
+        return 0
+    args.package = args.package[0]
 
     workdir = args.workdir or tempfile.mkdtemp(prefix='og-ci-bench-')
     existing = [p for p in glob.glob(os.path.join(workdir, '*')) if os.path.isdir(
