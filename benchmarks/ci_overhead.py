@@ -52,7 +52,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CLI = (sys.executable, '-m', 'oracle_guard.cli')
 TIMING = re.compile(r'oracle-guard ci: timing: (?P<step>[a-z -]+): (?:not run|wall '
                     r'(?P<wall>[\d.]+) s, cpu (?P<gate>[\d.]+) s gate \+ (?P<children>[\d.]+) s '
-                    r'children(?: \((?P<beside>[\d.]+) s of its wall time beside)?)')
+                    r'children(?: \((?P<beside>[\d.]+) s of its wall time beside the test '
+                    r'command\))?)')
 TEST_COMMAND = (sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider')
 GIT = ('git', '-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid',
        '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=base')
