@@ -726,7 +726,7 @@ def _lazy_form(strategy: Any, depth: int) -> Any:
     if name == 'one_of':
         flat = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) \
             else list(args)
-        return node('one_of', branches=_flat_branches([_value(a, depth) for a in flat]))
+        return node('one_of', branches=flat_branches([_value(a, depth) for a in flat]))
     if name == 'tuples':
         return node('tuples', args=[_value(a, depth) for a in args])
     if name == 'builds':
@@ -776,7 +776,7 @@ def _lazy_form(strategy: Any, depth: int) -> Any:
     return node(name, **params)
 
 
-def _flat_branches(branches: list) -> list:
+def flat_branches(branches: list) -> list:
     flat = []
     for form in branches:
         if isinstance(form, dict) and form.get('strategy') == 'one_of' and \

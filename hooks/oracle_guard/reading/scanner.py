@@ -502,7 +502,7 @@ class _SilenceFinder(ast.NodeVisitor):
             if isinstance(target, ast.Name) and target.id == '__test__':
                 targets, scope = self._targets()
             elif isinstance(target, ast.Attribute) and target.attr == '__test__':
-                owner = _dotted(target.value)
+                owner = dotted_name(target.value)
                 if owner is None:
                     continue
                 prefix = self.classes[-1][1] + self.classes[-1][0].name + '::' \
@@ -749,12 +749,12 @@ def scan_file(source: bytes, path: str = '<test>') -> ScannedFile:
     return ScannedFile(silences=scan_silences(tree, text), tests=scan_tests(tree))
 
 
-def _dotted(node: ast.AST) -> str | None:
+def dotted_name(node: ast.AST) -> str | None:
     """``TestX.test_y`` -> ``'TestX.test_y'``; None for anything but names and attributes."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
+        base = dotted_name(node.value)
         return f'{base}.{node.attr}' if base else None
     return None
 

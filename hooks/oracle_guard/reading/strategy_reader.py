@@ -26,6 +26,7 @@ from oracle_guard.reading.module_values import ModuleReader
 from oracle_guard.oracle.strategy_form import ALIASES
 from oracle_guard.oracle.strategy_form import code_form
 from oracle_guard.oracle.strategy_form import expr
+from oracle_guard.oracle.strategy_form import flat_branches
 from oracle_guard.oracle.strategy_form import is_unresolved
 from oracle_guard.oracle.strategy_form import node
 from oracle_guard.oracle.strategy_form import PARAMETERS
@@ -183,7 +184,7 @@ class StrategyReader:
         if isinstance(node_, ast.BinOp) and isinstance(node_.op, ast.BitOr):
             left = self.form(node_.left, depth + 1, local)
             right = self.form(node_.right, depth + 1, local)
-            return node('one_of', branches=_flat([left, right]))
+            return node('one_of', branches=flat_branches([left, right]))
         if isinstance(node_, ast.Name):
             if node_.id in local:
                 value = local[node_.id]
@@ -327,7 +328,7 @@ class StrategyReader:
             items = call.args
             if len(items) == 1 and isinstance(items[0], (ast.List, ast.Tuple)):
                 items = items[0].elts
-            return node('one_of', branches=_flat([self.form(a, depth + 1, local)
+            return node('one_of', branches=flat_branches([self.form(a, depth + 1, local)
                                                   for a in items]))
         if name == 'tuples':
             return node('tuples', args=[self.form(a, depth + 1, local) for a in call.args])
@@ -444,17 +445,6 @@ def data_draws(reader: StrategyReader, func: ast.AST, param: str) -> list[Any]:
     for call in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
         draws.append(reader.form(call.args[0], 1))
     return draws
-
-
-def _flat(branches: list[Any]) -> list[Any]:
-    flat: list[Any] = []
-    for form in branches:
-        if isinstance(form, dict) and form.get('strategy') == 'one_of' and \
-                not form.get('transforms'):
-            flat.extend(form['branches'])
-        else:
-            flat.append(form)
-    return flat
 
 
 def _text(node_: ast.AST) -> str:

@@ -32,6 +32,8 @@ from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from oracle_guard.reading.scanner import dotted_name
+
 TEST_MODULES = ('pytest', '_pytest', 'pluggy', 'unittest', 'oracle_guard', 'hypothesis')
 ENV_PREFIXES = ('PYTEST_', 'ORACLE_GUARD_', 'HYPOTHESIS_')
 # The module whose exemption in src-test-imports also exempts its variables: a pytest plugin
@@ -150,15 +152,6 @@ def _constant(node: ast.AST) -> object:
     return _NOT_CONSTANT
 
 
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return f'{base}.{node.attr}' if base else None
-    return None
-
-
 class _Reader(ast.NodeVisitor):
     def __init__(self) -> None:
         self.sites: list[Site] = []
@@ -172,7 +165,7 @@ class _Reader(ast.NodeVisitor):
 
     def resolve(self, node: ast.AST) -> str | None:
         """``os._exit`` -> 'os._exit' through import aliases (``import os as o``)."""
-        name = _dotted(node)
+        name = dotted_name(node)
         if name is None:
             return None
         head, _, rest = name.partition('.')
@@ -261,11 +254,11 @@ class _Reader(ast.NodeVisitor):
 
     def _exits(self, node: ast.AST) -> bool:
         for sub in ast.walk(node):
-            name = _dotted(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
+            name = dotted_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else None
             if name and name.rsplit('.', 1)[-1] in EXIT_NAMES:
                 return True
             if isinstance(sub, ast.Raise) and sub.exc is not None and \
-                    (_dotted(sub.exc) or _dotted(getattr(sub.exc, 'func', sub.exc)) or '') \
+                    (dotted_name(sub.exc) or dotted_name(getattr(sub.exc, 'func', sub.exc)) or '') \
                     .endswith('SystemExit'):
                 return True
         return False
@@ -302,7 +295,7 @@ class _Reader(ast.NodeVisitor):
             return True
         if isinstance(node, ast.Attribute) and node.attr == '__dict__':
             return self._is_builtins(node.value)
-        if isinstance(node, ast.Call) and _dotted(node.func) == 'vars' and node.args:
+        if isinstance(node, ast.Call) and dotted_name(node.func) == 'vars' and node.args:
             return self._is_builtins(node.args[0])
         return False
 
