@@ -77,6 +77,7 @@ def test_src_change_reaching_into_the_test_run_fails(guarded: Repo, name: str) -
     'import os\nHOME = os.environ.get("HOME")\n' + PLAIN,
     'import sys\nVERSION = sys.version_info\n' + PLAIN,
     'import importlib\njson = importlib.import_module("json")\n' + PLAIN,
+    'CONFIG_FILES = ("pytest.ini", "tox.ini", "setup.cfg")\n' + PLAIN,
 ])
 def test_src_change_that_does_not_reach_into_the_test_run_passes(guarded: Repo,
                                                                  text: str) -> None:

@@ -48,6 +48,9 @@ SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring')
 TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
 EXIT_NAMES = frozenset(('_exit', 'exit', 'quit', 'kill', 'abort', 'killpg'))
 MODULE_NAME = re.compile(r'(?:%s)(?:\.[A-Za-z_]\w*)*\Z' % '|'.join(TEST_MODULES))
+# A file name is not a module: a tool that reads "pytest.ini" or "unittest.cfg" names no
+# test machinery (no module of pytest, Hypothesis or unittest has one of these names).
+FILE_SUFFIX = re.compile(r'\.(?:ini|cfg|toml|txt|json|ya?ml|xml|log|lock|md|rst)\Z')
 
 # Bytes without which none of the forms above can be written (a string computed from parts
 # reaches the run only through one of the functions named here): a changed src file that
@@ -196,7 +199,7 @@ class _Reader(ast.NodeVisitor):
         value = folded(node)
         if value is None:
             return False
-        if MODULE_NAME.match(value):  # module names are case-sensitive
+        if MODULE_NAME.match(value) and not FILE_SUFFIX.search(value):  # case-sensitive
             self.add(node, f'names the module {value!r}', value)
         elif value.upper().startswith(ENV_PREFIXES):  # variables are not, on Windows
             module = next(m for p, m in ENV_MODULES.items() if value.upper().startswith(p))
