@@ -45,12 +45,13 @@ def test_many():
     assert dedupe(list(range(10)) * 2) == list(range(10))
 '''
 PROPERTY = '''\
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from dd import dedupe
 
 
-@settings(max_examples=200)
+# No deadline and no speed health check: on a loaded machine they fail the honest run.
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))
 def test_dedupe_matches_set(xs):
     assert dedupe(xs) == sorted(set(xs))
