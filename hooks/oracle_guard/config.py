@@ -174,6 +174,12 @@ def is_file_entry(entry: str) -> bool:
     return not entry.endswith('/') and entry.endswith('.py')
 
 
+def is_test_module(path: str) -> bool:
+    """pytest's default ``python_files``: ``test_*.py`` and ``*_test.py``."""
+    name = path.rsplit('/', 1)[-1]
+    return name.endswith('.py') and (name.startswith('test_') or name.endswith('_test.py'))
+
+
 def _glob_regex(pattern: str) -> str:
     """``**`` spans folders, ``*`` and ``?`` stay inside one, ``[...]`` is a class."""
     out, i = [], 0

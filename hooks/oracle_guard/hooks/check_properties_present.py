@@ -3,13 +3,12 @@ from __future__ import annotations
 
 from oracle_guard.findings import Finding
 from oracle_guard.runner import run_hook
-from oracle_guard.reading.scanner import is_test_module
-from oracle_guard.reading.scanner import parse_python
-from oracle_guard.reading.scanner import ScanError
-from oracle_guard.reading.scanner import scan_tests
+from oracle_guard.config import is_test_module
+from oracle_guard.reading import verdict_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    import ast
     from collections.abc import Sequence
 
     from oracle_guard.config import Config
@@ -22,36 +21,64 @@ def property_tests(view: TreeView, cfg: Config,
     """(identities of the real tests, test modules seen) among the properties: folders,
     files or globs (``Config.is_property``).
 
-    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31).
+    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31). Each
+    module's verdict depends on its bytes alone: on a developer's machine it is kept per
+    content (``reading/verdict_cache.py``), so a commit that stages no property module
+    parses none.
     """
     real, modules = set(), []
     if not cfg.properties:
         return real, modules
     entries = [e for e in view.entries(list(cfg.property_roots())) if cfg.is_property(e.path)]
-    view.read_many([e.path for e in entries if is_test_module(e.path) and not e.is_symlink])
-    for entry in entries:
-        if not is_test_module(entry.path) or entry.is_symlink:
-            continue
-        modules.append(entry.path)
-        source = view.read(entry.path)
-        if source is None:
-            continue
-        try:
-            tree = parse_python(source, entry.path)
-            tests = scan_tests(tree)
-        except ScanError:
-            continue  # an unparsable file holds no test pytest could run
-        real.update(t.identity for t in tests if t.does_something)
-        real.update(machine_tests(tree))
+    modules = [e.path for e in entries if is_test_module(e.path) and not e.is_symlink]
+    cache = None
+    if modules and verdict_cache.enabled():
+        cache = verdict_cache.VerdictCache.for_this_code()
+    verdicts = {}
+    for path in modules:
+        verdict = cache.get(verdict_cache.content_key(view.object_id(path))) if cache else None
+        if verdict is not None:
+            verdicts[path] = verdict
+    view.read_many([p for p in modules if p not in verdicts])
+    for path in modules:
+        verdict = verdicts.get(path)
+        if verdict is None:
+            source = view.read(path)
+            if source is None:
+                continue
+            verdict = module_verdict(source, path)
+            if cache is not None:
+                cache.put(verdict_cache.content_key(view.object_id(path), source), verdict)
+        real.update(verdict.real)
         if hollow is not None:
             hollow.extend(
-                Finding(entry.path, t.line, 1, 'OG403',
-                        f'property test {t.identity} asserts nothing (its body is pass, ..., '
+                Finding(path, line, 1, 'OG403',
+                        f'property test {identity} asserts nothing (its body is pass, ..., '
                         'a docstring, or returns at once)',
                         'a property must check something: restore its body '
-                        f'(git checkout HEAD -- {entry.path}); properties are human-owned')
-                for t in tests if not t.does_something)
+                        f'(git checkout HEAD -- {path}); properties are human-owned')
+                for line, identity in verdict.hollow)
+    if cache is not None:
+        cache.save()
     return real, modules
+
+
+def module_verdict(source: bytes, path: str) -> verdict_cache.Verdict:
+    """What one property module holds (rules 22 and 31): its tests that do something
+    and the state machines it runs, and its hollow tests. Unparsable: nothing (an
+    unparsable file holds no test pytest could run)."""
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import scan_tests
+
+    try:
+        tree = parse_python(source, path)
+        tests = scan_tests(tree)
+    except ScanError:
+        return verdict_cache.Verdict((), ())
+    real = sorted({t.identity for t in tests if t.does_something} | machine_tests(tree))
+    return verdict_cache.Verdict(real, [(t.line, t.identity) for t in tests
+                                        if not t.does_something])
 
 
 def machine_tests(tree: object) -> set[str]:
@@ -59,6 +86,8 @@ def machine_tests(tree: object) -> set[str]:
     rules or invariants check something: an assert, a raise or a call."""
     import ast
 
+    if not _binds_a_test_case(tree):  # type: ignore[arg-type]
+        return set()  # no machine runs here: the property reader (typing, dataclasses) waits
     from oracle_guard.reading.property_reader import state_machines
 
     found = set()
@@ -71,6 +100,24 @@ def machine_tests(tree: object) -> set[str]:
                 found.add(identity)
                 break
     return found
+
+
+def _binds_a_test_case(tree: ast.Module) -> bool:
+    """Whether a statement of the module body binds some ``X.TestCase`` (``TestX =
+    Machine.TestCase``, ``class TestX(Machine.TestCase)``): without one, no state machine
+    runs as a test (``property_reader.state_machines`` finds those among these)."""
+    import ast
+
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            values: list[ast.expr] = [node.value]
+        elif isinstance(node, ast.ClassDef):
+            values = node.bases
+        else:
+            continue
+        if any(isinstance(v, ast.Attribute) and v.attr == 'TestCase' for v in values):
+            return True
+    return False
 
 
 def real_tests(view: TreeView, cfg: Config) -> tuple[int, list[str]]:

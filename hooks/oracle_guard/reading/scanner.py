@@ -19,6 +19,7 @@ import re
 import unicodedata
 import warnings
 
+from oracle_guard.config import is_test_module  # noqa: F401 -- pytest's python_files
 from oracle_guard.records import FrozenRecord
 from oracle_guard.reading.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
 from oracle_guard.reading.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
@@ -686,12 +687,6 @@ def scan_silences(tree: ast.Module, source_text: str,
     except RecursionError:  # valid Python nested deeper than a tree walk can follow
         raise ScanError(1, 1, 'is nested too deeply to be scanned') from None
     return finder.silences
-
-
-def is_test_module(path: str) -> bool:
-    """pytest's default ``python_files``: ``test_*.py`` and ``*_test.py``."""
-    name = path.rsplit('/', 1)[-1]
-    return name.endswith('.py') and (name.startswith('test_') or name.endswith('_test.py'))
 
 
 def _switched_off(tree: ast.Module) -> tuple[bool, set[str]]:

@@ -308,6 +308,8 @@ class TreeView:
         self._staged_objects: dict[str, str] = {}
         # Documents whose mode a batch read of HEAD already gave: path -> is a symlink.
         self._document_links: dict[str, bool] = {}
+        # git's object id of paths ``entries`` listed on this side (index or commit).
+        self._listed_objects: dict[str, str] = {}
 
     def unstaged_from(self, head: str | None, staged: Iterable[Change]) -> TreeView:
         """Let the index view answer from the staged diff and ``head``, not the index.
@@ -351,11 +353,21 @@ class TreeView:
         if rev in (None, ''):
             out = git('ls-files', '-s', '-z', *pathspecs, cwd=self.root)
             result = {}
+            conflicted = set()
             for rec in out.split(b'\0'):
                 if not rec:
                     continue
                 meta, _, path = rec.partition(b'\t')
-                result[os.fsdecode(path)] = meta.split(b' ')[0].decode()
+                fields = meta.split(b' ')
+                name = os.fsdecode(path)
+                result[name] = fields[0].decode()
+                if rev == '' and len(fields) == 3:
+                    if fields[2] == b'0':
+                        self._listed_objects[name] = fields[1].decode()
+                    else:  # a conflict: no one blob stands for the path
+                        conflicted.add(name)
+            for name in conflicted:
+                self._listed_objects.pop(name, None)
             return [Entry(p, m) for p, m in result.items()]
         out = git('ls-tree', '-r', '-z', '--full-tree', rev, *pathspecs, cwd=self.root)
         entries = []
@@ -363,8 +375,24 @@ class TreeView:
             if not rec:
                 continue
             meta, _, path = rec.partition(b'\t')
-            entries.append(Entry(os.fsdecode(path), meta.split(b' ')[0].decode()))
+            fields = meta.split(b' ')
+            name = os.fsdecode(path)
+            entries.append(Entry(name, fields[0].decode()))
+            if len(fields) == 3 and fields[1] == b'blob' and (
+                    rev == self.rev or name not in self._staged):
+                self._listed_objects[name] = fields[2].decode()
         return entries
+
+    def object_id(self, path: str) -> str | None:
+        """git's object id of the blob ``path`` holds on this side, when known without
+        asking git again: the staged diff's for a staged path, or what ``entries`` listed.
+        None for the working tree (its bytes may differ from every blob) or a path not
+        listed yet."""
+        if self.rev is None:
+            return None
+        if self.rev == '' and path in self._staged_modes:
+            return self._staged_objects.get(path)
+        return self._listed_objects.get(path)
 
     def remember(self, path: str, data: bytes | None) -> None:
         """Seed the read cache with bytes already asked of git (see head_and_files)."""
