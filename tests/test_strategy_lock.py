@@ -174,6 +174,28 @@ def test_helper_module_constant_narrowed_through_a_package_import_fails(guarded)
         result.out
 
 
+@pytest.mark.parametrize('tests_entries', [
+    '"tests/"', '"te*s/"', '"tests/properties/strategies.py", "tests/properties/test_domain.py"',
+])
+def test_helper_found_through_the_python_files_of_every_kind_of_test_root(guarded,
+                                                                          tests_entries):
+    # The helper's importers are looked for among the *.py files below the test roots: a
+    # folder, a glob (the root is the repository) or files named one by one.
+    guarded.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n'
+                  f'tests = [{tests_entries}]\nproperties = ["{PROP}"]\n')
+    guarded.write('tests/properties/strategies.py', HELPER)
+    guarded.write(PROP, USER)
+    # a fixture that names the helper is no importer
+    guarded.write('tests/fixtures/strategies.json', '{"strategies": "codes"}\n')
+    assert guarded.run(lock_command.main, '--upgrade').rc == 0
+    guarded.commit('lock')
+    result = commit_check(guarded, 'tests/properties/strategies.py',
+                          HELPER.replace('max_size=20', 'max_size=1'))
+    assert result.rc == 1, result.out
+    assert result.codes == ['OG610'], result.out
+    assert 'args.x: lists(elements=text(max_size)): locked 20, live 1' in result.out
+
+
 def test_helper_module_widened_passes(guarded):
     guarded.write('tests/properties/strategies.py', HELPER)
     guarded.write(PROP, USER)

@@ -624,6 +624,22 @@ def _roots(cfg: Config) -> list[str]:
     return [f':(literal){root.rstrip("/") or "."}' for root in cfg.test_roots()]
 
 
+def _python_files(cfg: Config) -> list[str]:
+    """The ``*.py`` files below the test roots, as pathspecs: git then reads no fixture,
+    data file or snapshot it would grep only for the caller to drop."""
+    from oracle_guard.config import is_file_entry
+
+    specs = []
+    for root in cfg.test_roots():
+        if is_file_entry(root):
+            specs.append(f':(literal){root}')
+            continue
+        folder = root if root.endswith('/') or not root else root + '/'
+        escaped = ''.join('\\' + c if c in '*?[\\' else c for c in folder)
+        specs.append(f':(glob){escaped}**/*.py')
+    return specs
+
+
 def _profile_pathspecs(cfg: Config) -> list[str]:
     """Where a profile can be registered, loaded or selected: test roots, every
     conftest.py, the pytest and CI config files."""
@@ -823,7 +839,7 @@ def _importers(view: TreeView, cfg: Config, helpers: Sequence[str], depth: int =
     names = sorted({n for p in helpers if p.endswith('.py') for n in _module_names(p)})
     if not names or depth > 3:
         return []
-    found = [p for p in _grep(view, names, _roots(cfg), whole_words=True)
+    found = [p for p in _grep(view, names, _python_files(cfg), whole_words=True)
              if cfg.is_test_code(p) and p.endswith('.py') and p not in helpers]
     users = [p for p in found if _can_narrow(view, p)]
     more = _importers(view, cfg, [p for p in found if p not in users], depth + 1)
