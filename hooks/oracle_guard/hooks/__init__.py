@@ -1,8 +1,6 @@
 """The hooks, one module per hook id, each with main(argv) -> int."""
 from __future__ import annotations
 
-import importlib
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Collection
@@ -24,6 +22,8 @@ EVERY_HOOK = 'oracle-guard'
 
 
 def available_hooks() -> dict[str, object]:
+    import importlib  # not at import: every hook's console script imports this package
+
     modules = {}
     for hook_id, module in HOOKS.items():
         try:
