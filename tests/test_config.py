@@ -167,3 +167,17 @@ def test_a_glob_at_the_top_scans_the_whole_repository(tmp_path):
     assert cfg.test_roots() == ('',)
     assert cfg.is_test_code('tests/test_a.py') and cfg.is_test_code('a/b/tests/test_c.py')
     assert not cfg.is_test_code('a/testsx/test_c.py')
+
+
+@pytest.mark.parametrize('raw', [b'a = 1\n', b'\xef\xbb\xbfa = 1\n', b'\xef\xbb\xbf\xef\xbb\xbfx',
+                                 b'\xef\xbb', b'\xef\xbb\xbfab\n\xff', b'ab\n\xc3', b''])
+def test_decode_utf8_sig_is_the_codec(raw):
+    from oracle_guard.config import decode_utf8_sig
+
+    def outcome(decode):  # type: ignore[no-untyped-def]
+        try:
+            return decode(raw)
+        except UnicodeDecodeError as exc:
+            return (exc.start, exc.end, exc.reason)
+
+    assert outcome(decode_utf8_sig) == outcome(lambda r: r.decode('utf-8-sig'))

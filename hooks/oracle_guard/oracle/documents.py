@@ -27,8 +27,10 @@ class LinedDict(dict):  # type: ignore[type-arg]
 
 
 def decode_text(raw: bytes, source: str) -> str:
+    from oracle_guard.config import decode_utf8_sig
+
     try:
-        return raw.decode('utf-8-sig')
+        return decode_utf8_sig(raw)
     except UnicodeDecodeError as exc:
         raise ConfigError(
             source, raw.count(b'\n', 0, exc.start) + 1,
