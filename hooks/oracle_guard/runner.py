@@ -18,7 +18,7 @@ from oracle_guard.config import PYPROJECT
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import head_and_documents
+from oracle_guard.repo.gitrepo import head_documents_and_folders
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
@@ -62,7 +62,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> No
 
 
 def judged_view(root: str, to_ref: str | None, all_files: bool,
-                documents: Sequence[str] = (),
+                documents: Sequence[str] = (), folders: Sequence[str] = (),
                 ) -> tuple[TreeView, tuple[str | None, tuple[Change, ...]] | None]:
     """Where the configuration is read: the side of the change the run judges.
 
@@ -70,7 +70,8 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     unstaged pyproject.toml must not reconfigure a commit's checks); otherwise the
     working tree, as ``pre-commit run --all-files`` sees it. Also returns what is
     staged, so the change set does not ask git twice. ``documents``: oracle files the
-    hook will read (at their default paths), asked of HEAD in the same git process.
+    hook will read (at their default paths), asked of HEAD in the same git process;
+    ``folders``: folders the hook will list (``TreeView.entries``), likewise.
     """
     refs = (None, to_ref) if to_ref else range_env()
     if refs:
@@ -81,7 +82,8 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
         return TreeView(root, None), None
     # HEAD and its pyproject.toml from one git process: unless the commit stages the
     # file, that is the configuration the index holds.
-    head, at_head, links = head_and_documents(root, (PYPROJECT,), documents)
+    head, at_head, links, listings = head_documents_and_folders(root, (PYPROJECT,), documents,
+                                                                folders)
     staged = staged_against(root, head)
     if not staged[1]:
         return TreeView(root, None), staged
@@ -92,14 +94,18 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     for path, is_link in links.items():
         if path not in touched:  # what HEAD holds is what the index holds
             view.remember_document(path, at_head[path], is_link)
+    for folder, listing in listings.items():
+        if listing is not None:  # used by entries() while nothing is staged below it
+            view.remember_listing(folder, listing)
     return view, staged
 
 
-def context_from_args(args: argparse.Namespace, documents: Sequence[str] = ()) -> RunContext:
+def context_from_args(args: argparse.Namespace, documents: Sequence[str] = (),
+                      folders: Sequence[str] = ()) -> RunContext:
     if bool(args.from_ref) != bool(args.to_ref):
         raise ConfigError('command line', 0, '--from-ref and --to-ref go together')
     root = repo_root()
-    view, staged = judged_view(root, args.to_ref, args.all_files, documents)
+    view, staged = judged_view(root, args.to_ref, args.all_files, documents, folders)
     cfg = apply_arguments(load_config(root, view), args)
     ctx = RunContext(
         cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
@@ -176,14 +182,15 @@ def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
 
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
              filenames: bool = False, history: Check | None = None,
-             documents: Sequence[str] = ()) -> int:
+             documents: Sequence[str] = (), folders: Sequence[str] = ()) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
     each commit since adoption (see ``oracle_guard.history``). ``documents``: the oracle
-    files (default paths) the hook reads on every commit, read with HEAD's first answers."""
+    files (default paths) the hook reads on every commit, read with HEAD's first answers;
+    ``folders``: the folders (default paths) it lists on every commit, likewise."""
     args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:
-        ctx = context_from_args(args, documents)
+        ctx = context_from_args(args, documents, folders)
         findings = list(check(ctx))
         findings += history_findings(ctx, [history] if history else [])
         return emit(findings, ctx.notes, args.format)

@@ -196,8 +196,11 @@ def history_check(ctx: RunContext) -> list[Finding]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from oracle_guard.config import SCHEMA
+
+    # Listed on every commit: asked of HEAD with its first git process (the default path).
     return run_hook(check, argv, 'The properties folder still holds at least one real test.',
-                    history=history_check)
+                    history=history_check, folders=tuple(SCHEMA['properties'][0]))
 
 
 if __name__ == '__main__':

@@ -160,18 +160,35 @@ def head_and_files(root: str, paths: Sequence[str]) -> tuple[str | None, dict[st
     return head, files
 
 
-def head_and_documents(root: str, paths: Sequence[str], documents: Sequence[str]
+def head_and_documents(root: str, paths: Sequence[str], documents: Sequence[str],
+                       folders: Sequence[str] = ()
                        ) -> tuple[str | None, dict[str, bytes | None], dict[str, bool]]:
     """``head_and_files`` for ``paths`` and ``documents``, and whether HEAD holds each
     document as a symlink (from its folder's tree, asked in the same ``git cat-file
-    --batch``): all a commit's first reads of HEAD, one process."""
+    --batch``): all a commit's first reads of HEAD, one process.
+
+    ``folders``: folders whose listing the hook will ask for; with ``listings`` below."""
+    head, files, links, _listings = head_documents_and_folders(root, paths, documents, folders)
+    return head, files, links
+
+
+def head_documents_and_folders(
+        root: str, paths: Sequence[str], documents: Sequence[str], folders: Sequence[str] = (),
+) -> tuple[str | None, dict[str, bytes | None], dict[str, bool],
+           dict[str, list[tuple[str, str, str]] | None]]:
+    """``head_and_documents``, and for each of ``folders`` (``tests/properties/``) what
+    ``git ls-tree -r HEAD -- folder`` lists, (path, mode, object id) in its order, read
+    from the folder's tree object in the same process: known when the folder holds no
+    folder (None otherwise, or when HEAD holds no such folder: then ls-tree is asked)."""
     documents = [d for d in documents if _plain_path(d) and d not in paths]
-    if not documents:
+    folders = [f for f in folders if _plain_path(f.rstrip('/'))]
+    if not documents and not folders:
         head, files = head_and_files(root, paths)
-        return head, files, {}
+        return head, files, {}, {}
     trees = [f'HEAD:{d.rpartition("/")[0]}' if '/' in d else 'HEAD^{tree}' for d in documents]
+    listed = [f'HEAD:{f.rstrip("/")}' for f in folders]
     request = ''.join(f'{name}\n' for name in (
-        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees))
+        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees, *listed))
     if '\n' in ''.join(paths):
         raise ValueError('a path with a newline cannot be asked of git cat-file --batch')
     try:
@@ -182,17 +199,39 @@ def head_and_documents(root: str, paths: Sequence[str], documents: Sequence[str]
         message = err.decode('utf-8', 'replace').strip()
         raise GitError('git', 0, f'`git cat-file --batch` failed: {message}')
     asked = (*paths, *documents)
-    answers = _batch_answers(out, 1 + len(asked) + len(documents))
+    answers = _batch_answers(out, 1 + len(asked) + len(documents) + len(folders))
     head = out.split(b' ', 1)[0].decode() if answers[0] is not None else None
     files = {path: answer[1] if answer and answer[0] == 'blob' else None
              for path, answer in zip(asked, answers[1:])}
     links = {}
+    listings: dict[str, list[tuple[str, str, str]] | None] = {}
     if head:
+        width = len(head) // 2
         for document, answer in zip(documents, answers[1 + len(asked):]):
             links[document] = bool(answer and answer[0] == 'tree' and _tree_mode(
-                answer[1], os.fsencode(document.rpartition('/')[2]), len(head) // 2
-            ) == b'120000')
-    return head, files, links
+                answer[1], os.fsencode(document.rpartition('/')[2]), width) == b'120000')
+        for folder, answer in zip(folders, answers[1 + len(asked) + len(documents):]):
+            listings[folder] = _flat_listing(folder, answer[1], width) \
+                if answer and answer[0] == 'tree' else None
+    return head, files, links, listings
+
+
+def _flat_listing(folder: str, tree: bytes, width: int) -> list[tuple[str, str, str]] | None:
+    """(path, mode, object id) of a raw tree's entries below ``folder``, or None when it
+    holds a folder (``ls-tree -r`` would recurse into it)."""
+    prefix = folder.rstrip('/') + '/'
+    found = []
+    pos = 0
+    while pos < len(tree):
+        space = tree.index(b' ', pos)
+        nul = tree.index(b'\0', space)
+        mode = tree[pos:space].decode()
+        if mode in ('40000', '040000'):
+            return None
+        found.append((prefix + os.fsdecode(tree[space + 1:nul]), mode.zfill(6),
+                      tree[nul + 1:nul + 1 + width].hex()))
+        pos = nul + 1 + width
+    return found
 
 
 def _plain_path(path: str) -> bool:
@@ -310,6 +349,8 @@ class TreeView:
         self._document_links: dict[str, bool] = {}
         # git's object id of paths ``entries`` listed on this side (index or commit).
         self._listed_objects: dict[str, str] = {}
+        # Folders whose listing at HEAD a batch read already gave (see remember_listing).
+        self._head_listings: dict[str, list[tuple[str, str, str]]] = {}
 
     def unstaged_from(self, head: str | None, staged: Iterable[Change]) -> TreeView:
         """Let the index view answer from the staged diff and ``head``, not the index.
@@ -350,6 +391,14 @@ class TreeView:
         rev = self.rev
         if rev == '' and self._head and prefixes and not self._stages_below(prefixes):
             rev = self._head  # nothing staged there: the same entries, without the index
+            if all(p in self._head_listings for p in prefixes):
+                listed = {}
+                for prefix in sorted(set(prefixes)):
+                    for path, mode, object_id in self._head_listings[prefix]:
+                        listed[path] = mode
+                        if mode != '160000':  # a submodule's commit is no blob
+                            self._listed_objects[path] = object_id
+                return [Entry(p, m) for p, m in listed.items()]
         if rev in (None, ''):
             out = git('ls-files', '-s', '-z', *pathspecs, cwd=self.root)
             result = {}
@@ -397,6 +446,11 @@ class TreeView:
     def remember(self, path: str, data: bytes | None) -> None:
         """Seed the read cache with bytes already asked of git (see head_and_files)."""
         self._read_cache[path] = data
+
+    def remember_listing(self, folder: str, listing: list[tuple[str, str, str]]) -> None:
+        """Seed ``entries([folder])`` with HEAD's listing of it (head_documents_and_folders),
+        used while nothing is staged below the folder."""
+        self._head_listings[folder] = listing
 
     def remember_document(self, path: str, data: bytes | None, is_link: bool) -> None:
         """Seed ``read_document`` with what ``head_and_documents`` asked of git."""

@@ -1,0 +1,108 @@
+"""A commit's first git process also lists the properties folder (its tree object, when
+it holds no folder): the same entries, modes and object ids as ``git ls-tree -r``; and
+TreeView.object_id gives each listed or staged path the blob id git gives it."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from oracle_guard.hooks.check_properties_present import main
+from oracle_guard.repo.changeset import staged_against
+from oracle_guard.repo.gitrepo import head_documents_and_folders
+from oracle_guard.repo.gitrepo import TreeView
+
+
+def ls_tree(repo, folder: str) -> list[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+    out = repo.git('ls-tree', '-r', '-z', '--full-tree', 'HEAD', '--', folder)
+    rows = []
+    for rec in out.split('\0'):
+        if rec:
+            meta, _, path = rec.partition('\t')
+            mode, _kind, object_id = meta.split(' ')
+            rows.append((path, mode, object_id))
+    return rows
+
+
+def listing(repo, folder: str):  # type: ignore[no-untyped-def]
+    return head_documents_and_folders(repo.path, ('pyproject.toml',), (), (folder,))[3][folder]
+
+
+def test_a_flat_folder_is_listed_as_ls_tree_lists_it(repo):
+    repo.write('tests/properties/test_b.py', 'def test_b():\n    assert 1\n')
+    repo.write('tests/properties/test_a.py', 'def test_a():\n    assert 1\n')
+    repo.write('tests/properties/run.sh', '#!/bin/sh\n')
+    os.chmod(os.path.join(repo.path, 'tests/properties/run.sh'), 0o755)
+    os.symlink('test_a.py', os.path.join(repo.path, 'tests/properties/test_link.py'))
+    repo.write('tests/properties-other/test_c.py', 'x = 1\n')  # a prefix, not the folder
+    repo.commit('properties')
+
+    found = listing(repo, 'tests/properties/')
+
+    assert found == ls_tree(repo, 'tests/properties/')
+    assert {mode for _path, mode, _id in found} == {'100644', '100755', '120000'}
+
+
+@pytest.mark.parametrize('layout', ['nested', 'missing', 'a file'])
+def test_a_folder_git_must_recurse_into_or_cannot_find_is_asked_of_ls_tree(repo, layout):
+    if layout == 'nested':
+        repo.write('tests/properties/deep/test_a.py', 'def test_a():\n    assert 1\n')
+    elif layout == 'a file':
+        repo.write('tests/properties', 'not a folder\n')
+    repo.write('pyproject.toml', '[tool.oracle-guard]\n')
+    repo.commit('layout')
+
+    assert listing(repo, 'tests/properties/') is None
+
+
+def test_the_listing_serves_entries_only_while_nothing_is_staged_below(guarded):
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.add()
+    head = guarded.git('rev-parse', 'HEAD').strip()
+    view = TreeView(guarded.path, '').unstaged_from(*staged_against(guarded.path, head))
+    view.remember_listing('tests/properties/', [('tests/properties/test_x.py', '100644',
+                                                 'a' * 40)])
+    # nothing staged below: the listing answers (a made-up one shows it is the source)
+    assert [e.path for e in view.entries(['tests/properties/'])] == \
+        ['tests/properties/test_x.py']
+    assert view.object_id('tests/properties/test_x.py') == 'a' * 40
+
+    guarded.write('tests/properties/test_new.py', 'def test_new():\n    assert 2\n')
+    guarded.add()
+    staged = TreeView(guarded.path, '').unstaged_from(*staged_against(guarded.path, head))
+    staged.remember_listing('tests/properties/', [])
+    paths = [e.path for e in staged.entries(['tests/properties/'])]
+    assert paths == ['tests/properties/test_new.py', 'tests/properties/test_parse.py']
+    new_id = guarded.git('rev-parse', ':tests/properties/test_new.py').strip()
+    assert staged.object_id('tests/properties/test_new.py') == new_id
+
+
+def test_object_ids_are_the_blobs_git_names(guarded):
+    guarded.write('tests/properties/test_parse.py', 'def test_p():\n    assert 3\n')
+    guarded.add()
+    head = guarded.git('rev-parse', 'HEAD').strip()
+    index = TreeView(guarded.path, '').unstaged_from(*staged_against(guarded.path, head))
+    commit = TreeView(guarded.path, head)
+    work = TreeView(guarded.path, None)
+    for view in (index, commit, work):
+        view.entries(['tests/'])
+
+    path = 'tests/properties/test_parse.py'
+    assert index.object_id(path) == guarded.git('rev-parse', f':{path}').strip()
+    assert commit.object_id(path) == guarded.git('rev-parse', f'HEAD:{path}').strip()
+    assert index.object_id(path) != commit.object_id(path)
+    assert work.object_id(path) is None  # the working tree's bytes may be any
+    assert index.object_id('tests/test_app.py') == \
+        guarded.git('rev-parse', 'HEAD:tests/test_app.py').strip()
+
+
+def test_a_nested_properties_folder_is_still_judged_whole(guarded):
+    guarded.write('tests/properties/deep/test_more.py', 'def test_more():\n    pass\n')
+    guarded.commit('a hollow property one folder down')
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.add()
+
+    result = guarded.run(main)
+
+    assert result.codes == ['OG403']
+    assert 'tests/properties/deep/test_more.py' in result.out
