@@ -147,3 +147,16 @@ def test_a_verdict_that_cannot_be_read_back_is_not_written(tmp_path):
     again = VerdictCache(str(tmp_path / 'cache.txt'))
 
     assert again.known == {'g' + 'b' * 40: Verdict(['TestX::runTest'], [(3, 'test_y')])}
+
+
+def test_an_unparsable_module_is_judged_every_time(guarded):
+    guarded.write('tests/properties/test_broken.py', 'def test_broken(:\n')
+    guarded.commit('an unparsable property module')
+    stage_src_change(guarded)
+
+    assert guarded.run(main).rc == 0  # the real test in test_parse.py is enough
+
+    [path] = cache_files()
+    broken = 'g' + blob_id(guarded, 'tests/properties/test_broken.py')
+    with open(path, encoding='utf-8') as f:
+        assert broken not in f.read()  # a failed parse (out of memory?) is not a verdict

@@ -46,8 +46,8 @@ def property_tests(view: TreeView, cfg: Config,
             source = view.read(path)
             if source is None:
                 continue
-            verdict = module_verdict(source, path)
-            if cache is not None:
+            verdict, parsed = module_verdict(source, path)
+            if cache is not None and parsed:  # a parse that failed (memory?) is not kept
                 cache.put(verdict_cache.content_key(view.object_id(path), source), verdict)
         real.update(verdict.real)
         if hollow is not None:
@@ -63,10 +63,10 @@ def property_tests(view: TreeView, cfg: Config,
     return real, modules
 
 
-def module_verdict(source: bytes, path: str) -> verdict_cache.Verdict:
+def module_verdict(source: bytes, path: str) -> tuple[verdict_cache.Verdict, bool]:
     """What one property module holds (rules 22 and 31): its tests that do something
-    and the state machines it runs, and its hollow tests. Unparsable: nothing (an
-    unparsable file holds no test pytest could run)."""
+    and the state machines it runs, and its hollow tests; and whether it parsed.
+    Unparsable: nothing (an unparsable file holds no test pytest could run)."""
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import scan_tests
@@ -75,10 +75,10 @@ def module_verdict(source: bytes, path: str) -> verdict_cache.Verdict:
         tree = parse_python(source, path)
         tests = scan_tests(tree)
     except ScanError:
-        return verdict_cache.Verdict((), ())
+        return verdict_cache.Verdict((), ()), False
     real = sorted({t.identity for t in tests if t.does_something} | machine_tests(tree))
     return verdict_cache.Verdict(real, [(t.line, t.identity) for t in tests
-                                        if not t.does_something])
+                                        if not t.does_something]), True
 
 
 def machine_tests(tree: object) -> set[str]:

@@ -20,7 +20,8 @@ The key of a content is git's object id of the blob (``g<id>``), which git compu
 the bytes; the working tree's files, which no blob may match, are keyed by the SHA-256 of
 their bytes (``s<hex>``). git's object ids are SHA-1 hardened against the known collision
 attacks (git refuses such objects since 2.13) or SHA-256. An entry is written only by this
-process, for bytes it has just parsed itself; a line that does not read back exactly as
+process, for bytes it has just parsed itself (a module that failed to parse, which may be
+a MemoryError, is judged again every time); a line that does not read back exactly as
 it was written (torn by two runs at once, edited, binary garbage) is ignored, never
 trusted: that content is judged again.
 """
@@ -37,8 +38,9 @@ _ENV = 'ORACLE_GUARD_SCAN_CACHE'
 _MAX_BYTES = 8 << 20
 _HEX = frozenset('0123456789abcdef')
 # The modules a property module's verdict comes from (beside this one).
-_SOURCES = ('reading/scanner.py', 'reading/property_reader.py', 'reading/module_values.py',
-            'hooks/check_properties_present.py', 'reading/verdict_cache.py')
+_SOURCES = ('reading/scanner.py', 'reading/silence_prefilter.py', 'reading/property_reader.py',
+            'reading/module_values.py', 'hooks/check_properties_present.py',
+            'reading/verdict_cache.py')
 
 
 def enabled(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
