@@ -1,6 +1,7 @@
-"""The one-file commit of check-freeze-ledger and check-generator-lock imports only what
-the staged change needs: a test file without a property, against a ledger without rows
-and a lock, needs no YAML library, no parser, no dataclasses and no typing."""
+"""The one-file commit of check-freeze-ledger, check-generator-lock and check-named-freezes
+imports only what the staged change needs: a test file without a property or a silence,
+against a ledger without rows and a lock, needs no YAML library, no parser, no
+dataclasses, no typing and no date."""
 from __future__ import annotations
 
 import os
@@ -24,7 +25,8 @@ def imported_during_commit(repo, module: str) -> tuple[int, set[str]]:  # type: 
 
 
 @pytest.mark.parametrize('module', ['oracle_guard.hooks.check_freeze_ledger',
-                                    'oracle_guard.hooks.check_generator_lock'])
+                                    'oracle_guard.hooks.check_generator_lock',
+                                    'oracle_guard.hooks.check_named_freezes'])
 def test_a_commit_of_a_test_file_without_properties_imports_nothing_heavy(guarded, module):
     guarded.write('tests/test_app.py', 'def test_other():\n    assert 1\n')
     guarded.add()

@@ -101,7 +101,8 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
     return findings
 
 
-def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: datetime.date,
+def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
+               today: datetime.date | Callable[[], datetime.date],
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
                environment: list[Silence] | None = None,  # gets rule 40's accepted silences
@@ -110,7 +111,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
     """Rules 14-17, 35, 35b, 36 and 39-41 for one test file. ``on_clean`` is called when the
     file holds no silence, no rule 35 or 35b site and no foreign coding: its findings are
     then ``[]`` whatever the configuration, the ledger, the base or the date (the scan
-    cache)."""
+    cache). ``today`` may be a function: asked only when a silence is judged (most commits
+    stage none, and ``datetime`` is not free)."""
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
     from oracle_guard.reading.silence_prefilter import might_compute
@@ -185,7 +187,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader, today: date
             if judgement.finding is not None:
                 findings.append(judgement.finding)
                 continue
-        findings.extend(judge_silence(path, silence, ledger_loader(), today, defines))
+        findings.extend(judge_silence(path, silence, ledger_loader(),
+                                      today() if callable(today) else today, defines))
     return findings
 
 
@@ -285,7 +288,7 @@ def check(ctx: RunContext) -> list[Finding]:
             continue
         environment: list[Silence] = []
         findings.extend(check_file(
-            path, source, cfg, ledger, ctx.today, defines, judge, environment,
+            path, source, cfg, ledger, lambda: ctx.today, defines, judge, environment,
             on_clean=None if clean is None else (lambda key=key: clean.add(key))))
         findings.extend(added_environment_conditions(ctx, path, environment))
     if clean is not None:
@@ -472,7 +475,7 @@ def history_check(ctx: RunContext) -> list[Finding]:
         if source is None:
             continue
         environment: list[Silence] = []
-        check_file(path, source, cfg, lambda: _no_ledger(cfg), ctx.today, judge=judge,
+        check_file(path, source, cfg, lambda: _no_ledger(cfg), lambda: ctx.today, judge=judge,
                    environment=environment)
         findings.extend(added_environment_conditions(ctx, path, environment))
     return findings
