@@ -160,3 +160,15 @@ def test_an_unparsable_module_is_judged_every_time(guarded):
     broken = 'g' + blob_id(guarded, 'tests/properties/test_broken.py')
     with open(path, encoding='utf-8') as f:
         assert broken not in f.read()  # a failed parse (out of memory?) is not a verdict
+
+
+def test_the_scan_cache_also_starts_a_new_line_after_a_torn_one(tmp_path):
+    from oracle_guard.reading.scan_cache import ScanCache
+
+    path = tmp_path / 'clean.txt'
+    path.write_text('a' * 30)  # a line torn by a run that stopped
+    cache = ScanCache(str(path))
+    cache.add('b' * 64)
+    cache.save()
+
+    assert ScanCache(str(path)).known == {'b' * 64}

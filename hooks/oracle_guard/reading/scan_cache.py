@@ -29,25 +29,13 @@ from __future__ import annotations
 import hashlib
 import os
 
-_ENV = 'ORACLE_GUARD_SCAN_CACHE'
+from oracle_guard.reading.cache_policy import append
+from oracle_guard.reading.cache_policy import cache_folder as _folder
+from oracle_guard.reading.cache_policy import enabled  # noqa: F401 -- where and when
+
 # Past this size the file is started afresh: a cache, not a record.
 _MAX_BYTES = 32 << 20
 _HEX = frozenset('0123456789abcdef')
-
-
-def enabled(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    env = os.environ if environ is None else environ
-    choice = env.get(_ENV, '')
-    if choice in ('0', 'false', 'no', 'off'):
-        return False
-    if choice in ('1', 'true', 'yes', 'on'):
-        return True
-    return not env.get('CI')
-
-
-def _folder() -> str:
-    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    return os.path.join(base, 'oracle-guard')
 
 
 def _scanner_digest() -> str:
@@ -103,17 +91,5 @@ class ScanCache:
 
     def save(self) -> None:
         """Append what this run learnt; a cache that cannot be written is no error."""
-        if not self.new:
-            return
-        try:
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-            if os.path.exists(self.path) and os.path.getsize(self.path) > _MAX_BYTES:
-                os.remove(self.path)
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, ''.join(f'{key}\n' for key in self.new).encode('ascii'))
-            finally:
-                os.close(fd)
-        except OSError:
-            return
-        self.new = []
+        if self.new and append(self.path, ''.join(f'{key}\n' for key in self.new), _MAX_BYTES):
+            self.new = []

@@ -8,7 +8,7 @@ identities of the tests that do something and the hollow ones with their lines. 
 verdict is kept per content, and a commit that stages no property module reads no
 property module and parses nothing: the object ids ``git ls-tree`` lists are the keys.
 
-Where and when (the policy of the scan cache, ``reading/scan_cache.py``):
+Where and when (``reading/cache_policy.py``, the scan cache's rule too):
 
 * under ``$XDG_CACHE_HOME/oracle-guard/`` (``~/.cache/oracle-guard/``), never in the
   repository; one file per oracle-guard version, Python version and digest of the source
@@ -29,11 +29,14 @@ from __future__ import annotations
 
 import os
 
+from oracle_guard.reading.cache_policy import append
+from oracle_guard.reading.cache_policy import cache_folder
+from oracle_guard.reading.cache_policy import enabled  # noqa: F401 -- where and when
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
 
-_ENV = 'ORACLE_GUARD_SCAN_CACHE'
 # Past this size the file is started afresh: a cache, not a record.
 _MAX_BYTES = 8 << 20
 _HEX = frozenset('0123456789abcdef')
@@ -41,23 +44,6 @@ _HEX = frozenset('0123456789abcdef')
 _SOURCES = ('reading/scanner.py', 'reading/silence_prefilter.py', 'reading/property_reader.py',
             'reading/module_values.py', 'hooks/check_properties_present.py',
             'reading/verdict_cache.py')
-
-
-def enabled(environ: dict[str, str] | os._Environ[str] | None = None) -> bool:
-    """Off in CI (a restored cache may have been written by a pull request's code)
-    unless asked for; ``ORACLE_GUARD_SCAN_CACHE`` decides, as for the scan cache."""
-    env = os.environ if environ is None else environ
-    choice = env.get(_ENV, '')
-    if choice in ('0', 'false', 'no', 'off'):
-        return False
-    if choice in ('1', 'true', 'yes', 'on'):
-        return True
-    return not env.get('CI')
-
-
-def cache_folder() -> str:
-    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(os.path.expanduser('~'), '.cache')
-    return os.path.join(base, 'oracle-guard')
 
 
 def _code_digest() -> str:
@@ -177,20 +163,5 @@ class VerdictCache:
 
     def save(self) -> None:
         """Append what this run learnt; a cache that cannot be written is no error."""
-        if not self.new:
-            return
-        try:
-            os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-            if os.path.exists(self.path) and os.path.getsize(self.path) > _MAX_BYTES:
-                os.remove(self.path)
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                size = os.fstat(fd).st_size
-                # After a torn line, a new line of its own (glued on, it would be lost).
-                torn = size > 0 and os.pread(fd, 1, size - 1) != b'\n'
-                os.write(fd, (('\n' if torn else '') + ''.join(self.new)).encode('utf-8'))
-            finally:
-                os.close(fd)
-        except OSError:
-            return
-        self.new = []
+        if self.new and append(self.path, ''.join(self.new), _MAX_BYTES):
+            self.new = []
