@@ -235,6 +235,36 @@ def test_hypothesis_test_without_lock_entry_fails_anywhere_under_tests(guarded):
         in result.out
 
 
+def test_hypothesis_test_spelt_in_fullwidth_letters_is_an_unlocked_property(guarded):
+    # Rule 24. Python reads identifiers NFKC-normalised: `\uff47\uff49\uff56\uff45\uff4e` is
+    # `given`, so this is a Hypothesis test although no ASCII byte of the file says so.
+    given = '\uff47\uff49\uff56\uff45\uff4e'
+    guarded.write('tests/unit/test_wide.py', f'''\
+        from hypothesis import {given}
+        from hypothesis.strategies import integers
+
+
+        @{given}(integers())
+        def test_ints(n):
+            assert n == n
+        ''')
+    result = run_all(guarded)
+    assert result.codes == ['OG601']
+    assert 'unlocked property: test_ints has no entry' in result.out
+
+
+def test_weaker_profile_loaded_through_a_fullwidth_name_fails(guarded):
+    load = '\uff4c\uff4f\uff41\uff44_profile'
+    guarded.write('tests/conftest.py', f'''\
+        from hypothesis import settings
+
+        settings.register_profile("quick", max_examples=5)
+        settings.{load}("quick")
+        '''.replace('register_profile', '\uff52egister_profile'))
+    result = run_all(guarded)
+    assert result.codes == ['OG605', 'OG605']
+
+
 def test_missing_lock_file_leaves_every_property_unlocked(guarded):
     os.remove(os.path.join(guarded.path, LOCK))
     assert run_all(guarded).codes == ['OG601']

@@ -438,6 +438,11 @@ def test_skip_exception_raised_or_derived_from_is_still_a_site(repo):
                  id='monkeypatch-by-name'),
     pytest.param('import pytest\n\nsetattr(pytest, "fail", print)\n', id='setattr'),
     pytest.param('import pytest\n\nvars(pytest)["fail"] = print\n', id='vars-namespace'),
+    # Python reads identifiers NFKC-normalised: `__\uff43\uff4f\uff44\uff45__` is `__code__`,
+    # and no ASCII byte of the file spells it.
+    pytest.param('def fixed():\n    return 1\n\n\ndef parse():\n    return 0\n\n\n'
+                 'parse.__\uff43\uff4f\uff44\uff45__ = fixed.__\uff43\uff4f\uff44\uff45__\n\n\n'
+                 'def test_parse():\n    assert parse() == 1\n', id='__code__-fullwidth'),
 ])
 def test_assignment_to_code_or_pytest_internals_fails(repo, source):
     """Rule 35: test code may not change pytest or swap a function's code."""

@@ -191,7 +191,10 @@ def exit_status_findings(record: RunRecord, exit_code: int) -> list[Finding]:
 def uses_hypothesis(paths: Sequence[str], read: Callable[[str], bytes | None]) -> bool:
     """Whether the project's tests use Hypothesis: only then is a failing property planted
     (Hypothesis writes a ``.hypothesis`` folder where it runs)."""
-    return any(b'hypothesis' in (read(path) or b'') for path in dict.fromkeys(paths))
+    from oracle_guard.reading.silence_prefilter import as_python_reads
+
+    return any(b'hypothesis' in as_python_reads(read(path) or b'')
+               for path in dict.fromkeys(paths))
 
 
 def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequence[str],

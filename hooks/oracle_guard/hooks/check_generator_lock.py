@@ -56,6 +56,10 @@ _SHADOW_FILE = r'^(hypothesis|_hypothesis_pytestplugin)(\.[\w.-]+)?\.(py|pyc|so|
 
 def _mentions_profile_words(raw: bytes) -> bool:
     """``register_profile`` or ``load_profile`` in the bytes (no regex to compile)."""
+    if not raw.isascii():
+        from oracle_guard.reading.silence_prefilter import as_python_reads
+
+        raw = as_python_reads(raw)
     return b'register_profile' in raw or b'load_profile' in raw
 
 
@@ -71,6 +75,10 @@ def _shadow_file(part: str) -> bool:
 def might_hold_properties(source: bytes) -> bool:
     """The byte prefilter: a module that never says `given` holds no @given test, and one
     that never says `StateMachine` runs no state machine."""
+    if not source.isascii():  # `\uff47iven` is `given` to Python
+        from oracle_guard.reading.silence_prefilter import as_python_reads
+
+        source = as_python_reads(source)
     return b'given' in source or b'StateMachine' in source
 
 

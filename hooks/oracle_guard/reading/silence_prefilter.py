@@ -214,6 +214,7 @@ def might_tamper(source: bytes) -> bool:
     """The byte prefilter for rule 35: a file that cannot assign to ``__code__`` or to a
     pytest object is not parsed for it. Plain byte searches, no regex: each use of pytest
     (or a name imported from it) is looked at on its own line."""
+    source = as_python_reads(source)
     if b'__code__' in source or b'_pytest' in source or \
             any(word in source for word in _IMPORT_WORDS):
         return True  # `import_module("_py" "test")` names _pytest in pieces
@@ -225,3 +226,17 @@ def might_tamper(source: bytes) -> bool:
     if names is None:
         return True
     return any(_stores_through(source, name) for name in dict.fromkeys(names))
+
+
+def as_python_reads(source: bytes) -> bytes:
+    """The bytes as Python reads their identifiers: NFKC-normalised when any byte is not
+    ASCII (``\uff47iven`` is ``given``, ``__\uff43ode__`` is ``__code__``), the bytes
+    themselves otherwise, so a byte search for a name cannot be dodged by its fullwidth
+    spelling. Strings and comments normalise too, which can only add a hit."""
+    if source.isascii():
+        return source
+    import unicodedata
+
+    codec = declared_codec(source) or 'utf-8'
+    return source + b'\n' + unicodedata.normalize(
+        'NFKC', source.decode(codec, 'replace')).encode('utf-8', 'replace')
