@@ -253,3 +253,78 @@ def test_test_modules_inside_the_package_are_not_production_modules(tmp_path, mo
     monkeypatch.setitem(sys.modules, 'pkg.helpers', importlib.import_module('pkg.tests.fake'))
     assert replaced_names(props, prop_file, cfg) == [
         'pkg.helpers.add is function add from pkg/tests/fake.py, not code under src']
+
+
+def _package(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    import importlib
+    import sys
+
+    from oracle_guard.config import Config
+
+    files = {
+        'pkg/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'tests/__init__.py': '',
+        'tests/test_props.py': 'import pkg\n\n\ndef test_p():\n    assert pkg.add(1, 1) == 2\n',
+        'tests/fake.py': 'def add(a, b):\n    return 0\n',
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ('pkg', 'tests', 'tests.test_props', 'tests.fake'):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    props = importlib.import_module('tests.test_props')
+    cfg = Config(root=str(tmp_path), src=('pkg/',), tests=('tests/',),
+                 properties=('tests/test_props.py',))
+    return props, str(tmp_path / 'tests/test_props.py'), cfg
+
+
+def test_a_replacement_after_a_first_check_is_seen_by_the_next(tmp_path, monkeypatch):
+    """Rule 45 (OG714) before every property call: what a file name resolves to is looked
+    up once per run, the objects the names are bound to are read at every call."""
+    import importlib
+    import sys
+
+    from oracle_guard.runtime.property_namespace import replaced_names
+
+    props, prop_file, cfg = _package(tmp_path, monkeypatch)
+    assert replaced_names(props, prop_file, cfg) == []
+    fake = importlib.import_module('tests.fake')
+    assert replaced_names(props, prop_file, cfg) == []  # imported, not planted
+    monkeypatch.setattr(sys.modules['pkg'], 'add', fake.add)
+    assert replaced_names(props, prop_file, cfg) == [
+        'pkg.add is function add from tests/fake.py, not code under src']
+
+
+def test_a_file_name_that_claims_to_equal_every_other_cannot_answer_for_them(
+        tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """A str subclass as a code object's file name, equal to anything and hashed like the
+    test double's file: the check's cache of file names must not let it speak for that
+    file (rule 45, OG714)."""
+    import importlib
+    import sys
+    import types
+
+    from oracle_guard.runtime.property_namespace import replaced_names
+
+    props, prop_file, cfg = _package(tmp_path, monkeypatch)
+    target = str(tmp_path / 'tests/fake.py')
+
+    class Everywhere(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        def __hash__(self) -> int:
+            return hash(target)
+
+    def original() -> None:
+        pass
+
+    helper = types.FunctionType(
+        original.__code__.replace(co_filename=Everywhere('/elsewhere/helper.py')), {})
+    monkeypatch.setattr(sys.modules['pkg'], 'helper', helper, raising=False)
+    assert replaced_names(props, prop_file, cfg) == []  # outside the repository
+    fake = importlib.import_module('tests.fake')
+    monkeypatch.setattr(sys.modules['pkg'], 'add', fake.add)
+    assert replaced_names(props, prop_file, cfg) == [
+        'pkg.add is function add from tests/fake.py, not code under src']

@@ -138,16 +138,39 @@ def _installed_folders(root: str) -> tuple[str, ...]:
     return tuple(folders)
 
 
+_UNSEEN = object()
+
+
+def _plain(value: Any) -> str | None:
+    """A file or module name as an exact ``str`` (None when it is not a string): the
+    caches below are keyed by it, and a ``str`` subclass with its own ``__eq__`` and
+    ``__hash__`` must not stand in for the name of another file."""
+    if type(value) is str:
+        return value
+    return str.__str__(value) if isinstance(value, str) else None
+
+
 class _Place:
     """The repository and its membership (``Config``), for files as the interpreter names
     them. Installed packages are never repository code, wherever the environment lives:
     a plain re-export of one (``from typing_extensions import override as override``)
-    is not a test double."""
+    is not a test double.
+
+    One per configuration and process (``place_of``): a property runs this check before
+    every call, over every module in ``sys.modules``, so what a file name resolves to is
+    looked up once (``os.path.realpath`` walks the file system). The objects bound to the
+    names are read afresh on every call; only facts about file names are kept.
+    """
 
     def __init__(self, cfg: Any) -> None:
         self.cfg = cfg
         self.root = os.path.realpath(cfg.root)
         self.installed = _installed_folders(self.root)
+        self._repo: dict[str, str | None] = {}  # file name -> repository path or None
+        self._owned: dict[str | None, bool] = {}
+        self._outside: dict[str | None, bool] = {}
+        self._src_module: dict[tuple[str, Any], bool] = {}
+        self._src_names: set[str] | None = None
 
     def real(self, file: str) -> str:
         return os.path.realpath(file) if not file.startswith('<') else file
@@ -155,25 +178,38 @@ class _Place:
     def repo_path(self, file: str | None) -> str | None:
         """The repository-relative path of a file of the repository's own code, or None
         (not a file, outside the repository, or installed)."""
+        file = _plain(file)
         if not file or file.startswith('<'):
             return None
+        found = self._repo.get(file, _UNSEEN)
+        if found is not _UNSEEN:
+            return found  # type: ignore[return-value]
         real = self.real(file)
-        if not _inside(real, self.root) or any(_inside(real, f) for f in self.installed):
-            return None
-        rel = os.path.relpath(real, self.root).replace(os.sep, '/')
-        if any(part in ('site-packages', 'dist-packages') for part in rel.split('/')):
-            return None
+        rel: str | None = None
+        if _inside(real, self.root) and not any(_inside(real, f) for f in self.installed):
+            rel = os.path.relpath(real, self.root).replace(os.sep, '/')
+            if any(part in ('site-packages', 'dist-packages') for part in rel.split('/')):
+                rel = None
+        self._repo[file] = rel
         return rel
 
     def owned(self, file: str | None) -> bool:
         """Code from the human-owned property tests."""
-        rel = self.repo_path(file)
-        return rel is not None and self.cfg.is_property(rel)
+        file = _plain(file)
+        found = self._owned.get(file)
+        if found is None:
+            rel = self.repo_path(file)
+            found = self._owned[file] = rel is not None and self.cfg.is_property(rel)
+        return found
 
     def outside_src(self, file: str | None) -> bool:
         """Code compiled from a file of the repository outside ``src`` (test code)."""
-        rel = self.repo_path(file)
-        return rel is not None and not self.cfg.is_src(rel)
+        file = _plain(file)
+        found = self._outside.get(file)
+        if found is None:
+            rel = self.repo_path(file)
+            found = self._outside[file] = rel is not None and not self.cfg.is_src(rel)
+        return found
 
     def rel(self, file: str | None) -> str:
         if not file or file.startswith('<'):
@@ -182,17 +218,39 @@ class _Place:
         return os.path.relpath(real, self.root).replace(os.sep, '/') if _inside(
             real, self.root) else real
 
-    def src_module(self, name: str, module: Any, src_names: set[str]) -> bool:
-        file = getattr(module, '__file__', None)
-        rel = self.repo_path(file) if isinstance(file, str) else None
+    def src_names(self) -> set[str]:
+        if self._src_names is None:
+            self._src_names = src_top_names(self.root, self.cfg.src_roots())
+        return self._src_names
+
+    def src_module(self, name: str, module: Any) -> bool:
+        key = (_plain(name), _plain(getattr(module, '__file__', None)))
+        found = self._src_module.get(key)
+        if found is None:
+            found = self._src_module[key] = self._judge_src_module(key[0] or '', key[1])
+        return found
+
+    def _judge_src_module(self, name: str, file: str | None) -> bool:
+        rel = self.repo_path(file) if file is not None else None
         if rel is not None and self.cfg.is_src(rel):
             return True
-        if name.split('.')[0] not in src_names:
+        if name.split('.')[0] not in self.src_names():
             return False
         # A test module inside the package (pkg/tests/test_x.py imported as
         # pkg.tests.test_x) is test code, not a production module; a module of another
         # file put into sys.modules under a production name still is one.
         return rel is None or not self.cfg.is_test(rel) or not _names_file(name, rel)
+
+
+_PLACES: dict[int, tuple[Any, _Place]] = {}
+
+
+def place_of(cfg: Any) -> _Place:
+    """The one ``_Place`` of this configuration object in this process."""
+    kept = _PLACES.get(id(cfg))
+    if kept is None or kept[0] is not cfg:
+        kept = _PLACES[id(cfg)] = (cfg, _Place(cfg))
+    return kept[1]
 
 
 def _names_file(name: str, rel: str) -> bool:
@@ -250,7 +308,7 @@ def replaced_names(module: Any, test_file: str, cfg: Any) -> list[str]:
     that no longer means what the property's source says. Replacements whose code lives
     among the properties (``cfg.is_property``) are the human owner's own test doubles
     and pass."""
-    place = _Place(cfg)
+    place = place_of(cfg)
     problems: list[str] = []
     namespace = getattr(module, '__dict__', {})
     imports, defined, bound, star = _bindings(test_file)
@@ -281,9 +339,8 @@ def replaced_names(module: Any, test_file: str, cfg: Any) -> list[str]:
                     name in vars(builtins):
                 problems.append(f'{name!r} was added to the property\'s module from outside '
                                 f'(a {_describe(value)} from {place.rel(defining_file(value))})')
-    src_names = src_top_names(place.root, cfg.src_roots())
     for modname, source in sorted(list(sys.modules.items()), key=lambda kv: kv[0]):
-        if source is None or not place.src_module(modname, source, src_names):
+        if source is None or not place.src_module(modname, source):
             continue
         for attribute, value in list(vars(source).items()):
             if attribute.startswith('__') or not isinstance(value, (types.FunctionType, type)):

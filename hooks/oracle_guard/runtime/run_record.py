@@ -221,6 +221,7 @@ class RunRecorder:
         # nodeid -> (own function's code object, path, rewritten): verified at the end
         self.ran_code: dict[str, tuple[types.CodeType, str, bool]] = {}
         self.loop_completed = False
+        self._is_property: dict[str, bool] = {}  # test file -> among the properties
         # path -> the module code pytest's assertion rewriter compiled from source in this
         # run: the reference the test functions' code is compared with, for free.
         self.fresh_modules: dict[str, types.CodeType] = {}
@@ -421,10 +422,14 @@ class RunRecorder:
         the names it calls through that no longer mean what its source binds."""
         if self.cfg is None:
             return []
-        real = os.path.realpath(str(item.path))
-        root = os.path.realpath(self.cfg.root)
-        rel = os.path.relpath(real, root).replace(os.sep, '/')
-        if rel.startswith('../') or not self.cfg.is_property(rel):
+        path = str(item.path)
+        is_property = self._is_property.get(path)
+        if is_property is None:  # once per test file: realpath walks the file system
+            real = os.path.realpath(path)
+            rel = os.path.relpath(real, os.path.realpath(self.cfg.root)).replace(os.sep, '/')
+            is_property = self._is_property[path] = \
+                not rel.startswith('../') and self.cfg.is_property(rel)
+        if not is_property:
             return []
         from oracle_guard.runtime.property_namespace import replaced_names
         try:
