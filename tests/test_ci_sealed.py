@@ -260,6 +260,59 @@ def test_events_sent_to_the_gate_by_the_pull_request_fail_ci(calc: CiRepo) -> No
     assert ci.lines('OG722'), ci.out
 
 
+def test_a_failure_leaves_the_process_before_a_forger_can_rewrite_what_waits(
+        calc: CiRepo) -> None:
+    """Passes may wait to be sent with the next test's begin; a failure never waits. A
+    conftest hook running after the recorder's, at the first failed report, rewrites every
+    line the recorder still holds (to send, and for its file) into passes and exits 0: the
+    gate already holds the failure (rule 45)."""
+    ci = cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+        import os
+
+        import pytest
+
+        CONFIG = []
+
+
+        def pytest_configure(config):
+            CONFIG.append(config)
+
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_runtest_logreport(report):
+            if not report.failed:
+                return
+            recorder = CONFIG[0].pluginmanager.get_plugin('oracle-guard-record')
+            for name in ('_outbox', '_pending'):
+                lines = getattr(recorder, name, None)
+                if isinstance(lines, list):
+                    lines[:] = [line.replace('"failed"', '"passed"') for line in lines]
+            os._exit(0)
+        '''}, 'OG722', 'exited 0', 'failed test(s)')
+    assert ci.summary.endswith('test command exited 0'), ci.out
+
+
+def test_only_good_news_may_wait_to_be_sent() -> None:
+    from oracle_guard.runtime.run_record import routine
+
+    assert routine(report('passed'))
+    assert routine({'event': 'call', 'nodeid': 'n', 'entered': True, 'raised': None,
+                    'examples': 3})
+    for waits_not in (report('failed'), report('skipped'),
+                      {**report('passed'), 'wasxfail': 'FZ-1'},  # an xpass is judged
+                      {'event': 'call', 'nodeid': 'n', 'entered': False, 'raised': None},
+                      {'event': 'call', 'nodeid': 'n', 'entered': True, 'raised': 'Error'},
+                      {'event': 'call', 'nodeid': 'n', 'entered': True, 'raised': None,
+                       'examples': 0},
+                      {'event': 'call', 'nodeid': 'n', 'entered': True, 'raised': None,
+                       'lock': ['drift']},
+                      {'event': 'call', 'nodeid': 'n', 'entered': True, 'raised': None,
+                       'replaced': ['add']},
+                      {'event': 'begin', 'nodeid': 'n'}, START, FINISH,
+                      {'event': 'interrupted'}, {'event': 'collect', 'outcome': 'failed'}):
+        assert not routine(waits_not), waits_not
+
+
 # -- isolation -----------------------------------------------------------------------------
 def test_root_oracle_guard_package_shadowing_the_plugin_fails_ci(calc: CiRepo) -> None:
     # python -m pytest puts the checkout first on sys.path: -p oracle_guard imports this.

@@ -3,9 +3,10 @@
 Before the test command starts, the gate listens on a local socket (a UNIX socket in its
 own temporary folder; TCP on 127.0.0.1 where there is none) and names it in
 ``ORACLE_GUARD_STREAM``. Every pytest process the plugin runs in (pytest-xdist workers
-too: they inherit the environment, not the file descriptors) connects once and sends each
-event of the run record as it happens. What the process writes later, at exit or into the
-record files, cannot undo a failure the gate already holds.
+too: they inherit the environment, not the file descriptors) connects once and sends the
+events of the run record as they happen (good news may wait for the next test's begin; a
+failure never waits: ``run_record.routine``). What the process writes later, at exit or
+into the record files, cannot undo a failure the gate already holds.
 
 The gate judges its copy. A copy that contradicts itself is a forged run (OG720): a test
 phase reported with two outcomes (a failure later reported as a pass), events after the

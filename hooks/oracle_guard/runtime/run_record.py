@@ -43,7 +43,8 @@ except ImportError:  # pragma: no cover -- the ci process reads records without 
 
 RECORD_ENV = 'ORACLE_GUARD_RECORD'
 # ``unix:PATH`` or ``tcp:HOST:PORT``: the socket ``oracle-guard ci`` listens on. Every event
-# is sent there as it happens, so what the process writes later cannot take it back.
+# is sent there as it happens (good news at the next test's begin at the latest: see `routine`),
+# so what the process writes later cannot take it back.
 STREAM_ENV = 'ORACLE_GUARD_STREAM'
 PLUGIN_NAME = 'oracle-guard-record'
 # Markers a skip or xfail outcome may come from.
@@ -53,6 +54,25 @@ SWITCHES = ('oracle_guard', 'oracle-guard-record', 'junitxml', 'pytest_oracle_gu
 # Taken when the plugin loads, before any conftest or src/ module runs: code that later
 # rebinds json.dumps cannot rewrite the events it serializes (see _write for the socket).
 _dumps = json.dumps
+
+
+# At most this many routine events wait to be sent (a test with thousands of subtests).
+OUTBOX_LINES = 256
+
+
+def routine(event: dict[str, Any]) -> bool:
+    """Good news only: a report that passed, a call that entered the test's own code and
+    raised nothing, with nothing for the audit to judge. Only such events may wait in
+    the outbox; any other is sent at once (rule 45)."""
+    kind = event.get('event')
+    if kind == 'report':
+        return event.get('outcome') == 'passed' and 'wasxfail' not in event and \
+            'crash' not in event
+    if kind == 'call':
+        return event.get('entered') is True and event.get('raised') is None and \
+            not event.get('lock') and not event.get('replaced') and \
+            event.get('examples') != 0
+    return False
 
 
 def recording_folder() -> str | None:
@@ -213,7 +233,8 @@ class RunRecorder:
         # The socket's own method, bound now: a later `socket.socket.sendall = ...` (a
         # src/ module rewriting failed reports on their way to the gate) does not reach it.
         self._send = self._stream.sendall if self._stream is not None else None
-        self._pending: list[str] = []
+        self._pending: list[str] = []  # lines for the record file, written at flushes
+        self._outbox: list[str] = []  # routine lines not yet sent (see _write)
         self.config: Any = None
         self.cfg: Any = None  # [tool.oracle-guard] for the runtime lock check, if any
         self.markers: dict[str, list[list[str]]] = {}
@@ -266,13 +287,25 @@ class RunRecorder:
         line = _dumps(event, default=str)
         self._pending.append(line)
         if self._stream is not None:
-            # Sent now, not at the end: a failure the gate has received stays received.
-            try:
-                self._send(line.encode('utf-8') + b'\n')
-            except OSError:
-                self._stream = None
+            # Good news may wait for the next test's begin (one send per test, not one
+            # per report): all a forger can do to a waiting pass or entered call is drop
+            # it, and a test without its outcome is a finding. Everything else (a
+            # failure, a skip, a call that did not enter the test, the session's start
+            # and end) leaves now, with what waited before it, before the hook returns:
+            # a failure the gate has received stays received.
+            self._outbox.append(line)
+            if flush or len(self._outbox) >= OUTBOX_LINES or not routine(event):
+                self._send_outbox()
         if flush:
             self._flush()
+
+    def _send_outbox(self) -> None:
+        data = ('\n'.join(self._outbox) + '\n').encode('utf-8')
+        self._outbox.clear()
+        try:
+            self._send(data)
+        except OSError:
+            self._stream = None
 
     def _flush(self) -> None:
         if self._pending:
@@ -506,6 +539,8 @@ class RunRecorder:
     def pytest_unconfigure(self, config: Any) -> None:
         self._flush()
         self._file.close()
+        if self._stream is not None and self._outbox:
+            self._send_outbox()
         if self._stream is not None:
             self._stream.close()
             self._stream = None
