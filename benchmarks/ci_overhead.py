@@ -1,7 +1,9 @@
 """The overhead of ``oracle-guard ci`` over the bare test command, on a real test suite.
 
     python benchmarks/ci_overhead.py [--package attrs==26.1.0] [--runs 5] [--workdir DIR]
-                                     [--xdist N]
+                                     [--xdist N] [--warm]
+    python benchmarks/ci_overhead.py --gate --package P [--package P ...] [--runs 3]
+                                     [--warm] [--compare PYTHON ...]
 
 Downloads the package's source distribution from PyPI into a temporary folder (nothing
 is committed here), makes it a git repository with a base commit and a one-line pull
@@ -23,14 +25,17 @@ every run of either side, as on a fresh CI checkout; ``--warm`` keeps it (a deve
 second run), where the run record must compile the test modules itself.
 
 ``--gate`` measures the whole gate as a project adopts it instead, on one or more suites
-(``--package`` repeated): after the base commit the script runs ``oracle-guard init``,
-moves the test module with the most ``@given`` tests (else the first whose every test
-checks something, as ``benchmarks/adopt_real.py`` chooses it) into ``tests/properties/``
-with its relative imports pointed one package up, runs ``oracle-guard lock`` and commits
-that; the pull request is the same one-line comment in the package's ``__init__.py``.
-``oracle-guard ci --timings`` runs with its default settings (the reference run on), and
-the median of every step's line (``--timings`` on stderr) is printed next to the ratios,
-with the machine's load average before and after each run (other jobs share its CPUs).
+(``--package`` repeated), as the README says: after the base commit the script runs
+``oracle-guard init`` (which names the modules holding Hypothesis tests as the properties,
+where they are) and commits that; when init found none, the first test module is named
+in ``properties`` in a commit of its own; then ``oracle-guard lock``. The pull request is
+the same one-line comment in the package's ``__init__.py``. ``oracle-guard ci --timings``
+runs with its default settings (the reference run on), and the median of every step's
+line (``--timings`` on stderr) is printed next to the ratios, with the machine's load
+average before and after each run (other jobs share its CPUs). The suite's compiled files
+are removed before every run of either side (a fresh CI checkout) unless ``--warm``.
+``--compare PYTHON`` runs the gate of another environment too (an older checkout
+installed there), its test command with that interpreter, interleaved with the rest.
 Results: ``benchmarks/GATE_OVERHEAD.md``.
 """
 from __future__ import annotations
@@ -83,11 +88,22 @@ def git(*args: str, cwd: str) -> str:
                           text=True).stdout
 
 
-def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
-    """The sdist adopted as the README says, on branch ``base``; a pull request on top."""
+def first_module(suite: str, candidates: list[str]) -> str:
+    """The module a person names when ``init`` found no Hypothesis tests: the first test
+    module by name (as ``adopt_real.property_module`` picks it)."""
     sys.path.insert(0, HERE)
     from adopt_real import property_module
 
+    return property_module(suite, candidates)
+
+
+def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
+    """The sdist adopted as the README says, on branch ``base``; a pull request on top.
+
+    ``oracle-guard init`` names the modules that hold Hypothesis tests as the properties,
+    where they are; when it found none (``properties = []``), the first test module is
+    named by hand, in a commit of its own, as the README says. Then ``oracle-guard lock``.
+    """
     subprocess.run([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
                     '--no-binary', ':all:', package, '-d', workdir], check=True)
     archive = glob.glob(os.path.join(workdir, '*.tar.gz'))[0]
@@ -101,19 +117,22 @@ def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
     git('commit', '-q', '-m', 'the project', cwd=suite)
     subprocess.run([*CLI, 'init', '--hook-repo', 'https://example.invalid/oracle-guard',
                     '--rev', '0' * 40], cwd=suite, env=env, check=True, stdout=subprocess.PIPE)
-    tracked = git('ls-files', cwd=suite).splitlines()
-    chosen = property_module(suite, [p for p in tracked if p.startswith('tests/test_')
-                                     and p.count('/') == 1])
-    moved = f'tests/properties/{os.path.basename(chosen)}'
-    os.makedirs(os.path.join(suite, 'tests', 'properties'), exist_ok=True)
-    git('mv', chosen, moved, cwd=suite)
-    with open(os.path.join(suite, moved), encoding='utf-8') as f:
-        text = re.sub(r'^from \.(\w)', r'from ..\1', f.read(), flags=re.M)
-    with open(os.path.join(suite, moved), 'w', encoding='utf-8') as f:
-        f.write(text)
-    subprocess.run([*CLI, 'lock'], cwd=suite, env=env, check=True, stdout=subprocess.PIPE)
     git('add', '-A', cwd=suite)
     git('commit', '-q', '-m', 'adopt oracle-guard', cwd=suite)
+    pyproject = os.path.join(suite, 'pyproject.toml')
+    with open(pyproject, encoding='utf-8') as f:
+        text = f.read()
+    if re.search(r'^properties = \[\]$', text, flags=re.M):
+        tracked = git('ls-files', cwd=suite).splitlines()
+        chosen = first_module(suite, [p for p in tracked if p.startswith('tests/test_')
+                                      and p.endswith('.py') and p.count('/') == 1])
+        text = re.sub(r'^properties = \[\]$', f'properties = ["{chosen}"]', text, flags=re.M)
+        with open(pyproject, 'w', encoding='utf-8') as f:
+            f.write(text)
+        git('commit', '-q', '-am', 'name the property tests', cwd=suite)
+    subprocess.run([*CLI, 'lock'], cwd=suite, env=env, check=True, stdout=subprocess.PIPE)
+    git('add', '-A', cwd=suite)
+    git('commit', '-q', '--allow-empty', '-m', 'lock the properties', cwd=suite)
     git('checkout', '-q', '-b', 'pr', cwd=suite)
     source = sorted([*glob.glob(os.path.join(suite, 'src', '*', '__init__.py')),
                      *glob.glob(os.path.join(suite, '*', '__init__.py'))])
@@ -121,7 +140,8 @@ def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
     with open(source[0], 'a', encoding='utf-8') as f:
         f.write('# a pull request\n')
     git('commit', '-q', '-am', 'pull request', cwd=suite)
-    print(f'{package}: {moved} is the properties folder\'s module', file=sys.stderr)
+    named = re.search(r'^properties = (.*)$', text, flags=re.M)
+    print(f'{package}: properties = {named.group(1) if named else "?"}', file=sys.stderr)
     return suite
 
 
@@ -161,56 +181,82 @@ def timed_gate(command: list[str], cwd: str, env: dict[str, str]
     return wall, cpu, lines[-1] if lines else '', steps, (load, os.getloadavg()[0])
 
 
-def gate(packages: list[str], runs: int) -> None:
-    """The whole gate as adopted, reference run on, against the bare test command."""
+def gate(packages: list[str], runs: int, warm: bool, compare: list[str]) -> None:
+    """The whole gate as adopted, reference run on, against the bare test command;
+    ``compare``: other interpreters whose own oracle-guard runs the gate too (an older
+    checkout installed in an environment of its own), interleaved with the rest."""
     rows, breakdowns, loads = [], [], []
+    gates = [('this', sys.executable), *[(f'python {i + 1}', python)
+                                         for i, python in enumerate(compare)]]
     for package in packages:
         workdir = tempfile.mkdtemp(prefix='og-gate-bench-')
         env = {k: v for k, v in os.environ.items()
                if k not in ('PYTHONDONTWRITEBYTECODE', 'PYTEST_ADDOPTS', 'ORACLE_GUARD_RECORD')}
         env['PYTHONPYCACHEPREFIX'] = os.path.join(workdir, 'pycache')
+
+        def cold() -> None:
+            """Forget the suite's compiled files (pytest's rewritten test modules too): a
+            fresh CI checkout has none. The interpreter's own stay."""
+            if not warm:
+                shutil.rmtree(os.path.join(env['PYTHONPYCACHEPREFIX'],
+                                           os.path.abspath(suite).lstrip(os.sep)),
+                              ignore_errors=True)
+
         try:
             suite = prepare_adopted(package, workdir, env)
             env['PYTHONPATH'] = 'src'
             command = list(TEST_COMMAND)
-            ci = [*CLI, 'ci', '--base', 'base', '--timings', '--', *command]
+            # Each gate runs the test command with its own interpreter: the plugin inside
+            # the test process is that gate's.
+            cis = [(label, [python, '-m', 'oracle_guard.cli', 'ci', '--base', 'base',
+                            '--timings', '--', python, *command[1:]])
+                   for label, python in gates]
             timed_gate(command, suite, env)  # warm the interpreter's bytecode and the disk
-            timed_gate(ci, suite, env)
-            bare, guarded, steps = [], [], []
+            for _label, ci in cis:
+                timed_gate(ci, suite, env)
+            bare: list[tuple[float, float]] = []
+            guarded: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in cis}
+            steps: dict[str, list[dict[str, tuple[float, ...]]]] = {label: [] for label, _ in cis}
+            ci_lines: dict[str, str] = {}
             for _ in range(runs):
+                cold()
                 wall, cpu, bare_line, _s, load = timed_gate(command, suite, env)
                 bare.append((wall, cpu))
                 loads.extend(load)
-                wall, cpu, ci_line, found, load = timed_gate(ci, suite, env)
-                guarded.append((wall, cpu))
-                steps.append(found)
-                loads.extend(load)
+                for label, ci in cis:
+                    cold()
+                    wall, cpu, ci_lines[label], found, load = timed_gate(ci, suite, env)
+                    guarded[label].append((wall, cpu))
+                    steps[label].append(found)
+                    loads.extend(load)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
         b_wall, b_cpu = (statistics.median(v[i] for v in bare) for i in (0, 1))
-        g_wall, g_cpu = (statistics.median(v[i] for v in guarded) for i in (0, 1))
-        rows.append(f'| {package} | {bare_line} | {b_wall:.2f} | {g_wall:.2f} | '
-                    f'{g_wall / b_wall:.3f} | {b_cpu:.2f} | {g_cpu:.2f} | {g_cpu / b_cpu:.3f} |')
-        print(f'{package}: ci: {ci_line}', file=sys.stderr)
-        names = list(dict.fromkeys(name for found in steps for name in found))
-        cells = []
-        for name in names:
-            values = [found[name] for found in steps if name in found]
-            wall, cpu, beside = (statistics.median(v[i] for v in values) for i in (0, 1, 2))
-            cells.append(f'| {package} | {name} | {wall:.2f} | {cpu:.2f} |'
-                         + (f' {beside:.2f} |' if name == 'reference run' else ' |'))
-        breakdowns.extend(cells)
+        for label, _ci in cis:
+            g_wall, g_cpu = (statistics.median(v[i] for v in guarded[label]) for i in (0, 1))
+            rows.append(f'| {package} | {label} | {bare_line} | {b_wall:.2f} | {g_wall:.2f} | '
+                        f'{g_wall / b_wall:.3f} | {b_cpu:.2f} | {g_cpu:.2f} | '
+                        f'{g_cpu / b_cpu:.3f} |')
+            print(f'{package}: ci ({label}): {ci_lines[label]}', file=sys.stderr)
+            names = list(dict.fromkeys(name for found in steps[label] for name in found))
+            for name in names:
+                values = [found[name] for found in steps[label] if name in found]
+                wall, cpu, beside = (statistics.median(v[i] for v in values) for i in (0, 1, 2))
+                breakdowns.append(f'| {package} | {label} | {name} | {wall:.2f} | {cpu:.2f} |'
+                                  + (f' {beside:.2f} |' if name == 'reference run' else ' |'))
     print(f'Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {runs} runs each side, '
-          f'interleaved; load average (1 min) during the runs: {min(loads):.1f} to '
-          f'{max(loads):.1f}')
-    print('| suite | bare result | bare wall (s) | gate wall (s) | wall ratio | bare CPU (s) '
-          '| gate CPU (s) | CPU ratio |')
-    print('|---|---|---|---|---|---|---|---|')
+          f'interleaved; suite bytecode {"kept" if warm else "cleared before every run"}; '
+          f'load average (1 min) during the runs: {min(loads):.1f} to {max(loads):.1f}')
+    for label, python in gates:
+        print(f'gate {label}: {python}')
+    print('| suite | gate | bare result | bare wall (s) | gate wall (s) | wall ratio | '
+          'bare CPU (s) | gate CPU (s) | CPU ratio |')
+    print('|---|---|---|---|---|---|---|---|---|')
     print('\n'.join(rows))
     print()
-    print('| suite | step | wall (s) | CPU, gate + children (s) | wall beside the test '
+    print('| suite | gate | step | wall (s) | CPU, gate + children (s) | wall beside the test '
           'command (s) |')
-    print('|---|---|---|---|---|')
+    print('|---|---|---|---|---|---|')
     print('\n'.join(breakdowns))
 
 
@@ -228,10 +274,13 @@ def main() -> int:
     parser.add_argument('--gate', action='store_true',
                         help='the whole gate as adopted (init, lock, the reference run on), '
                              'with each step\'s --timings line')
+    parser.add_argument('--compare', action='append', metavar='PYTHON',
+                        help='with --gate: also run the gate with this interpreter (its own '
+                             'oracle-guard installed), interleaved; repeatable')
     args = parser.parse_args()
     args.package = args.package or ['attrs==26.1.0']
     if args.gate:
-        gate(args.package, args.runs)
+        gate(args.package, args.runs, args.warm, args.compare or [])
         return 0
     args.package = args.package[0]
 
