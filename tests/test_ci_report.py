@@ -103,6 +103,54 @@ def test_property_edits_and_removed_tests_are_listed(guarded: Repo) -> None:
     assert '- `tests/properties/test_parse.py::test_parse_never_throws`' in text
 
 
+GROUPED = 'from app import parse\n\n\nclass TestParse:\n    def test_parse(self):\n' \
+    '        assert parse(b"x") == b"x"\n'
+
+
+def test_test_moved_into_a_class_with_its_body_unchanged_is_a_move_not_a_removal(
+        guarded: Repo) -> None:
+    # rule 52: the hooks follow the body; so does the report, and a move needs no approval
+    from oracle_guard.gate.approval import needing_approval
+    from oracle_guard.gate.review_report import report_sections
+
+    pull_request(guarded, {'tests/test_app.py': GROUPED})
+    text = report(guarded)
+    assert '### Tests removed' not in text, text
+    assert '### Tests moved (name and body unchanged)' in text
+    assert ('- `tests/test_app.py::test_parse` -> `tests/test_app.py::TestParse::test_parse`'
+            ' (name and body unchanged)') in text
+    cwd = os.getcwd()
+    os.chdir(guarded.path)
+    try:
+        assert needing_approval(report_sections(range_context('main'))) == ()
+    finally:
+        os.chdir(cwd)
+
+
+def test_test_moved_to_another_module_with_its_body_unchanged_is_a_move(guarded: Repo) -> None:
+    pull_request(guarded, {'tests/test_app.py': None, 'tests/test_grouped.py': GROUPED})
+    text = report(guarded)
+    assert '### Tests removed' not in text, text
+    assert '`tests/test_app.py::test_parse` -> `tests/test_grouped.py::TestParse::test_parse`' \
+        in text
+
+
+def test_test_moved_into_a_class_with_its_body_weakened_is_a_removal(guarded: Repo) -> None:
+    pull_request(guarded, {'tests/test_app.py': GROUPED.replace('== b"x"', '!= 1')})
+    text = report(guarded)
+    assert '### Tests moved' not in text, text
+    assert '### Tests removed' in text
+    assert '- `tests/test_app.py::test_parse`' in text
+
+
+def test_test_moved_into_a_class_pytest_does_not_collect_is_a_removal(guarded: Repo) -> None:
+    # A class not named Test* is not collected: the test stopped running, whatever its body.
+    pull_request(guarded, {'tests/test_app.py': GROUPED.replace('TestParse', 'Parse')})
+    text = report(guarded)
+    assert '### Tests moved' not in text, text
+    assert '- `tests/test_app.py::test_parse`' in text
+
+
 def test_pytest_configuration_and_conftest_control_are_listed(guarded: Repo) -> None:
     pull_request(guarded, {
         'pytest.ini': '[pytest]\naddopts = --deselect tests/test_app.py::test_parse\n',

@@ -208,33 +208,56 @@ def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]
     return lines
 
 
-def _identities(view: TreeView | None, paths: Sequence[str]) -> set[str]:
+def _tests(view: TreeView | None, path: str) -> dict[str, tuple[str, str]]:
+    """identity -> (function name, body as syntax) of each test pytest's default rules
+    collect from one file of ``view``."""
     from oracle_guard.gate.audit import file_inventory
+    from oracle_guard.hooks.forbid_mixed_oracle_diff import test_body
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import test_functions
 
-    found: set[str] = set()
-    if view is None:
-        return found
-    for path in paths:
-        source = view.read(path)
-        if source is not None:
-            found.update(test.identity for test in file_inventory(source, path))
-    return found
+    source = view.read(path) if view is not None else None
+    if source is None:
+        return {}
+    try:
+        nodes = dict(test_functions(parse_python(source, path)))
+    except ScanError:
+        return {}
+    return {test.identity: test_body(test.identity, nodes.get(test.identity))
+            for test in file_inventory(source, path)}
 
 
-def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
-    """Test identities defined at the base in a touched test file and nowhere after."""
+def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet
+                          ) -> tuple[list[Item], list[Item]]:
+    """(test identities defined at the base in a touched test file and nowhere after,
+    tests moved with their name and body unchanged). A move is not a removal (rule 52):
+    a test that left its identity is moved when a test of the change, in a touched test
+    file, has its name and the same body (compared as syntax, as rule 30 does)."""
     from oracle_guard.reading.scanner import is_test_module
 
     touched = sorted(p for p in changes.touched()
                      if any(c.is_test(p) for c in cfgs) and is_test_module(p))
     if not touched:
-        return []
-    lines = []
-    after = _identities(changes.new, touched)
+        return [], []
+    after: set[str] = set()
+    bodies: dict[tuple[str, str], str] = {}  # (name, body) -> where it is after
     for path in touched:
-        gone = _identities(changes.base_view, [path]) - after
-        lines += [Item(path, f'- {_code(f"{path}::{identity}")}') for identity in sorted(gone)]
-    return lines
+        for identity, body in _tests(changes.new, path).items():
+            after.add(identity)
+            bodies.setdefault(body, f'{path}::{identity}')
+    removed, moved = [], []
+    for path in touched:
+        for identity, body in sorted(_tests(changes.base_view, path).items()):
+            if identity in after:
+                continue
+            if body[1] and body in bodies:
+                moved.append(Item(path, f'- {_code(f"{path}::{identity}")} -> '
+                                  f'{_code(bodies[body])} (name and body unchanged)',
+                                  needs_approval=False))
+            else:
+                removed.append(Item(path, f'- {_code(f"{path}::{identity}")}'))
+    return removed, moved
 
 
 def control_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
@@ -284,6 +307,7 @@ def report_sections(ctx: RunContext) -> list[Section]:
     cfg = ctx.cfg
     loosened, edited = lock_sections(cfg, changes)
     added, changed = ledger_sections(cfg, changes)
+    removed, moved = removed_tests_section(cfgs, changes)
     return [
         Section('Lock entries loosened', loosened),
         Section('Lock entries edited', edited),
@@ -293,7 +317,8 @@ def report_sections(ctx: RunContext) -> list[Section]:
         Section('Baseline grown', baseline_section(cfg, changes)),
         Section('Fixtures added or rehashed', fixtures_section(cfg, changes)),
         Section('Properties edited', properties_section(cfgs, changes)),
-        Section('Tests removed', removed_tests_section(cfgs, changes)),
+        Section('Tests removed', removed),
+        Section('Tests moved (name and body unchanged)', moved),
         Section('Test-run control and configuration changed', control_section(cfgs, changes)),
         Section('CI workflow changed', workflow_section(changes)),
     ]

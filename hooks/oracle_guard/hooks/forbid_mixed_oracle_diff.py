@@ -187,7 +187,7 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
             nodes = dict(test_functions(tree))
             for test in tests:
                 identity = function_of(test.identity)
-                body = _body(identity, nodes.get(test.identity))
+                body = test_body(identity, nodes.get(test.identity))
                 if into_base:
                     base.setdefault(identity, (path, test.line, body))
                 else:
@@ -215,7 +215,7 @@ def _collected(identity: str, tree: object) -> bool:
     return all(part.startswith('Test') for part in parts)
 
 
-def _body(identity: str, node: object) -> tuple[str, str]:
+def test_body(identity: str, node: object) -> tuple[str, str]:
     """(function name, its body as syntax, no line numbers) of one test."""
     import ast
 
