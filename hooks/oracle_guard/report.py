@@ -42,10 +42,34 @@ def format_github(finding: Finding) -> str:
     )
 
 
+# GitHub shows a few annotations a step and drops the rest: past this many of one code,
+# the others are printed as plain lines and summed up in one annotation.
+GITHUB_PER_CODE = 10
+
+
 def write_findings(findings: Iterable[Finding], fmt: str, out: TextIO) -> None:
-    formatter = format_github if fmt == 'github' else format_text
-    for finding in sorted(set(findings), key=Finding.sort_key):
-        out.write(formatter(finding) + '\n')
+    ordered = sorted(set(findings), key=Finding.sort_key)
+    if fmt != 'github':
+        for finding in ordered:
+            out.write(format_text(finding) + '\n')
+        return
+    shown: dict[str, int] = {}
+    folded: dict[str, list[Finding]] = {}
+    for finding in ordered:
+        shown[finding.code] = shown.get(finding.code, 0) + 1
+        if shown[finding.code] <= GITHUB_PER_CODE:
+            out.write(format_github(finding) + '\n')
+        else:
+            folded.setdefault(finding.code, []).append(finding)
+    for code, rest in folded.items():
+        for finding in rest:
+            out.write(format_text(finding) + '\n')
+        where = ', '.join(f'{f.path}:{f.line}' for f in rest[:20])
+        more = f' and {len(rest) - 20} more' if len(rest) > 20 else ''
+        out.write(format_github(Finding(
+            rest[0].path, rest[0].line, 1, code,
+            f'{len(rest)} more {code} finding(s), printed in the log above: {where}{more}',
+            '')) + '\n')
 
 
 def write_error(error: ConfigError, fmt: str, out: TextIO) -> None:

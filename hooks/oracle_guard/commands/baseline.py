@@ -85,10 +85,112 @@ def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], l
     return entries, unparsable
 
 
-def current_exclusions(view: TreeView, cfg: Config) -> list[ExcludedTest]:
+def current_exclusions(view: TreeView, cfg: Config,
+                       collect: Sequence[str] | None = ()) -> tuple[list[ExcludedTest], list[str]]:
+    """(the inventory tests the configuration leaves out now, notes for the person).
+
+    Read statically (``addopts`` ``--deselect``/``--ignore``, literal ``collect_ignore``),
+    then, unless ``collect`` is None, from one ``pytest --collect-only`` run of the
+    repository (rule 39b): what ``-m``/``-k`` in ``addopts``, a conftest's
+    ``pytest_collection_modifyitems`` or ``pytest_ignore_collect`` leaves out."""
     from oracle_guard.reading.pytest_exclusions import excluded_tests
 
-    return [ExcludedTest(nodeid, by) for nodeid, by in excluded_tests(view, cfg).items()]
+    found = dict(excluded_tests(view, cfg))
+    notes: list[str] = []
+    if collect is not None:
+        probed, notes = collected_exclusions(view, cfg, list(collect))
+        for nodeid, by in probed.items():
+            found.setdefault(nodeid, by)
+    return [ExcludedTest(nodeid, by) for nodeid, by in found.items()], notes
+
+
+PROBE_BY = 'pytest --collect-only at adoption'
+
+
+def collected_exclusions(view: TreeView, cfg: Config, command: list[str]
+                         ) -> tuple[dict[str, str], list[str]]:
+    """nodeid -> what left it out, from one collection of the repository's own suite with
+    its own configuration (rule 39b), and notes for the person.
+
+    A test function none of whose cases the session kept is recorded once, by its
+    function identity (``tests/test_x.py::test_stress``: every parameter); one that kept
+    some cases records each case it lost. Tests of a module that failed to import or was
+    skipped at collection are not recorded: that is the environment, or a silence the
+    baseline judges on its own. ``PYTEST_ADDOPTS`` and ``PYTEST_PLUGINS`` of the shell are
+    not used: what is recorded is the repository's configuration, not this terminal's."""
+    import json
+    import subprocess
+    import tempfile
+
+    from oracle_guard.gate.audit import static_inventory
+    from oracle_guard.oracle.ledger import function_of
+    from oracle_guard.oracle.ledger import identity_of
+
+    inventory = static_inventory(view, cfg)
+    if not inventory:
+        return {}, []
+    root = os.path.realpath(view.root)
+    with tempfile.TemporaryDirectory(prefix='oracle-guard-collect-') as tmp:
+        out = os.path.join(tmp, 'collected.json')
+        env = {k: v for k, v in os.environ.items()
+               if k not in ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS')}
+        env['ORACLE_GUARD_COLLECTION_PROBE'] = out
+        argv = [*(command or [sys.executable, '-m', 'pytest']), '--collect-only', '-q',
+                '--continue-on-collection-errors', '-p', 'no:oracle_guard',
+                '-p', 'oracle_guard.runtime.collection_probe']
+        if 'no:cacheprovider' not in argv:  # pytest's cache stays out of the repository
+            argv += ['-o', f'cache_dir={os.path.join(tmp, "cache")}']
+        try:
+            proc = subprocess.run(argv, cwd=root, env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=COLLECT_TIMEOUT)
+            tail = proc.stdout.decode('utf-8', 'replace').strip().splitlines()[-3:]
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            tail = [str(exc)]
+        try:
+            with open(out, encoding='utf-8') as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            return {}, [f'`{" ".join(argv[:3])} --collect-only` did not collect ('
+                        f'{" / ".join(tail) or "no output"}): tests a conftest hook or `-m`/`-k` '
+                        'in addopts leaves out are not recorded; run `oracle-guard baseline` '
+                        'where the tests run']
+
+    def rel(path: str) -> str:
+        full = path if os.path.isabs(path) else os.path.join(data.get('rootdir') or root, path)
+        return os.path.relpath(os.path.realpath(full), root).replace(os.sep, '/')
+
+    kept: set[tuple[str, str]] = {(rel(path), function_of(identity_of(nodeid)))
+                                  for nodeid, path in data['items']}
+    lost: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for nodeid, path, cause in data['removed']:
+        lost.setdefault((rel(path), function_of(identity_of(nodeid))), []).append(
+            (identity_of(nodeid), cause))
+    broken = [rel(p['path'] or p['nodeid'].split('::', 1)[0]) for p in data['problems']]
+    failed = sorted({p for p, problem in zip(broken, data['problems'])
+                     if problem['outcome'] == 'failed'})
+
+    def under(path: str, folders: list[str]) -> bool:
+        return any(path == b or path.startswith(b.rstrip('/') + '/') or b == '.'
+                   for b in folders)
+
+    found: dict[str, str] = {}
+    for (path, identity) in sorted(inventory):
+        if under(path, broken):
+            continue
+        cases = lost.get((path, identity), [])
+        if (path, identity) not in kept:
+            causes = sorted({cause for _, cause in cases}) or ['not collected']
+            found[f'{path}::{identity}'] = f'{", ".join(causes)} ({PROBE_BY})'
+        else:
+            for case, cause in cases:
+                found.setdefault(f'{path}::{case}', f'{cause} ({PROBE_BY})')
+    notes = [f'{path}: could not be collected here; its tests are not recorded as left out'
+             for path in failed]
+    return found, notes
+
+
+COLLECT_TIMEOUT = 1800
 
 
 def updated(old: Baseline, entries: list[BaselineEntry], excluded: list[ExcludedTest],
@@ -132,7 +234,10 @@ def run_baseline(args: argparse.Namespace) -> int:
     view = TreeView(root, None)
     old = read_baseline(view, cfg.baseline) or empty_baseline(cfg.baseline)
     entries, unparsable = current_entries(view, cfg)
-    new, lines = updated(old, entries, current_exclusions(view, cfg), args.prune)
+    excluded, notes = current_exclusions(view, cfg, None if args.no_collect else args.command)
+    new, lines = updated(old, entries, excluded, args.prune)
+    for note in notes:
+        sys.stderr.write(f'note: {note}\n')
     for path in unparsable:
         sys.stderr.write(f'{path}: cannot be parsed as Python; its silences are not in the '
                          'baseline (check-named-freezes reports it, OG307)\n')
@@ -171,8 +276,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--dry-run', action='store_true', help='show what would change')
     parser.add_argument('--force', action='store_true',
                         help='write the baseline even under CI or inside oracle-guard ci')
+    parser.add_argument('--no-collect', action='store_true',
+                        help='do not run `pytest --collect-only`: record only what the pytest '
+                             'configuration leaves out as written (addopts --deselect/--ignore, '
+                             'collect_ignore)')
     parser.add_argument('--debug', action='store_true', help=argparse.SUPPRESS)
+    parser.add_argument('command', nargs=argparse.REMAINDER, metavar='-- TEST COMMAND',
+                        help='the test command to collect with (default: python -m pytest); '
+                             'give the one oracle-guard ci runs')
     args = parser.parse_args(argv)
+    if args.command[:1] == ['--']:
+        args.command = args.command[1:]
     refused = None if args.dry_run else refuse_unattended('baseline', 'the baseline',
                                                            args.force)
     if refused is not None:

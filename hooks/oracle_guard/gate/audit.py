@@ -267,7 +267,13 @@ def exclusion_explanation(path: str, identity: str, ctx: AuditContext) -> str | 
     the configuration already left out at adoption extends this."""
     for row in ctx.rows_for(path, identity):
         return f'{row.id} live until {row.expires}'
-    by = ctx.excluded_at_adoption().get(f'{path}::{identity}')
+    excluded = ctx.excluded_at_adoption()
+    # An entry names one case (``test_x[3]``) or, when adoption's collection lost every
+    # case, the function (rule 39b): any case of it, however the pull request
+    # parametrizes it, is one that did not run before either.
+    by = excluded.get(f'{path}::{identity}')
+    if by is None:
+        by = excluded.get(f'{path}::{function_of(identity)}')
     if by is not None:
         return f'left out at adoption ({by}), recorded in {ctx.cfg.baseline}'
     return None
@@ -527,15 +533,20 @@ class _Audit:
                 skipped_modules[_rel(problem.get('path') or module, self.roots)] = problem
         for key, test in sorted(ctx.inventory.items()):
             path, identity = key
-            for nodeid in sorted(deselected.get(key, ())):
-                if nodeid in self.record.items:
-                    continue  # deselected in one worker's view only
-                if exclusion_explanation(path, identity_of(nodeid), ctx) is None:
-                    self.add(path, test.line, 'OG704',
-                             f'{nodeid} was deselected (addopts --deselect, -k, -m or a '
-                             'pytest_collection_modifyitems hook)',
-                             'a pull request runs every test; freeze it in the ledger if it '
-                             'must not run')
+            lost = [nodeid for nodeid in sorted(deselected.get(key, ()))
+                    if nodeid not in self.record.items  # deselected in one worker's view only
+                    and exclusion_explanation(path, identity_of(nodeid), ctx) is None]
+            if lost:
+                # One finding a test function, however many of its cases were deselected
+                # (click parametrizes a stress test 10,000 times).
+                what = lost[0] if len(lost) == 1 else (
+                    f'{len(lost)} cases of {path}::{identity} ({", ".join(lost[:3])}'
+                    f'{", ..." if len(lost) > 3 else ""})')
+                self.add(path, test.line, 'OG704',
+                         f'{what} {"was" if len(lost) == 1 else "were"} deselected (addopts '
+                         '--deselect, -k, -m or a pytest_collection_modifyitems hook)',
+                         'a pull request runs every test; freeze it in the ledger if it '
+                         'must not run')
             if key in collected or key in deselected:
                 continue
             if path in skipped_modules:
