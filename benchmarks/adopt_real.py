@@ -24,8 +24,9 @@ For each sdist (a .tar.gz, or an unpacked folder), in a temporary folder:
 4. commit four cheats through the installed git hook, each of which must be refused: a
    bare ``@pytest.mark.skip``, an always-true ``skipif(True)``, a ``src`` change with an
    edit of a property test (when the project has properties), and a skip through a
-   computed name (``getattr(pytest, "sk" + "ip")``), which the hooks may let through and
-   ``oracle-guard ci`` must then fail; plus one byte appended to a fixture.
+   computed name (``getattr(pytest, "sk" + "ip")``), which ``oracle-guard ci`` must fail
+   (OG706) whether or not the hooks refused it first (when they do, it is committed with
+   ``--no-verify``, as an agent would push past them); plus one byte appended to a fixture.
 
 Exit status 1 when any adoption step or ``pre-commit run --all-files`` fails, the suite's
 verdict differs between plain pytest and the gate or the gate has findings, or any cheat
@@ -219,6 +220,7 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
         'property files': len(cfg.properties),
         'silences baselined': len(baseline['silences']),
         'excluded at adoption': len(baseline['excluded']),
+        'excluded': [f'{e["nodeid"]} ({e["by"]})' for e in baseline['excluded'][:12]],
         'fixtures': len(manifest['fixtures']), 'properties locked': len(lock['properties']),
         'census': silence_census(root),
     })
@@ -378,19 +380,22 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
     with open(full, 'w', encoding='utf-8') as f:
         f.writelines(lines)
     rc, out = sh.run('git add -A && git commit -q -m "computed skip"')
+    hooks = ''
     if rc != 0:
-        outcome[f'computed-name skip in {path}::{identity}'] = \
-            'blocked by the hooks (' + ','.join(sorted(set(re.findall(r' (OG\d{3}) ', out)))) + ')'
-        sh.ok('git reset -q --hard HEAD && git clean -qfd -e .venv')
-    else:
-        sh_env = Shell(root, {**sh.env, **_test_env(root, cfg)})
-        rc, out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD~1',
-                              '--', sys.executable, '-m', 'pytest', '-q', '-p',
-                              'no:cacheprovider', '-p', 'no:randomly'])
-        blocked = rc == 1 and ' OG706 ' in out
-        outcome[f'computed-name skip in {path}::{identity}'] = \
-            'blocked by the gate (OG706)' if blocked else f'NOT BLOCKED (exit {rc}): {out[-800:]}'
-        sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
+        # Refused by the hooks; an agent can still push it past them (--no-verify), and then
+        # the gate must fail the skip itself.
+        hooks = 'blocked by the hooks (' + \
+            ','.join(sorted(set(re.findall(r' (OG\d{3}) ', out)))) + ') and '
+        sh.ok('git commit -q --no-verify -m "computed skip"')
+    sh_env = Shell(root, {**sh.env, **_test_env(root, cfg)})
+    rc, out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD~1',
+                          '--', sys.executable, '-m', 'pytest', '-q', '-p',
+                          'no:cacheprovider', '-p', 'no:randomly'])
+    blocked = rc == 1 and ' OG706 ' in out
+    outcome[f'computed-name skip in {path}::{identity}'] = \
+        f'{hooks}blocked by the gate (OG706)' if blocked else \
+        f'{hooks}NOT BLOCKED by the gate (exit {rc}): {out[-800:]}'
+    sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
     # 5. one byte appended to a fixture (manifested in a commit of its own first if none)
     fixtures = [p for p in tracked if cfg.is_fixture(p)]
     if not fixtures:
@@ -419,7 +424,7 @@ def markdown(results: list[dict[str, object]]) -> str:
         cheats = list(r['cheats'].values())  # type: ignore[union-attr]
 
         def short(text: str) -> str:
-            return text.split(':')[0] if not text.startswith('NOT') else 'NOT BLOCKED'
+            return text.split(':')[0] if 'NOT BLOCKED' not in text else 'NOT BLOCKED'
 
         props = str(r['properties'])
         if len(props) > 60:
@@ -447,7 +452,7 @@ def failed(result: dict[str, object]) -> list[str]:
     if result['ci exit (test command)'] != result['pytest exit']:
         why.append('exit codes differ')
     why += [name for name, v in result['cheats'].items()  # type: ignore[union-attr]
-            if v.startswith('NOT')]
+            if 'NOT BLOCKED' in v]
     return why
 
 

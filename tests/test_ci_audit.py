@@ -89,6 +89,31 @@ def test_github_format_prints_annotations_and_the_summary_line(calc: CiRepo) -> 
     assert ci.summary == 'oracle-guard ci: 2 finding(s); test command exited 0', ci.out
 
 
+def test_github_format_folds_many_findings_of_one_code_into_one_annotation(
+        calc: CiRepo) -> None:
+    # GitHub shows a few annotations a step: past ten of one code the rest are plain log
+    # lines, summed up in one annotation, and the summary still counts every finding.
+    calc.pull_request({
+        'tests/test_many.py': '''\
+            import pytest
+
+
+            @pytest.mark.parametrize('n', range(15))
+            def test_many(n):
+                getattr(pytest, ''.join(['s', 'k', 'i', 'p']))('later')
+            '''}, bug=False)
+    ci = calc.ci(PYTEST, '--format', 'github')
+    lines = ci.out.splitlines()
+    annotations = [line for line in lines if line.startswith('::error') and 'title=OG706' in line]
+    assert len(annotations) == 11, ci.out
+    assert '5 more OG706 finding(s), printed in the log above' in annotations[-1]
+    assert len([line for line in lines if line.startswith('tests/test_many.py:') and
+                ': OG706 ' in line]) == 5, ci.out
+    # ... and the hooks' own OG310 for the computed name, one annotation of its own
+    assert len([line for line in lines if 'title=OG310' in line]) == 1, ci.out
+    assert ci.summary == 'oracle-guard ci: 16 finding(s); test command exited 0', ci.out
+
+
 def test_skip_exception_re_exported_from_a_helper_outside_tests_fails_ci(calc: CiRepo) -> None:
     cheat_works_but_ci_fails(calc, {
         'tools/__init__.py': '',
