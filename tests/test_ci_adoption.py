@@ -316,3 +316,27 @@ def test_many_cases_deselected_are_one_finding_per_test(calc: CiRepo) -> None:
     lines = ci.lines('OG704')
     assert len(lines) == 1, ci.out
     assert '50 cases of tests/test_many.py::test_many (' in lines[0], lines
+
+
+IGNORE_HOOK = '''\
+    def pytest_ignore_collect(collection_path, config):
+        return collection_path.name == "test_legacy_io.py"
+    '''
+
+
+def test_module_a_conftest_hook_ignores_at_adoption_passes_ci_and_a_new_test_there_fails(
+        calc: CiRepo) -> None:
+    legacy = 'def test_old_io():\n    assert True\n'
+    on_main(calc, {'tests/conftest.py': IGNORE_HOOK, 'tests/test_legacy_io.py': legacy},
+            baseline=True)
+    assert excluded(calc) == {
+        'tests/test_legacy_io.py::test_old_io': 'not collected (pytest --collect-only at adoption)'}
+    calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
+    assert calc.ci(PYTEST).summary == 'oracle-guard ci: 0 finding(s); test command exited 0'
+    # A test added where the hook does not look never runs: that is not what was accepted.
+    write(calc.path, {'tests/test_legacy_io.py': legacy + '\n\ndef test_new_io():\n    assert 0\n'})
+    git(calc.path, 'commit', '-qam', 'a new test nobody runs')
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 1
+    assert [line for line in ci.lines('OG703') if 'test_new_io' in line], ci.out
+    assert not [line for line in ci.lines('OG703') if 'test_old_io' in line], ci.out

@@ -64,10 +64,10 @@ class CollectionProbe:
         self.removed: dict[str, tuple[str, str]] = {}
         self.problems: list[dict[str, str]] = []
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_collection_modifyitems(self, items: list[Any]) -> Any:
-        # A wrapper sees the list before every implementation (conftests and plugins too)
-        # and after the last one.
+        # The outermost wrapper sees the list before every implementation (conftests,
+        # plugins, their own wrappers); what the session keeps is read when it finishes.
         self.before = [(item.nodeid, str(item.path)) for item in items]
         yield
 
