@@ -340,3 +340,22 @@ def test_module_a_conftest_hook_ignores_at_adoption_passes_ci_and_a_new_test_the
     assert ci.rc == 1
     assert [line for line in ci.lines('OG703') if 'test_new_io' in line], ci.out
     assert not [line for line in ci.lines('OG703') if 'test_old_io' in line], ci.out
+
+
+def test_a_suite_that_overwrites_the_probe_file_gets_a_note_not_a_traceback(
+        calc: CiRepo) -> None:
+    # The suite's own conftest runs in the collection: what it writes there is not trusted.
+    on_main(calc, {'tests/conftest.py': '''\
+        import os
+
+
+        def pytest_sessionfinish(session):
+            with open(os.environ["ORACLE_GUARD_COLLECTION_PROBE"], "w") as f:
+                f.write('{"items": 3, "removed": [["x"]], "problems": {}, "rootdir": 1}')
+        '''}, baseline=False)
+    proc = subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'],
+                          cwd=calc.path, capture_output=True, text=True, env=calc.env())
+    assert proc.returncode == 0, proc.stderr
+    assert 'Traceback' not in proc.stderr
+    assert 'did not collect' in proc.stderr and 'are not recorded' in proc.stderr
+    assert excluded(calc) == {}

@@ -150,6 +150,18 @@ def collected_exclusions(view: TreeView, cfg: Config, command: list[str]
         try:
             with open(out, encoding='utf-8') as f:
                 data = json.load(f)
+            # The suite's own code ran in that process and could have written the file:
+            # only the shape the probe writes is read.
+            if not (isinstance(data, dict) and isinstance(data.get('rootdir'), str) and all(
+                    isinstance(data.get(k), list) for k in ('items', 'removed', 'problems'))
+                    and all(isinstance(i, list) and len(i) == 2 and
+                            all(isinstance(v, str) for v in i) for i in data['items'])
+                    and all(isinstance(i, list) and len(i) == 3 and
+                            all(isinstance(v, str) for v in i) for i in data['removed'])
+                    and all(isinstance(p, dict) and all(
+                        isinstance(p.get(k), str) for k in ('nodeid', 'outcome', 'path'))
+                        for p in data['problems'])):
+                raise ValueError('not what the collection probe writes')
         except (OSError, ValueError):
             return {}, [f'`{" ".join(argv[:3])} --collect-only` did not collect ('
                         f'{" / ".join(tail) or "no output"}): tests a conftest hook or `-m`/`-k` '
