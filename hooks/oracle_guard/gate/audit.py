@@ -263,8 +263,8 @@ def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[
 
 def exclusion_explanation(path: str, identity: str, ctx: AuditContext) -> str | None:
     """Why a test of the inventory may be missing from the run (not collected,
-    deselected), or None. A live freeze only, for now; the baseline's record of tests
-    the configuration already left out at adoption extends this."""
+    deselected), or None: a live freeze, or the baseline's record of the tests the
+    configuration already left out at adoption (rule 39b), by identity only."""
     for row in ctx.rows_for(path, identity):
         return f'{row.id} live until {row.expires}'
     excluded = ctx.excluded_at_adoption()

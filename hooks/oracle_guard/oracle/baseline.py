@@ -23,8 +23,10 @@ test (or on one more test) matches nothing. Entries are sorted, one key order, t
 indent: a re-run changes only the lines that changed.
 
 ``excluded`` lists the inventory tests the existing pytest configuration already leaves
-out (``--deselect``/``--ignore`` in ``addopts``, ``collect_ignore`` in a conftest.py), for
-the audit of the verified run.
+out (``--deselect``/``--ignore`` in ``addopts``, ``collect_ignore`` in a conftest.py, and
+what one ``pytest --collect-only`` run at adoption left out: ``-m``/``-k``, a conftest
+hook; rule 39b), for the audit of the verified run. A node id there names one case or,
+without parameters, every case of that test function.
 """
 from __future__ import annotations
 
