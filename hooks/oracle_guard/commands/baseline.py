@@ -52,10 +52,12 @@ def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], l
     from oracle_guard.reading.scanner import scan_silences
     from oracle_guard.reading.declared_dependencies import read_project_facts
     from oracle_guard.reading.silence_acceptance import SilenceJudge
+    from oracle_guard.reading.helper_modules import HelperModules
 
     # Judged against an empty baseline: what would fail if nothing had been accepted yet.
     judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
                          lambda: read_project_facts(view, cfg), lambda p: True)
+    helpers = HelperModules.of(cfg, view)  # names imported from test helpers (rule 14)
     entries, unparsable = [], []
     for path in files_on_disk(view.root, cfg.test_roots()):
         if not cfg.is_test_code(path):
@@ -65,7 +67,8 @@ def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], l
             continue
         try:
             tree = parse_python(source, path)
-            silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+            silences = scan_silences(tree, source.decode('utf-8', 'replace'),
+                                     helpers=helpers.seen_from(path))
         except ScanError:
             unparsable.append(path)
             continue

@@ -97,6 +97,7 @@ class AuditContext:
     view: TreeView | None = None  # HEAD: where the baseline and test files are read
     _accepted: dict[str, dict[str, list]] = field(default_factory=dict)  # type: ignore[type-arg]
     _judge: object = None
+    _helpers: object = None
     _baseline: object = None
 
     def head(self) -> TreeView:
@@ -109,11 +110,15 @@ class AuditContext:
             from oracle_guard.reading.silence_acceptance import accepted_silences
             from oracle_guard.reading.silence_acceptance import SilenceJudge
 
+            from oracle_guard.reading.helper_modules import HelperModules
+
             if self._judge is None:
                 self._judge = SilenceJudge.of_view(self.cfg, self.head())
+                self._helpers = HelperModules.of(self.cfg, self.head())
             source = self.head().read(path)
             self._accepted[path] = {} if source is None else \
-                accepted_silences(path, source, self._judge)  # type: ignore[arg-type]
+                accepted_silences(path, source, self._judge,  # type: ignore[arg-type]
+                                  self._helpers)
         return self._accepted[path]
 
     def excluded_at_adoption(self) -> dict[str, str]:
@@ -602,12 +607,35 @@ class _Audit:
         )
         if silence_explanation(outcome, self.ctx) is not None:
             return
+        inherited = self.inherited(nodeid, path, identity)
+        if inherited is not None and adoption_explanation(SilenceOutcome(
+                nodeid, inherited[0], inherited[1], outcome.kind, outcome.reason,
+                outcome.where, outcome.markers), self.ctx) is not None:
+            return
         verb = 'xfailed' if 'wasxfail' in report else 'skipped'
         self.add(path, line, 'OG706',
                  f'{nodeid} was {verb} ({outcome.kind} in {report["when"]}: '
                  f'{outcome.reason.strip()[:200] or "no reason"}) and no live freeze explains it',
                  'fix the test, or freeze it with a ledger row (FZ id, owner, class, expiry) '
                  'in a change of its own')
+
+    def inherited(self, nodeid: str, path: str, identity: str) -> tuple[str, str] | None:
+        """(file, identity) of the test a class of ``path`` inherits from a class of another
+        test file, as the plugin recorded it, when that file defines it at the line its code
+        names and ``path`` does not define it: a silence decorating it is that file's."""
+        found = self.record.items.get(nodeid, {}).get('inherited')
+        if not isinstance(found, list) or len(found) != 3 or \
+                (path, function_of(identity)) in self.ctx.inventory:
+            return None
+        filename, line, origin = found
+        where = _rel(str(filename), self.roots)
+        test = self.ctx.inventory.get((where, str(origin)))
+        if test is None or not isinstance(line, int) or \
+                not test.first_line <= line <= test.line or \
+                str(origin).rsplit('::', 1)[-1] != function_of(identity).rsplit('::', 1)[-1]:
+            return None
+        params = identity[len(function_of(identity)):]
+        return where, f'{origin}{params}'
 
     def hypothesis(self, nodeid: str, path: str, line: int) -> None:
         """What the record saw of a Hypothesis property, whatever its outcome: the plugin

@@ -240,10 +240,12 @@ def vanished_findings(ledger: FreezeLedger, view: TreeView, cfg: Config) -> list
 def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow,
                     by_id: bool = True) -> str | None:
     """``path:line`` of a skip/xfail that still silences the row's test (or names its id)."""
+    from oracle_guard.reading.helper_modules import HelperModules
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import scan_silences
     from oracle_guard.reading.scanner import ScanError
 
+    helpers = HelperModules.of(cfg, view)
     function = function_of(row.identity)
     words = [w for w in (row.id if by_id else '', _last_name(row.identity)) if w]
     for path in view.grep(words, cfg.test_roots()):
@@ -251,7 +253,8 @@ def _still_silenced(view: TreeView, cfg: Config, row: FreezeRow,
         if source is None:
             continue
         try:
-            silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'))
+            silences = scan_silences(parse_python(source, path), source.decode('utf-8', 'replace'),
+                                     helpers=helpers.seen_from(path))
         except ScanError:
             continue  # check-named-freezes reports the file (OG307)
         for silence in silences:
@@ -295,9 +298,11 @@ def still_named_findings(base: FreezeLedger, new: FreezeLedger, view: TreeView,
     Judged even when the change touches only the ledger: the test file that carries the
     id is then untouched, so one ``git grep`` for the vanished ids finds it.
     """
+    from oracle_guard.reading.helper_modules import HelperModules
     from oracle_guard.reading.scanner import silences_naming
 
-    sites = silences_naming(view, cfg.test_roots(), removed_ids(base, new), cfg.is_test_code)
+    sites = silences_naming(view, cfg.test_roots(), removed_ids(base, new), cfg.is_test_code,
+                            HelperModules.of(cfg, view))
     return [Finding(new.path, 1, 1, 'OG516',
                     f'{freeze_id} removed from the ledger (deleted or renumbered) while '
                     f'{path}:{silence.line} still names it',

@@ -107,12 +107,15 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
                judge=None,  # a SilenceJudge: rules 39-41
                environment: list[Silence] | None = None,  # gets rule 40's accepted silences
                on_clean: Callable[[], None] | None = None,
+               helpers=None,  # a HelperModules of the judged side
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     """Rules 14-17, 35, 35b, 36 and 39-41 for one test file. ``on_clean`` is called when the
-    file holds no silence, no rule 35 or 35b site and no foreign coding: its findings are
-    then ``[]`` whatever the configuration, the ledger, the base or the date (the scan
-    cache). ``today`` may be a function: asked only when a silence is judged (most commits
-    stage none, and ``datetime`` is not free)."""
+    file holds no silence, no rule 35 or 35b site and no foreign coding, and imports no
+    name from a helper module: its findings are then ``[]`` whatever the configuration,
+    the ledger, the base or the date (the scan cache). ``today`` may be a function: asked
+    only when a silence is judged (most commits stage none, and ``datetime`` is not free).
+    ``helpers``: where names imported from helper modules under the tests roots are
+    followed (rule 14)."""
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
     from oracle_guard.reading.silence_prefilter import might_compute
@@ -143,7 +146,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
         tree = parse_python(source, path)
         text = source_text(source)
         # One collection of the file's imports and aliases serves rules 14-17 and 35.
-        aliases = ImportAliases(tree)
+        aliases = ImportAliases(tree, None if helpers is None else helpers.seen_from(path))
         silences = scan_silences(tree, text, aliases) if silences_possible else []
         # rule 35, walking only the lines that spell a word of a tampering site
         tampered = tampering(tree, aliases, text) if tampering_possible else []
@@ -164,7 +167,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
             readers.append(ConditionReader.of_tree(tree, aliases))
         return readers[0]
 
-    if on_clean is not None and not silences and not tampered and not computed:
+    if on_clean is not None and not silences and not tampered and not computed and \
+            not aliases.uses_helpers:  # a helper's bytes are not in this file's key
         on_clean()
     findings = [Finding(path, line, col, 'OG308', f'test code {what}',
                         'a test may not change pytest or swap a function\'s code: fix the '
@@ -268,6 +272,7 @@ def check(ctx: RunContext) -> list[Finding]:
         return function_of(identity) in defined[path]
 
     judge = LazySilenceJudge(cfg, view or ctx.judged or TreeView(cfg.root, None))
+    helpers = LazyHelperModules(cfg, view or ctx.judged or TreeView(cfg.root, None))
     unreviewed, links = symlinked_tests(ctx)
     findings = [
         Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
@@ -289,7 +294,8 @@ def check(ctx: RunContext) -> list[Finding]:
         environment: list[Silence] = []
         findings.extend(check_file(
             path, source, cfg, ledger, lambda: ctx.today, defines, judge, environment,
-            on_clean=None if clean is None else (lambda key=key: clean.add(key))))
+            on_clean=None if clean is None else (lambda key=key: clean.add(key)),
+            helpers=helpers))
         findings.extend(added_environment_conditions(ctx, path, environment))
     if clean is not None:
         clean.save()
@@ -439,7 +445,8 @@ def untouched_users_of_removed_ids(ctx: RunContext, judged: set[str], ledger,
         return []
     gone = removed_ids(base, ledger())
     findings = []
-    for path, silence, _id in silences_naming(changes.new, cfg.test_roots(), gone, cfg.is_test_code):
+    for path, silence, _id in silences_naming(changes.new, cfg.test_roots(), gone, cfg.is_test_code,
+                                              LazyHelperModules(cfg, changes.new)):
         if path in judged or silence.kind in cfg.allow_silences:
             continue  # a file of the change is judged whole above
         findings.extend(f for f in judge_silence(path, silence, ledger(), ctx.today, defines)
@@ -458,7 +465,26 @@ def added_environment_conditions(ctx: RunContext, path: str, accepted: list[Sile
     # A file renamed in the change is the same file: its tests ran under the old name.
     old = next((c.old_path for c in ctx.changes.changes
                 if c.path == path and c.status in ('R', 'C') and c.old_path), path)
-    return added(path, accepted, ctx.changes.read_base(old))
+    base = ctx.changes.base_view
+    return added(path, accepted, ctx.changes.read_base(old),
+                 None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old))
+
+
+class LazyHelperModules:
+    """The helper modules under the tests roots on one side (rule 14), built when a file
+    is scanned: a commit whose test files hold no silence word imports nothing more."""
+
+    def __init__(self, cfg: Config, view: TreeView) -> None:
+        self.cfg = cfg
+        self.view = view
+        self._modules = None
+
+    def seen_from(self, path: str):  # type: ignore[no-untyped-def]
+        if self._modules is None:
+            from oracle_guard.reading.helper_modules import HelperModules
+
+            self._modules = HelperModules.of(self.cfg, self.view)
+        return self._modules.seen_from(path)
 
 
 def history_check(ctx: RunContext) -> list[Finding]:
@@ -467,6 +493,7 @@ def history_check(ctx: RunContext) -> list[Finding]:
     cfg = ctx.cfg
     view = ctx.changes.new
     judge = LazySilenceJudge(cfg, view)
+    helpers = LazyHelperModules(cfg, view)
     findings: list[Finding] = []
     for path in ctx.changes.added_or_modified():
         if not cfg.is_test_code(path):
@@ -476,7 +503,7 @@ def history_check(ctx: RunContext) -> list[Finding]:
             continue
         environment: list[Silence] = []
         check_file(path, source, cfg, lambda: _no_ledger(cfg), lambda: ctx.today, judge=judge,
-                   environment=environment)
+                   environment=environment, helpers=helpers)
         findings.extend(added_environment_conditions(ctx, path, environment))
     return findings
 

@@ -189,22 +189,41 @@ def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
             gc.enable()
 
 
-class ImportAliases:
-    """Local name -> dotted name of what it refers to, from imports and assignments."""
+# The dotted-name form of a helper module under the tests roots, by its path
+# (``reading/helper_modules``): no module name has a colon or a slash.
+HELPER = 'oracle-guard-helper:'
 
-    def __init__(self, tree: ast.Module) -> None:
+
+class ImportAliases:
+    """Local name -> dotted name of what it refers to, from imports and assignments.
+
+    With ``helpers`` (a ``reading.helper_modules`` view of the importing file), a name
+    imported from a helper module under the tests roots means what that module binds it
+    to (rule 14: ``from tests.harness import skip`` after ``skip = unittest.skip`` there
+    is ``unittest.skip``); without it, such a name is ``tests.harness.skip``."""
+
+    def __init__(self, tree: ast.Module, helpers=None) -> None:  # type: ignore[no-untyped-def]
         self.names: dict[str, str] = {}
         # name -> the call it is bound to, for marks named at module or class level
         self.named_marks: dict[str, ast.Call] = {}
+        self.helpers = helpers
+        # `import tests.harness` (no `as`): dotted module name -> the helper's path
+        self.helper_modules: dict[str, str] = {}
+        self.uses_helpers = False  # a name was bound through a helper module
         assignments = []
         for node in _statements(tree):
             if isinstance(node, ast.Import):
                 for alias in node.names:
+                    if helpers is not None and self._import_helper(alias):
+                        continue
                     if alias.asname:
                         self.names[alias.asname] = _canonical(alias.name)
                     else:
                         top = alias.name.split('.')[0]
                         self.names[top] = top
+            elif isinstance(node, ast.ImportFrom) and helpers is not None and \
+                    (node.level or node.module):
+                self._from_helper(node)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if alias.name == '*':
@@ -235,13 +254,63 @@ class ImportAliases:
             if _is_named_mark(node, self):
                 self.named_marks[node.targets[0].id] = node.value  # type: ignore[attr-defined]
 
+    def _import_helper(self, alias: ast.alias) -> bool:
+        """``import tests.harness [as h]`` of a helper module: bound to its path."""
+        path = self.helpers.module(alias.name, 0)
+        if path is None:
+            return False
+        self.uses_helpers = True
+        if alias.asname or '.' not in alias.name:
+            self.names[alias.asname or alias.name] = HELPER + path
+        else:
+            top = alias.name.split('.')[0]
+            self.names[top] = top
+            self.helper_modules[alias.name] = path
+        return True
+
+    def _from_helper(self, node: ast.ImportFrom) -> None:
+        """``from M import n`` (relative too) where M, or M.n, is a helper module."""
+        helpers = self.helpers
+        base = helpers.module(node.module, node.level)
+        for alias in node.names:
+            if alias.name == '*':
+                if base is not None:
+                    self.uses_helpers = True
+                    self.names.update(helpers.star(base))
+                elif node.module == 'pytest' and not node.level:
+                    for name in _PYTEST_STAR:
+                        self.names.setdefault(name, f'pytest.{name}')
+                continue
+            target = helpers.export(base, alias.name) if base is not None else None
+            if target is None:
+                inner = f'{node.module}.{alias.name}' if node.module else alias.name
+                sub = helpers.module(inner, node.level)
+                target = None if sub is None else HELPER + sub
+            if target is not None:
+                self.uses_helpers = True
+                self.names[alias.asname or alias.name] = target
+            elif node.module and not node.level:
+                self.names[alias.asname or alias.name] = _canonical(
+                    f'{node.module}.{alias.name}')
+
+    def _member(self, base: str, attr: str) -> str:
+        """``base.attr``: the public spelling, or what a helper module binds ``attr`` to."""
+        if self.helpers is not None:
+            if base.startswith(HELPER):
+                return self.helpers.export(base[len(HELPER):], attr) or \
+                    f'{base}.{attr}'
+            name = f'{base}.{attr}'
+            if name in self.helper_modules:
+                return HELPER + self.helper_modules[name]
+        return _canonical(f'{base}.{attr}')
+
     def resolve(self, node: ast.AST) -> str | None:
         """``pt.mark.skip`` -> ``pytest.mark.skip`` when ``pt`` is pytest."""
         if isinstance(node, ast.Name):
             return self.names.get(node.id)
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value)
-            return _canonical(f'{base}.{node.attr}') if base else None
+            return self._member(base, node.attr) if base else None
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.Constant) \
                 and isinstance(node.args[-1].value, str):
             # Indirection that still names its target: __import__('pytest'),
@@ -256,7 +325,7 @@ class ImportAliases:
             if isinstance(func, ast.Name) and func.id == 'getattr' and \
                     func.id not in self.names and len(node.args) == 2:
                 base = self.resolve(node.args[0])
-                return _canonical(f'{base}.{text}') if base else None
+                return self._member(base, text) if base else None
         return None
 
 
@@ -652,7 +721,8 @@ class _SilenceFinder(ast.NodeVisitor):
 def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
     """Line numbers that mention a silence word or a local name bound to a silence."""
     words = set(_SILENCE_WORDS)
-    words.update(n for n, target in aliases.names.items() if target in SILENCES)
+    words.update(n for n, target in aliases.names.items()
+                 if target in SILENCES or target.startswith(HELPER))
     words.update(aliases.named_marks)
     return _word_lines(text, words)
 
@@ -675,12 +745,14 @@ def _word_lines(text: str, words: Iterable[str]) -> list[int]:
 
 
 def scan_silences(tree: ast.Module, source_text: str,
-                  aliases: ImportAliases | None = None) -> list[Silence]:
+                  aliases: ImportAliases | None = None, helpers=None,  # type: ignore[no-untyped-def]
+                  ) -> list[Silence]:
     """``aliases``: the file's ``ImportAliases``, when the caller built them already (one
-    collection per file serves every rule)."""
+    collection per file serves every rule); ``helpers``: the file's view of the helper
+    modules under the tests roots, for names imported from them."""
     try:
         if aliases is None:
-            aliases = ImportAliases(tree)
+            aliases = ImportAliases(tree, helpers)
         module_tests = [identity for identity, _ in test_functions(tree)]
         finder = _SilenceFinder(aliases, source_text, module_tests)
         finder.visit(tree)
@@ -754,11 +826,12 @@ def dotted_name(node: ast.AST) -> str | None:
     return None
 
 
-def silences_naming(view, roots: tuple[str, ...], freeze_ids, is_test_code
+def silences_naming(view, roots: tuple[str, ...], freeze_ids, is_test_code, helpers=None,
                     ) -> list[tuple[str, Silence, str]]:  # type: ignore[no-untyped-def]
     """(path, silence, id) for every silence in tracked test code that names one of
     ``freeze_ids``: one ``git grep`` for the ids over the test roots, then a parse of the
-    files it names only (rule 29: a ledger-only change leaves those files untouched)."""
+    files it names only (rule 29: a ledger-only change leaves those files untouched).
+    ``helpers``: the helper modules of ``view`` (``reading/helper_modules``)."""
     wanted = set(freeze_ids)
     if not wanted:
         return []
@@ -770,7 +843,8 @@ def silences_naming(view, roots: tuple[str, ...], freeze_ids, is_test_code
         if source is None:
             continue
         try:
-            silences = scan_silences(parse_python(source, path), source_text(source))
+            silences = scan_silences(parse_python(source, path), source_text(source),
+                                     helpers=None if helpers is None else helpers.seen_from(path))
         except ScanError:
             continue  # check-named-freezes reports the file itself (OG307)
         for silence in silences:
@@ -790,9 +864,13 @@ def _is_pytest_object(name: str | None) -> bool:
 _RUNNER_ROOTS = ('pytest', '_pytest', 'unittest')
 
 
-def _is_runner_object(name: str | None) -> bool:
+def is_runner_object(name: str | None) -> bool:
+    """``pytest``, ``_pytest``, ``unittest`` or a name inside one of them."""
     return name is not None and (name in _RUNNER_ROOTS or
                                  name.startswith(tuple(f'{r}.' for r in _RUNNER_ROOTS)))
+
+
+_is_runner_object = is_runner_object
 
 
 def _literal(node: ast.AST | None) -> bool:

@@ -151,10 +151,11 @@ def _report_lines(tree: ast.AST, silence: Silence) -> tuple[int, ...]:
     return tuple(sorted(lines))
 
 
-def accepted_silences(path: str, source: bytes, judge: SilenceJudge
-                      ) -> dict[str, list[AcceptedSilence]]:
+def accepted_silences(path: str, source: bytes, judge: SilenceJudge, helpers=None,
+                      ) -> dict[str, list[AcceptedSilence]]:  # type: ignore[no-untyped-def]
     """Function identity -> the accepted silences that cover it; module-level ones also
-    under ``''``. The pytest plugin and the audit of ``oracle-guard ci`` ask this."""
+    under ``''``. The pytest plugin and the audit of ``oracle-guard ci`` ask this, with
+    the ``HelperModules`` of the side they read (names imported from test helpers)."""
     from oracle_guard.reading.env_conditions import holds_now
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
@@ -165,7 +166,8 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge
     found: dict[str, list[AcceptedSilence]] = {}
     try:
         tree = parse_python(source, path)
-        silences = scan_silences(tree, source_text(source))
+        silences = scan_silences(tree, source_text(source),
+                                 helpers=None if helpers is None else helpers.seen_from(path))
     except ScanError:
         return found  # check-named-freezes reports it (OG307)
     readers: list[ConditionReader] = []
@@ -193,11 +195,14 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge
     return found
 
 
-def added_environment_conditions(path: str, accepted: list[Silence], base_source: bytes | None
+def added_environment_conditions(path: str, accepted: list[Silence], base_source: bytes | None,
+                                 base_helpers=None,  # type: ignore[no-untyped-def]
                                  ) -> list[Finding]:
     """Rule 40b: an environment condition (accepted by rule 40) on a test that existed at the
     base revision in this file without that very condition. The test ran where the project's
-    CI runs and now does not: a silence that needs a freeze. New tests may carry one."""
+    CI runs and now does not: a silence that needs a freeze. New tests may carry one.
+    ``base_helpers``: the base's helper modules as this file imports them, so a condition
+    spelled through a helper at both revisions is the same condition."""
     if not accepted or base_source is None:
         return []
     from oracle_guard.oracle.baseline import silence_digest
@@ -210,7 +215,8 @@ def added_environment_conditions(path: str, accepted: list[Silence], base_source
     try:
         tree = parse_python(base_source, path)
         before = {(target, s.kind, silence_digest(s))
-                  for s in scan_silences(tree, source_text(base_source)) for target in s.targets}
+                  for s in scan_silences(tree, source_text(base_source), helpers=base_helpers)
+                  for target in s.targets}
     except ScanError:
         return []  # a base nobody could parse ran no test we could name
     existed = {identity for identity, _ in test_functions(tree)}

@@ -160,6 +160,8 @@ class FreezeGuard:
         # import accept, per file: function identity -> [AcceptedSilence].
         self._accepted: dict[str, dict[str, list[Any]]] = {}
         self._judge: Any = None
+        self._helpers: Any = None  # the test helper modules, for names imported from them
+        self._defined: dict[str, set[str]] = {}  # test file -> the identities it defines
         self.accepted_silences: dict[str, list[Any]] = {}  # nodeid -> what accepted it
         self.counts: dict[str, Any] = {}  # nodeid -> lock_runtime.ExampleCount
         self.forms_file: str | None = None
@@ -200,12 +202,15 @@ class FreezeGuard:
             from oracle_guard.reading.silence_acceptance import accepted_silences
             from oracle_guard.reading.silence_acceptance import SilenceJudge
 
+            from oracle_guard.reading.helper_modules import HelperModules
+
             view = TreeView(self.cfg.root, None)
             if self._judge is None:
                 self._judge = SilenceJudge.of_view(self.cfg, view)
+                self._helpers = HelperModules.of(self.cfg, view)
             source = view.read(path)
             self._accepted[path] = {} if source is None else \
-                accepted_silences(path, source, self._judge)
+                accepted_silences(path, source, self._judge, self._helpers)
         return self._accepted[path]
 
     def _accepted_marker(self, item: pytest.Item, identity: str, kind: str) -> bool:
@@ -213,9 +218,37 @@ class FreezeGuard:
         condition or a declared import of this very test (rules 39-41)."""
         accepted = [a for a in self._accepted_in(self._relpath(item)).get(
             function_of(identity), []) if a.kind == kind]
+        inherited = None if accepted else self._inherited(item, identity)
+        if inherited is not None:
+            path, origin = inherited
+            accepted = [a for a in self._accepted_in(path).get(origin, []) if a.kind == kind]
         if accepted:
             self.accepted_silences.setdefault(item.nodeid, []).extend(accepted)
         return bool(accepted)
+
+    def _inherited(self, item: pytest.Item, identity: str) -> tuple[str, str] | None:
+        """(file, function identity) of a test method the item's class inherits from a
+        class of another test file, which defines it; its silences are that file's."""
+        assert self.cfg is not None
+        if getattr(item, 'cls', None) is None:
+            return None
+        from oracle_guard.runtime.run_record import inherited_from
+
+        found = inherited_from(getattr(item, 'obj', None), str(item.path))
+        if found is None:
+            return None
+        filename, _line, origin = found
+        path = os.path.relpath(filename, self.cfg.root).replace(os.sep, '/')
+        own = self._relpath(item)
+        if path.startswith('../') or not self.cfg.is_test_code(path) or \
+                origin.rsplit('::', 1)[-1] != function_of(identity).rsplit('::', 1)[-1]:
+            return None
+        for name in (own, path):
+            if name not in self._defined:
+                self._defined[name] = self._static_identities({name})
+        if function_of(identity) in self._defined[own] or origin not in self._defined[path]:
+            return None  # defined in its own file, or not where its code claims
+        return path, origin
 
     def _silence_problems(self, item: pytest.Item, ledger: FreezeLedger) -> None:
         """The runtime twin of check-named-freezes: markers however they were applied."""

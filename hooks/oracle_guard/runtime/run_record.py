@@ -30,6 +30,7 @@ import sys
 import types
 from collections.abc import Generator
 from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
@@ -109,14 +110,10 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def own_function(obj: Any, path: str) -> Any:
-    """The function defined in the test file that calling ``obj`` should run.
-
-    Follows bound methods, ``functools.wraps`` chains and Hypothesis's ``inner_test``
-    (what ``@given`` calls per example, read again at every call) until a function whose
-    code was compiled from ``path``. None when there is none: the object pytest will call
-    is not the test's own function (swapped for one defined elsewhere).
-    """
+def _functions_called(obj: Any) -> Iterator[Any]:
+    """The functions calling ``obj`` goes through, outermost first: bound methods,
+    ``functools.wraps`` chains and Hypothesis's ``inner_test`` (what ``@given`` calls per
+    example, read again at every call)."""
     current = obj
     for _ in range(32):
         function = getattr(current, '__func__', current)
@@ -128,14 +125,42 @@ def own_function(obj: Any, path: str) -> Any:
         if inner is not None and inner is not function:
             current = inner
             continue
+        yield function
+        wrapped = getattr(function, '__wrapped__', None)
+        if wrapped is None or wrapped is function:
+            return
+        current = wrapped
+
+
+def own_function(obj: Any, path: str) -> Any:
+    """The function defined in the test file that calling ``obj`` should run: the first
+    of ``_functions_called`` whose code was compiled from ``path``. None when there is
+    none: the object pytest will call is not the test's own function (swapped for one
+    defined elsewhere)."""
+    for function in _functions_called(obj):
         code = getattr(function, '__code__', None)
         if isinstance(code, types.CodeType) and same_file(code.co_filename, path):
             return function
-        wrapped = getattr(function, '__wrapped__', None)
-        if wrapped is None or wrapped is function:
-            return None
-        current = wrapped
     return None
+
+
+def inherited_from(obj: Any, path: str) -> tuple[str, int, str] | None:
+    """(file, first line, ``Class::function`` identity) of the function a test item runs
+    when it is defined in another file than the item's (a test class inherited from
+    another test module, like ``class TestOther(Mixin, test_other.Test)``): a silence
+    that decorates it was written, and is judged, there. None for a test of its own file.
+    The innermost function of ``_functions_called`` is the one defined."""
+    found = None
+    for function in _functions_called(obj):
+        if isinstance(getattr(function, '__code__', None), types.CodeType):
+            found = function
+    if found is None:
+        return None
+    code, qualname = found.__code__, getattr(found, '__qualname__', '')
+    if same_file(code.co_filename, path) or not isinstance(qualname, str) or \
+            '<' in qualname:
+        return None
+    return code.co_filename, code.co_firstlineno, qualname.replace('.', '::')
 
 
 def code_fingerprint(code: types.CodeType) -> str:
@@ -346,9 +371,14 @@ class RunRecorder:
 
     @staticmethod
     def _item_entry(item: Any) -> dict[str, Any]:
-        return {'nodeid': item.nodeid, 'path': str(item.path),
-                'name': getattr(item, 'originalname', None) or item.name,
-                'type': type(item).__name__}
+        entry = {'nodeid': item.nodeid, 'path': str(item.path),
+                 'name': getattr(item, 'originalname', None) or item.name,
+                 'type': type(item).__name__}
+        if getattr(item, 'cls', None) is not None:  # only a class inherits tests
+            inherited = inherited_from(getattr(item, 'obj', None), str(item.path))
+            if inherited is not None:
+                entry['inherited'] = list(inherited)
+        return entry
 
     @hookimpl(tryfirst=True)
     def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:

@@ -1,0 +1,240 @@
+"""Rule 14 through a test helper: a silence imported from a helper module under the tests
+roots (``from tests.harness import skip`` after ``skip = unittest.skip`` there, the layout of
+pyflakes) is the silence itself. A new one fails without a freeze in every mode (rule 50);
+the ones adoption baselined pass the hooks (rule 39), the plugin and the gate, also when a
+test class of another module inherits the test they decorate."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import git
+from ci_repo import write
+from conftest import Repo
+from hook_modes import judge
+from hook_modes import mode  # noqa: F401 -- a fixture: commit, range, all-files
+from hook_modes import user  # noqa: F401 -- a fixture: the guarded repository
+from oracle_guard.commands.baseline import main as baseline_main
+from oracle_guard.hooks.check_named_freezes import main
+from pre_commit_env import HookRepo
+
+TODAY = '2026-11-29'
+HARNESS = 'import unittest\n\n__all__ = ["TestCase", "skip"]\n\nskip = unittest.skip\n' \
+          'TestCase = unittest.TestCase\n'
+TEST = 'tests/test_checker.py'
+
+
+def _test(imports: str, decorator: str) -> str:
+    return (f'{imports}\n\n\nclass Test(TestCase):\n    {decorator}\n'
+            '    def test_todo(self):\n        assert 0\n\n'
+            '    def test_fine(self):\n        assert 1\n')
+
+
+# Each spelling reaches unittest.skip through tests/harness.py (tests/__init__.py makes
+# `tests` a package, as pyflakes/test/ is).
+THROUGH_A_HELPER = {
+    'from the helper': ('from tests.harness import TestCase, skip', '@skip("later")'),
+    'relative import': ('from .harness import TestCase, skip', '@skip("later")'),
+    'module alias': ('import tests.harness as h\nfrom unittest import TestCase',
+                     '@h.skip("later")'),
+    'dotted module': ('import tests.harness\nfrom unittest import TestCase',
+                      '@tests.harness.skip("later")'),
+    'from the package': ('from tests import harness\nfrom unittest import TestCase',
+                         '@harness.skip("later")'),
+    'star import': ('from tests.harness import *', '@skip("later")'),
+    'two helpers deep': ('from tests.support import TestCase, skip', '@skip("later")'),
+    'renamed there': ('from tests.support import TestCase, later', '@later("skip it")'),
+}
+
+
+def _helpers(repo: Repo) -> None:
+    repo.write('tests/__init__.py', '')
+    repo.write('tests/harness.py', HARNESS)
+    repo.write('tests/support.py', 'from tests.harness import TestCase, skip\n'
+                                   'from tests.harness import skip as later\n')
+
+
+@pytest.mark.parametrize('spelling', sorted(THROUGH_A_HELPER))
+def test_new_skip_imported_from_a_test_helper_fails(guarded: Repo, spelling: str) -> None:
+    _helpers(guarded)
+    guarded.commit('test helpers')
+    imports, decorator = THROUGH_A_HELPER[spelling]
+    source = _test(imports, decorator)
+    line = source.splitlines().index(f'    {decorator}') + 1
+    guarded.write(TEST, source)
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, TEST)
+    assert result.codes == ['OG301'], result.out
+    assert result.out.startswith(f'{TEST}:{line}:6: OG301 unittest.skip without a freeze id')
+    # the whole tree: the helper's own binding is a silence too (exported, rule 14)
+    found = guarded.run(main, '--today', TODAY, '--all-files').out
+    assert f'{TEST}:{line}:6: OG301 ' in found, found
+
+
+def test_helper_that_binds_no_silence_passes(guarded: Repo) -> None:
+    guarded.write('tests/__init__.py', '')
+    guarded.write('tests/harness.py', 'import unittest\n\nTestCase = unittest.TestCase\n\n\n'
+                                      'def skip(reason):\n    return lambda f: f\n')
+    guarded.write(TEST, _test('from tests.harness import TestCase, skip', '@skip("later")'))
+    guarded.add()
+    assert guarded.run(main, '--today', TODAY, TEST).rc == 0
+
+
+def test_helpers_importing_each_other_in_a_cycle_are_read_once(guarded: Repo) -> None:
+    guarded.write('tests/__init__.py', '')
+    guarded.write('tests/a.py', 'import unittest\nfrom tests.b import later\n'
+                                'skip = unittest.skip\n')
+    guarded.write('tests/b.py', 'from tests.a import skip\nfrom tests.a import skip as later\n')
+    guarded.write(TEST, _test('from unittest import TestCase\nfrom tests.b import later',
+                              '@later("skip it")'))
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, TEST)
+    assert result.codes == ['OG301'], result.out
+
+
+def test_module_outside_the_tests_roots_is_not_read(guarded: Repo) -> None:
+    """Code under src is not a test helper: its names are not followed (nor read)."""
+    guarded.write('src/app.py', 'import unittest\nskip = unittest.skip\n')
+    guarded.commit('src binds a name')
+    guarded.write(TEST, _test('from unittest import TestCase\nfrom app import skip',
+                              '@skip("later")'))
+    guarded.add()
+    assert guarded.run(main, '--today', TODAY, TEST).rc == 0
+
+
+def _adopted(repo: Repo) -> None:
+    """The pyflakes layout before adoption, then the baseline in a commit of its own."""
+    _helpers(repo)
+    repo.write(TEST, _test('from tests.harness import TestCase, skip', '@skip("todo")'))
+    repo.commit('legacy tests')
+    result = repo.run(baseline_main)
+    assert result.rc == 0, result.err
+    repo.commit('oracle-guard baseline')
+
+
+def test_baselined_skip_imported_from_a_helper_passes(guarded: Repo) -> None:
+    _adopted(guarded)
+    entries = json.loads(guarded.read('tests/oracle_baseline.json'))['silences']
+    assert [(e['path'], e['tests'], e['kind']) for e in entries] == [
+        ('tests/harness.py', [], 'unittest-skip'),  # the binding, exported (rule 14)
+        (TEST, ['Test::test_todo'], 'unittest-skip')]
+    assert guarded.run(main, '--today', TODAY, '--all-files').rc == 0
+    assert guarded.run(main, '--today', TODAY, TEST).rc == 0
+
+
+def test_new_skip_through_the_helper_next_to_a_baselined_one_fails(guarded: Repo) -> None:
+    _adopted(guarded)
+    source = guarded.read(TEST).decode()
+    guarded.write(TEST, source.replace('    def test_fine', '    @skip("later")\n'
+                                       '    def test_fine'))
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, TEST)
+    assert result.codes == ['OG301'], result.out
+    assert result.out.startswith(f'{TEST}:9:6: OG301 unittest.skip')
+
+
+def test_new_skip_through_a_helper_fails_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _helpers(user)
+    user.commit('test helpers')
+
+    def change(repo: Repo) -> None:
+        repo.write(TEST, _test('from tests.harness import TestCase, skip', '@skip("later")'))
+
+    result = judge(mode, user, hook_repo, change)
+    assert result.rc == 1, result.out
+    assert result.has('OG301', TEST), result.out
+
+
+# -- the plugin and the gate accept what the baseline holds ------------------------------
+
+PYPROJECT = '[project]\nname = "app"\nrequires-python = ">=3.9"\n\n[tool.oracle-guard]\nsrc = ["src/"]\n'
+INHERITS = 'from tests import test_checker\n\n\nclass TestAgain(test_checker.Test):\n    pass\n'
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    pytester.makepyprojecttoml(PYPROJECT)
+    pytester.mkdir('tests')
+    files = {'tests/__init__.py': '', 'tests/harness.py': HARNESS,
+             TEST: _test('from tests.harness import TestCase, skip', '@skip("todo")'),
+             'tests/test_again.py': INHERITS,
+             'tests/domain_lock.json': '{"version": 1, "properties": {}}\n',
+             'tests/freeze_ledger.yaml': 'budget: 0\nfreezes: []\n'}
+    for path, text in files.items():
+        pytester.path.joinpath(path).write_text(text)
+    pytester.run('git', 'init', '-q')
+    monkeypatch.chdir(pytester.path)
+    assert baseline_main([]) == 0
+    return pytester
+
+
+def test_plugin_accepts_a_baselined_skip_imported_from_a_helper(project) -> None:
+    # test_todo is skipped twice: in its class, and in the class of test_again.py that
+    # inherits it (the skip is written, and baselined, in test_checker.py only).
+    result = project.runpytest_inprocess('-p', 'no:cacheprovider')
+    result.assert_outcomes(passed=2, skipped=2)
+
+
+def test_plugin_fails_a_new_skip_imported_from_a_helper(project) -> None:
+    source = project.path.joinpath(TEST).read_text()
+    project.path.joinpath(TEST).write_text(source.replace(
+        '    def test_fine', '    @skip("later")\n    def test_fine'))
+    result = project.runpytest_inprocess('-p', 'no:cacheprovider')
+    result.assert_outcomes()
+    result.stdout.fnmatch_lines([f'{TEST}::Test::test_fine: @unittest.skip without a freeze id*'])
+
+
+def test_plugin_does_not_lend_a_baselined_skip_to_a_test_of_another_file(project) -> None:
+    """The inherited copy is accepted because its code is the baselined test's; a test
+    the other module defines itself, with the same name and its own skip, is not."""
+    project.path.joinpath('tests/test_again.py').write_text(
+        INHERITS.replace('    pass\n', '    @__import__("unittest").skip("todo")\n'
+                                       '    def test_todo(self):\n        assert 0\n'))
+    result = project.runpytest_inprocess('-p', 'no:cacheprovider')
+    result.assert_outcomes()
+    result.stdout.fnmatch_lines(['tests/test_again.py::TestAgain::test_todo: @unittest.skip '
+                                 'without a freeze id*'])
+
+
+@pytest.fixture
+def calc(tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    template = build_template(str(tmp_path / 'template'))
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def _legacy(calc: CiRepo, files: dict) -> None:  # type: ignore[type-arg]
+    write(calc.path, files)
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'legacy')
+    subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'], cwd=calc.path,
+                   check=True, capture_output=True, env=calc.env())
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'oracle-guard baseline')
+
+
+LEGACY = {'tests/__init__.py': '', 'tests/harness.py': HARNESS,
+          TEST: _test('from tests.harness import TestCase, skip', '@skip("todo")'),
+          'tests/test_again.py': INHERITS}
+
+
+def test_gate_accepts_baselined_skips_through_a_helper_and_inherited(calc: CiRepo) -> None:
+    _legacy(calc, LEGACY)
+    calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
+    ci = calc.ci()
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+def test_gate_fails_a_new_skip_through_a_helper(calc: CiRepo) -> None:
+    _legacy(calc, LEGACY)
+    source = LEGACY[TEST].replace('    def test_fine', '    @skip("later")\n    def test_fine')
+    calc.pull_request({TEST: source}, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 1, ci.out
+    assert f'{TEST}:9:6: OG301 unittest.skip without a freeze id' in ci.out
