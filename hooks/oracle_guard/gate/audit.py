@@ -197,7 +197,23 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | No
             if silence.why == DECLARED_IMPORT and silence.module and \
                     silence.module.split('.')[0] in outcome.reason:
                 return f'importorskip of the declared dependency {silence.module}'
+        for silence in accepted.get(key, ()) if key else ():
+            # unittest reports a skip at the test's own line wherever it was raised (its
+            # setUp, a helper method): a baselined skipTest/SkipTest of this very test
+            # is the one that ran when the run's reason is its literal reason.
+            if silence.kind in _UNITTEST_IMPERATIVE and silence.why == BASELINE and \
+                    outcome.kind == 'skip' and silence.reason and \
+                    _skip_reason(outcome.reason) == silence.reason:
+                return f'baseline: {silence.kind} ({silence.reason!r})'
     return _helper_importorskip(outcome, ctx, keys)
+
+
+_UNITTEST_IMPERATIVE = ('skipTest', 'SkipTest')
+
+
+def _skip_reason(reported: str) -> str:
+    """The reason a skip was raised with, as the run reports it (``Skipped: why``)."""
+    return reported[len('Skipped: '):] if reported.startswith('Skipped: ') else reported
 
 
 def _conftests_above(path: str) -> list[str]:

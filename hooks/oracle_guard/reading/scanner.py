@@ -80,6 +80,10 @@ _SILENCE_WORDS = (
 # ``request.node.add_marker("xfail")``: a marker added by name at run time.
 _MARKER_ADDERS = ('add_marker', 'applymarker')
 _MARKERS_BY_NAME = {'skip': 'skip', 'skipif': 'skipif', 'xfail': 'xfail'}
+# A class's set-up methods (unittest's and pytest's): a silence there silences every test
+# of the class, as a class-level marker does.
+_SET_UP_METHODS = frozenset(('setUp', 'asyncSetUp', 'setUpClass', 'setup_method',
+                             'setup_class'))
 # A silence that takes no reason carries its freeze id in a comment on its line.
 _REASONLESS = ('expectedFailure',)
 # Calls that build a decorator: ``xfail_arm = pytest.mark.xfail(reason=...)`` silences
@@ -468,6 +472,7 @@ class _SilenceFinder(ast.NodeVisitor):
         self.module_tests = module_tests
         self.classes: list[tuple[ast.ClassDef, str]] = []  # (class, its Class:: prefix)
         self.function: str | None = None  # identity of the enclosing test-level function
+        self.set_up = False  # that function is a class's set-up method (setUp, setup_method)
         self.decorated: tuple[str, ...] | None = None  # targets while inside decorators
         self.silences: list[Silence] = []
         self.caught: frozenset[str] = frozenset()  # spellings a surrounding handler catches
@@ -495,6 +500,8 @@ class _SilenceFinder(ast.NodeVisitor):
         if self.decorated is not None:
             return self.decorated, 'test' if len(self.decorated) == 1 else 'class'
         if self.function is not None:
+            if self.set_up and self.classes:  # it runs before each test of the class
+                return self._class_targets(), 'class'
             return (self.function,), 'test'
         if self.classes:
             return self._class_targets(), 'class'
@@ -545,9 +552,11 @@ class _SilenceFinder(ast.NodeVisitor):
         if node.returns:
             self.visit(node.returns)
         self.function = identity
+        self.set_up = bool(self.classes) and node.name in _SET_UP_METHODS
         for stmt in node.body:
             self.visit(stmt)
         self.function = None
+        self.set_up = False
 
     visit_AsyncFunctionDef = visit_FunctionDef
 

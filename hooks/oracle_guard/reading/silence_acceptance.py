@@ -134,6 +134,21 @@ class AcceptedSilence:
     # Where pytest may report a skip this silence raises: the lines of its call, and the
     # first line of the function holding it (pytest names the frame's code there).
     lines: tuple[int, ...] = ()
+    # The reason it gives, when written as a literal: a unittest skip is reported at the
+    # test's own line wherever it was raised (a setUp), so the reason names the silence.
+    reason: str | None = None
+
+
+def literal_reason(silence: Silence) -> str | None:
+    """The literal reason of a silence's call (``skipTest("no frozendict")``), or None."""
+    call = silence.call
+    if call is None:
+        return None
+    arg = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg in ('reason', 'msg')), None)
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip():
+        return arg.value
+    return None
 
 
 def _report_lines(tree: ast.AST, silence: Silence) -> tuple[int, ...]:
@@ -186,7 +201,7 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge, helpers=Non
             held = holds_now(reader(), list(judgement.conditions), judgement.negate)
         accepted = AcceptedSilence(silence.kind, judgement.accepted, silence.scope,
                                    imported_module(silence), held,
-                                   _report_lines(tree, silence))
+                                   _report_lines(tree, silence), literal_reason(silence))
         keys = {function_of(t) for t in silence.targets}
         if silence.scope == 'module':
             keys.add('')
