@@ -564,3 +564,17 @@ def test_hypothesis_property_that_draws_no_example_fails_ci(tmp_path) -> None:  
                         test._hypothesis_internal_use_settings, phases=[Phase.explicit])
             ''',
     }, 'OG710', 'tests/properties/test_add_props.py::test_add_matches_sum', 'no example')
+
+
+def test_module_that_cannot_be_imported_is_one_finding_naming_why(calc: CiRepo) -> None:
+    """dateutil without freezegun: one OG703 for the module, with its error, not one for
+    each of its tests."""
+    broken = ('import not_an_installed_module_of_this_test\n\n\n' +
+              ''.join(f'def test_{n}():\n    assert 1\n\n\n' for n in 'abc'))
+    calc.pull_request({'tests/test_broken.py': broken}, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 1, ci.out
+    (line,) = ci.lines('OG703')
+    assert line.startswith('tests/test_broken.py:1:1: OG703 tests/test_broken.py could not be '
+                           'collected, so its 3 test(s) did not run: '), line
+    assert 'not_an_installed_module_of_this_test' in line

@@ -281,3 +281,26 @@ hypothesis.given = _given
     assert result.ret == 9
     assert problems == ['test_x.py::test_p: locked property test_p is not a Hypothesis test '
                         'when collected; no example would run']
+
+
+def test_unit_test_named_like_a_locked_property_is_not_that_property(project):
+    """dateutil: tests/test_rrule.py::test_rrule_roundtrip is a plain parametrized test
+    beside the locked property of that name; it is not judged against the lock."""
+    lock(project, {'test_p': {'max_examples': 20}})
+    project.makepyfile(test_a='''
+        import pytest
+
+        @pytest.mark.parametrize("n", [1, 2])
+        def test_p(n):
+            assert n
+        ''', test_z='''
+        from hypothesis import given, settings, strategies as st
+
+        @settings(max_examples=20)
+        @given(st.binary())
+        def test_p(buf):
+            assert isinstance(buf, bytes)
+        ''')
+    result, problems = run(project)
+    assert (result.ret, problems) == (0, [])
+    result.assert_outcomes(passed=3)

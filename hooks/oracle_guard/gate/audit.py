@@ -183,8 +183,13 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | No
     from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
     from oracle_guard.reading.silence_acceptance import ENVIRONMENT_SKIP
 
+    from oracle_guard.reading.silence_acceptance import class_key
+
     accepted = ctx.accepted(outcome.path)
-    keys = [function_of(outcome.identity)] if outcome.kind != 'collection-skip' else []
+    function = function_of(outcome.identity)
+    keys = [function] if outcome.kind != 'collection-skip' else []
+    if keys and '::' in function:  # a class-level silence covers the inherited tests too
+        keys.append(class_key(function.rsplit('::', 1)[0]))
     keys.append('')  # module level covers every test of the file
     for key in keys:
         for silence in accepted.get(key, ()):
@@ -279,6 +284,11 @@ def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[
                         silence.why in (BASELINE, DECLARED_IMPORT):
                     how = 'baseline' if silence.why == BASELINE else 'declared dependency'
                     return f'importorskip({silence.module!r}) in {path}::{key or "<module>"} ({how})'
+                # pytest reports a skip a fixture raised at the test's own line: the
+                # baselined skip of a fixture is the one that ran when the reason is its.
+                if silence.kind in _IMPERATIVE and silence.why == BASELINE and \
+                        silence.reason and _skip_reason(outcome.reason) == silence.reason:
+                    return f'{silence.kind}({silence.reason!r}) in {path}::{key} (baseline)'
     return None
 
 
@@ -455,6 +465,7 @@ class _Audit:
         self.record = ctx.record
         self.roots = sorted(self.record.roots | {ctx.cfg.root})
         self.findings: list[Finding] = []
+        self._defined: dict[str, dict[str, tuple[int, int]]] = {}
 
     def add(self, path: str, line: int, code: str, message: str, hint: str) -> None:
         self.findings.append(Finding(path, line, 1, code, message, hint))
@@ -547,11 +558,17 @@ class _Audit:
         for nodeid, path in self.record.deselected.items():
             key = (_rel(path, self.roots), function_of(identity_of(nodeid)))
             deselected.setdefault(key, []).append(nodeid)
-        skipped_modules = {}
+        skipped_modules, broken_modules = {}, {}
         for problem in self.record.collect_problems:
+            module = problem['nodeid'].split('::', 1)[0]
+            where = _rel(problem.get('path') or module, self.roots)
             if problem.get('outcome') == 'skipped':
-                module = problem['nodeid'].split('::', 1)[0]
-                skipped_modules[_rel(problem.get('path') or module, self.roots)] = problem
+                skipped_modules[where] = problem
+            elif problem.get('outcome') == 'failed':
+                broken_modules.setdefault(where, problem)
+        # One module that cannot be imported is one finding that names why, not one a test
+        # (dateutil without freezegun: 577 tests "not collected" after the plugin's stop).
+        missing: dict[str, list[TestDef]] = {}
         for key, test in sorted(ctx.inventory.items()):
             path, identity = key
             lost = [nodeid for nodeid in sorted(deselected.get(key, ()))
@@ -582,8 +599,19 @@ class _Audit:
                              'a silence needs a live freeze in the ledger')
                 continue
             if exclusion_explanation(path, identity, ctx) is None:
+                missing.setdefault(path, []).append(test)
+        for path, tests in sorted(missing.items()):
+            broken = broken_modules.get(path)
+            if broken is not None:
+                reason = ' '.join(str(broken.get('reason', '')).split())[-200:]
+                self.add(path, 1, 'OG703', f'{path} could not be collected, so its '
+                         f'{len(tests)} test(s) did not run: {reason or "a collection error"}',
+                         'make the module importable in the test environment (a missing '
+                         'test dependency?); a pull request runs every test')
+                continue
+            for test in tests:
                 self.add(path, test.line, 'OG703',
-                         f'{path}::{identity} was not collected (--ignore, collect_ignore, '
+                         f'{path}::{test.identity} was not collected (--ignore, collect_ignore, '
                          'a narrower testpaths/python_files, a file name pytest does not '
                          'collect, __test__ = False, a collection hook, or it was not in '
                          'the run)',
@@ -645,13 +673,27 @@ class _Audit:
             return None
         filename, line, origin = found
         where = _rel(str(filename), self.roots)
-        test = self.ctx.inventory.get((where, str(origin)))
-        if test is None or not isinstance(line, int) or \
-                not test.first_line <= line <= test.line or \
+        defined = self.defined(where).get(str(origin))
+        if defined is None or not isinstance(line, int) or \
+                not defined[0] <= line <= defined[1] or \
                 str(origin).rsplit('::', 1)[-1] != function_of(identity).rsplit('::', 1)[-1]:
             return None
         params = identity[len(function_of(identity)):]
         return where, f'{origin}{params}'
+
+    def defined(self, path: str) -> dict[str, tuple[int, int]]:
+        """Identity -> (first decorator line, ``def`` line) of every test function a test
+        file at HEAD defines, in any class (a mixin too)."""
+        if path not in self._defined:
+            source = self.ctx.head().read(path) if self.ctx.cfg.is_test_code(path) else None
+            try:
+                tree = parse_python(source, path) if source is not None else None
+            except ScanError:
+                tree = None
+            self._defined[path] = {} if tree is None else {
+                identity: (_first_line(node), node.lineno)  # type: ignore[attr-defined]
+                for identity, node in test_functions(tree)}
+        return self._defined[path]
 
     def hypothesis(self, nodeid: str, path: str, line: int) -> None:
         """What the record saw of a Hypothesis property, whatever its outcome: the plugin

@@ -103,8 +103,8 @@ class ScanError(Exception):
 
 class Silence(FrozenRecord):
     __slots__ = ('line', 'col', 'kind', 'freeze_ids', 'targets', 'scope', 'code', 'node',
-                 'call')
-    _uncompared = ('node', 'call')
+                 'call', 'owner')
+    _uncompared = ('node', 'call', 'owner')
     line: int
     col: int
     kind: str
@@ -116,12 +116,16 @@ class Silence(FrozenRecord):
     # the node recorded, and the call carrying its arguments (condition, reason), if any.
     node: ast.AST | None
     call: ast.Call | None
+    # For a class-level silence, the class (``Outer::Inner``): it also silences the tests
+    # the class inherits, which its file does not list under it.
+    owner: str
 
     def __init__(self, line: int, col: int, kind: str, freeze_ids: tuple[str, ...],
                  targets: tuple[str, ...], scope: str, code: str,
-                 node: ast.AST | None = None, call: ast.Call | None = None) -> None:
+                 node: ast.AST | None = None, call: ast.Call | None = None,
+                 owner: str = '') -> None:
         self._set(line=line, col=col, kind=kind, freeze_ids=freeze_ids, targets=targets,
-                  scope=scope, code=code, node=node, call=call)
+                  scope=scope, code=code, node=node, call=call, owner=owner)
 
 
 class TestFunction(FrozenRecord):
@@ -473,6 +477,7 @@ class _SilenceFinder(ast.NodeVisitor):
         self.classes: list[tuple[ast.ClassDef, str]] = []  # (class, its Class:: prefix)
         self.function: str | None = None  # identity of the enclosing test-level function
         self.set_up = False  # that function is a class's set-up method (setUp, setup_method)
+        self.decorating: str | None = None  # the class whose decorators are being read
         self.decorated: tuple[str, ...] | None = None  # targets while inside decorators
         self.silences: list[Silence] = []
         self.caught: frozenset[str] = frozenset()  # spellings a surrounding handler catches
@@ -511,10 +516,15 @@ class _SilenceFinder(ast.NodeVisitor):
         if spelling in self.caught:
             return  # raised inside `pytest.raises(pytest.skip.Exception)`: it skips nothing
         targets, scope = self._targets()
+        owner = ''
+        if self.decorated is not None and self.decorating is not None:
+            owner = self.decorating  # a class decorator, however many tests it lists
+        elif scope == 'class' and self.classes and (self.function is None or self.set_up):
+            owner = self.classes[-1][1] + self.classes[-1][0].name
         self.silences.append(Silence(
             line=node.lineno, col=node.col_offset + 1, kind=kind,  # type: ignore[attr-defined]
             freeze_ids=_reason_ids(call, node, self.lines, kind),
-            targets=targets, scope=scope, code=spelling, node=node, call=call,
+            targets=targets, scope=scope, code=spelling, node=node, call=call, owner=owner,
         ))
 
     # -- scopes --------------------------------------------------------------------------
@@ -523,9 +533,10 @@ class _SilenceFinder(ast.NodeVisitor):
         if self.function is None:
             saved = self.decorated
             self.decorated = tuple(i for i, _ in _class_tests(node, prefix))
+            saved_class, self.decorating = self.decorating, prefix + node.name
             for deco in node.decorator_list:
                 self.visit(deco)
-            self.decorated = saved
+            self.decorated, self.decorating = saved, saved_class
             saved_bases, self.in_bases = self.in_bases, True
             for base in [*node.bases, *node.keywords]:
                 self.visit(base)

@@ -205,9 +205,46 @@ def accepted_silences(path: str, source: bytes, judge: SilenceJudge, helpers=Non
         keys = {function_of(t) for t in silence.targets}
         if silence.scope == 'module':
             keys.add('')
+        if silence.owner:
+            keys.add(class_key(silence.owner))  # the tests the class inherits too
         for key in keys:
             found.setdefault(key, []).append(accepted)
+    _through_decorators(tree, found)
     return found
+
+
+def class_key(owner: str) -> str:
+    """The key of ``accepted_silences`` for what a class-level silence of ``owner``
+    (``Outer::Inner``) covers: every test of that class, its inherited ones too."""
+    return f'{owner}::'
+
+
+def _through_decorators(tree: ast.Module, found: dict[str, list[AcceptedSilence]]) -> None:
+    """A test decorated with a function of its own file that applies a silence
+    (``@mark_tzlocal_nix``, whose body applies ``pytest.mark.skipif``) carries that
+    function's accepted silences: the marker pytest sees is the one judged there."""
+    from oracle_guard.reading.scanner import test_functions
+
+    appliers = {node.name for node in tree.body
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.name in found}
+    if not appliers:
+        return
+
+    def applied(node: ast.AST) -> list[AcceptedSilence]:
+        names = [d.func if isinstance(d, ast.Call) else d
+                 for d in getattr(node, 'decorator_list', ())]
+        return [a for d in names if isinstance(d, ast.Name) and d.id in appliers
+                for a in found[d.id]]
+
+    for identity, node in test_functions(tree):
+        carried = applied(node)
+        if carried:
+            found.setdefault(identity, []).extend(carried)
+    for node in tree.body:
+        carried = applied(node) if isinstance(node, ast.ClassDef) else []
+        if carried:
+            found.setdefault(class_key(node.name), []).extend(carried)
 
 
 def added_environment_conditions(path: str, accepted: list[Silence], base_source: bytes | None,

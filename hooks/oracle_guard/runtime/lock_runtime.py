@@ -239,7 +239,7 @@ def check_call(cfg: Config, item: Any, test: Any) -> list[str]:
         lock = _cached_lock(cfg)
     except ConfigError as exc:
         return [str(exc)]
-    return _item_problems(item, test, lock, at_call=True) or []
+    return _item_problems(item, test, lock, at_call=True, cfg=cfg) or []
 
 
 class ExampleCount:
@@ -312,11 +312,45 @@ def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type
         identity = function_of(identity_of(item.nodeid))
         if identity in seen:  # parametrized: one function, one entry
             continue
-        found = _item_problems(item, test, lock)
+        found = _item_problems(item, test, lock, cfg=cfg)
         if found is not None:
             seen.add(identity)
             problems.extend(found)
     return problems
+
+
+# (test file, its size and mtime) -> the identities it decorates with @given
+_GIVEN_IN: dict[tuple[str, int, int], frozenset[str]] = {}
+
+
+def _claims_the_lock(cfg: Config | None, item: Any, identity: str) -> bool:
+    """Whether a test that Hypothesis does not run is the locked property of its name: it
+    lives in a properties file, or its file decorates it with ``@given``. A unit test that
+    only shares the name (dateutil's tests/test_rrule.py::test_rrule_roundtrip beside the
+    property tests/property/test_rrule_prop.py::test_rrule_roundtrip) is not."""
+    if cfg is None:
+        return True
+    path = os.path.relpath(str(item.path), cfg.root).replace(os.sep, '/')
+    if cfg.is_property(path):
+        return True
+    full = os.path.join(cfg.root, path)
+    try:
+        stat = os.stat(full)
+    except OSError:
+        return True  # nothing to read: judged as the property
+    key = (full, stat.st_size, stat.st_mtime_ns)
+    if key not in _GIVEN_IN:
+        from oracle_guard.reading.scanner import parse_python
+        from oracle_guard.reading.scanner import scan_tests
+        from oracle_guard.reading.scanner import ScanError
+
+        try:
+            with open(full, 'rb') as f:
+                tests = scan_tests(parse_python(f.read(), path))
+        except (OSError, ScanError):
+            tests = []
+        _GIVEN_IN[key] = frozenset(t.identity for t in tests if t.uses_given)
+    return identity in _GIVEN_IN[key]
 
 
 def _machine_problems(item: Any, entry: Any, lock: DomainLock) -> list[str]:
@@ -335,14 +369,14 @@ def _machine_problems(item: Any, entry: Any, lock: DomainLock) -> list[str]:
             for drift in compare_entry(entry, live, {}, None) if drift.field in SETTINGS_FIELDS]
 
 
-def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False
-                   ) -> list[str] | None:
+def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False,
+                   cfg: Config | None = None) -> list[str] | None:
     """The problems of one item against the lock; None when it is neither a Hypothesis
     test nor a locked identity (nothing to say about it)."""
     identity = function_of(identity_of(item.nodeid))
     when = 'when called' if at_call else 'when collected'
     if not getattr(test, 'is_hypothesis_test', False):
-        if identity in lock.entries and callable(test):
+        if identity in lock.entries and callable(test) and _claims_the_lock(cfg, item, identity):
             # A locked property that Hypothesis does not run: @given replaced or
             # patched away (a conftest rebinding hypothesis.given), or the test
             # wrapped so that no example is ever drawn.

@@ -216,8 +216,14 @@ class FreezeGuard:
     def _accepted_marker(self, item: pytest.Item, identity: str, kind: str) -> bool:
         """Whether a marker without an FZ id is a baselined silence, an environment
         condition or a declared import of this very test (rules 39-41)."""
-        accepted = [a for a in self._accepted_in(self._relpath(item)).get(
-            function_of(identity), []) if a.kind == kind]
+        from oracle_guard.reading.silence_acceptance import class_key
+
+        here = self._accepted_in(self._relpath(item))
+        function = function_of(identity)
+        accepted = [a for a in here.get(function, []) if a.kind == kind]
+        if not accepted and '::' in function:  # a class-level silence of its own class
+            accepted = [a for a in here.get(class_key(function.rsplit('::', 1)[0]), [])
+                        if a.kind == kind]
         inherited = None if accepted else self._inherited(item, identity)
         if inherited is not None:
             path, origin = inherited
@@ -234,7 +240,7 @@ class FreezeGuard:
             return None
         from oracle_guard.runtime.run_record import inherited_from
 
-        found = inherited_from(getattr(item, 'obj', None), str(item.path))
+        found = inherited_from(getattr(item, 'obj', None), str(item.path), identity)
         if found is None:
             return None
         filename, _line, origin = found

@@ -144,11 +144,11 @@ def own_function(obj: Any, path: str) -> Any:
     return None
 
 
-def inherited_from(obj: Any, path: str) -> tuple[str, int, str] | None:
+def inherited_from(obj: Any, path: str, identity: str) -> tuple[str, int, str] | None:
     """(file, first line, ``Class::function`` identity) of the function a test item runs
-    when it is defined in another file than the item's (a test class inherited from
-    another test module, like ``class TestOther(Mixin, test_other.Test)``): a silence
-    that decorates it was written, and is judged, there. None for a test of its own file.
+    when it is inherited: defined in another class than the item's ``identity`` names, in
+    its file (a mixin) or another (``class TestOther(Mixin, test_other.Test)``). A silence
+    that decorates it was written, and is judged, there. None for a test of its own class.
     The innermost function of ``_functions_called`` is the one defined."""
     found = None
     for function in _functions_called(obj):
@@ -157,10 +157,12 @@ def inherited_from(obj: Any, path: str) -> tuple[str, int, str] | None:
     if found is None:
         return None
     code, qualname = found.__code__, getattr(found, '__qualname__', '')
-    if same_file(code.co_filename, path) or not isinstance(qualname, str) or \
-            '<' in qualname:
+    if not isinstance(qualname, str) or '<' in qualname:
         return None
-    return code.co_filename, code.co_firstlineno, qualname.replace('.', '::')
+    origin = qualname.replace('.', '::')
+    if origin == identity.split('[', 1)[0] and same_file(code.co_filename, path):
+        return None
+    return code.co_filename, code.co_firstlineno, origin
 
 
 def code_fingerprint(code: types.CodeType) -> str:
@@ -375,7 +377,8 @@ class RunRecorder:
                  'name': getattr(item, 'originalname', None) or item.name,
                  'type': type(item).__name__}
         if getattr(item, 'cls', None) is not None:  # only a class inherits tests
-            inherited = inherited_from(getattr(item, 'obj', None), str(item.path))
+            inherited = inherited_from(getattr(item, 'obj', None), str(item.path),
+                                       item.nodeid.split('::', 1)[-1])
             if inherited is not None:
                 entry['inherited'] = list(inherited)
         return entry

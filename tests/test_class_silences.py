@@ -1,0 +1,137 @@
+"""Silences a test gets from where pytest finds it, judged where they are written
+(rules 14, 39, 40): a test a class inherits from a mixin of its file, a class-level marker
+on a class whose tests are inherited, a decorator function of the file that applies a
+marker, and a fixture's skip, which pytest reports at the test's own line (the layouts of
+python-dateutil's tests/test_tz.py and tests/test_tzfile.py). The plugin and the gate accept
+them when the silence is baselined, and nothing else."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ci_repo import build_template
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import git
+from ci_repo import write
+from oracle_guard.commands.baseline import main as baseline_main
+
+PYPROJECT = '[project]\nname = "app"\nrequires-python = ">=3.9"\n\n[tool.oracle-guard]\nsrc = ["src/"]\n'
+TEST = 'tests/test_zones.py'
+ZONES = '''\
+import unittest
+
+import pytest
+
+UNKNOWN = object()
+requires_data = pytest.mark.skipif(UNKNOWN is not None, reason="needs the zone data")
+
+
+def mark_unix(f):
+    return pytest.mark.skipif(UNKNOWN is not None, reason="requires Unix")(f)
+
+
+class FoldMixin:
+    @unittest.skip("known failure")
+    def testAmbiguous(self):
+        assert 0
+
+    def testFold(self):
+        assert 1
+
+
+class RangeTest(unittest.TestCase, FoldMixin):
+    def testRange(self):
+        assert 1
+
+
+@requires_data
+class ZoneTest(RangeTest):
+    def testZone(self):
+        assert 0
+
+
+@mark_unix
+def test_local():
+    assert 0
+
+
+@pytest.fixture(params=[1, 2])
+def transition(request):
+    if request.param == 2:
+        pytest.skip("out of range for v1 files")
+    return request.param
+
+
+def test_transition(transition):
+    assert transition
+'''
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    pytester.makepyprojecttoml(PYPROJECT)
+    pytester.mkdir('tests')
+    for path, text in {TEST: ZONES, 'tests/domain_lock.json': '{"version": 1, "properties": {}}\n',
+                       'tests/freeze_ledger.yaml': 'budget: 0\nfreezes: []\n'}.items():
+        pytester.path.joinpath(path).write_text(text)
+    pytester.run('git', 'init', '-q')
+    monkeypatch.chdir(pytester.path)
+    assert baseline_main([]) == 0
+    return pytester
+
+
+def test_plugin_accepts_baselined_silences_of_inherited_and_decorated_tests(project) -> None:
+    result = project.runpytest_inprocess('-p', 'no:cacheprovider', '-rs')
+    # RangeTest: testAmbiguous skipped (the mixin's skip), testFold and testRange pass;
+    # ZoneTest: all four skipped (the class marker); test_local skipped (mark_unix);
+    # test_transition[2] skipped by its fixture.
+    result.assert_outcomes(passed=3, skipped=7)
+
+
+def test_plugin_fails_a_class_marker_the_baseline_does_not_hold(project) -> None:
+    source = project.path.joinpath(TEST).read_text()
+    project.path.joinpath(TEST).write_text(source.replace(
+        'class RangeTest(', '@pytest.mark.skip(reason="later")\nclass RangeTest('))
+    result = project.runpytest_inprocess('-p', 'no:cacheprovider')
+    result.assert_outcomes()
+    result.stdout.fnmatch_lines([f'{TEST}::RangeTest::testFold: @pytest.mark.skip without a '
+                                 'freeze id*'])
+
+
+@pytest.fixture
+def calc(tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'repo'))
+
+
+def _adopted(calc: CiRepo) -> None:
+    write(calc.path, {TEST: ZONES})
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'legacy')
+    subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'], cwd=calc.path,
+                   check=True, capture_output=True, env=calc.env())
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'oracle-guard baseline')
+
+
+def test_gate_accepts_baselined_silences_of_inherited_tests_and_fixtures(calc: CiRepo) -> None:
+    _adopted(calc)
+    calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
+    ci = calc.ci()
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+def test_gate_fails_another_skip_through_the_baselined_fixture(calc: CiRepo) -> None:
+    """The fixture's skip is accepted by its reason; a skip through a computed name in the
+    same fixture (the hooks say OG310; the gate's audit must fail it too) gives another
+    reason, and is not that skip."""
+    _adopted(calc)
+    cheat = ZONES.replace('    return request.param\n',
+                          '    getattr(pytest, "sk" "ip".strip())("later")\n'
+                          '    return request.param\n')
+    calc.pull_request({TEST: cheat}, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 1, ci.out
+    assert any('test_transition[1] was skipped' in line for line in ci.lines('OG706')), ci.out
