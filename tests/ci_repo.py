@@ -194,3 +194,17 @@ class CiRepo:
 def copy_template(template: str, path: str) -> CiRepo:
     shutil.copytree(template, path, symlinks=True)
     return CiRepo(path)
+
+
+def adopted_with(path: str, files: Mapping[str, str | None]) -> CiRepo:
+    """A fresh copy of the template at ``path`` whose main holds ``files`` before adoption,
+    then the baseline ``oracle-guard baseline`` writes, in a commit of its own."""
+    calc = copy_template(build_template(f'{path}-template'), path)
+    write(calc.path, files)
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'legacy')
+    subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'], cwd=calc.path,
+                   check=True, capture_output=True, env=calc.env())
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'oracle-guard baseline')
+    return calc

@@ -6,16 +6,10 @@ python-dateutil's tests/test_tz.py and tests/test_tzfile.py). The plugin and the
 them when the silence is baselined, and nothing else."""
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from ci_repo import build_template
+from ci_repo import adopted_with
 from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import write
 from oracle_guard.commands.baseline import main as baseline_main
 
 PYPROJECT = '[project]\nname = "app"\nrequires-python = ">=3.9"\n\n[tool.oracle-guard]\nsrc = ["src/"]\n'
@@ -103,21 +97,11 @@ def test_plugin_fails_a_class_marker_the_baseline_does_not_hold(project) -> None
 
 @pytest.fixture
 def calc(tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
-    return copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'repo'))
-
-
-def _adopted(calc: CiRepo) -> None:
-    write(calc.path, {TEST: ZONES})
-    git(calc.path, 'add', '-A')
-    git(calc.path, 'commit', '-q', '-m', 'legacy')
-    subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'], cwd=calc.path,
-                   check=True, capture_output=True, env=calc.env())
-    git(calc.path, 'add', '-A')
-    git(calc.path, 'commit', '-q', '-m', 'oracle-guard baseline')
+    """Adopted with the legacy tests on main and their baseline."""
+    return adopted_with(str(tmp_path / 'repo'), {TEST: ZONES})
 
 
 def test_gate_accepts_baselined_silences_of_inherited_tests_and_fixtures(calc: CiRepo) -> None:
-    _adopted(calc)
     calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
     ci = calc.ci()
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
@@ -127,7 +111,6 @@ def test_gate_fails_another_skip_through_the_baselined_fixture(calc: CiRepo) -> 
     """The fixture's skip is accepted by its reason; a skip through a computed name in the
     same fixture (the hooks say OG310; the gate's audit must fail it too) gives another
     reason, and is not that skip."""
-    _adopted(calc)
     cheat = ZONES.replace('    return request.param\n',
                           '    getattr(pytest, "sk" "ip".strip())("later")\n'
                           '    return request.param\n')

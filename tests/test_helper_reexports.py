@@ -6,16 +6,10 @@ test class of another module inherits the test they decorate."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import write
+from ci_repo import adopted_with
 from conftest import Repo
 from hook_modes import judge
 from hook_modes import mode  # noqa: F401 -- a fixture: commit, range, all-files
@@ -203,20 +197,6 @@ def test_plugin_does_not_lend_a_baselined_skip_to_a_test_of_another_file(project
                                  'without a freeze id*'])
 
 
-@pytest.fixture
-def calc(tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
-    template = build_template(str(tmp_path / 'template'))
-    return copy_template(template, str(tmp_path / 'repo'))
-
-
-def _legacy(calc: CiRepo, files: dict) -> None:  # type: ignore[type-arg]
-    write(calc.path, files)
-    git(calc.path, 'add', '-A')
-    git(calc.path, 'commit', '-q', '-m', 'legacy')
-    subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'], cwd=calc.path,
-                   check=True, capture_output=True, env=calc.env())
-    git(calc.path, 'add', '-A')
-    git(calc.path, 'commit', '-q', '-m', 'oracle-guard baseline')
 
 
 LEGACY = {'tests/__init__.py': '', 'tests/harness.py': HARNESS,
@@ -224,15 +204,15 @@ LEGACY = {'tests/__init__.py': '', 'tests/harness.py': HARNESS,
           'tests/test_again.py': INHERITS}
 
 
-def test_gate_accepts_baselined_skips_through_a_helper_and_inherited(calc: CiRepo) -> None:
-    _legacy(calc, LEGACY)
+def test_gate_accepts_baselined_skips_through_a_helper_and_inherited(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc = adopted_with(str(tmp_path / 'repo'), LEGACY)
     calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
     ci = calc.ci()
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
 
 
-def test_gate_fails_a_new_skip_through_a_helper(calc: CiRepo) -> None:
-    _legacy(calc, LEGACY)
+def test_gate_fails_a_new_skip_through_a_helper(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc = adopted_with(str(tmp_path / 'repo'), LEGACY)
     source = LEGACY[TEST].replace('    def test_fine', '    @skip("later")\n    def test_fine')
     calc.pull_request({TEST: source}, bug=False)
     ci = calc.ci()

@@ -5,16 +5,11 @@ by their reason (simplejson's ``TestFrozenDict``)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from ci_repo import build_template
+from ci_repo import adopted_with
 from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import write
 from conftest import Repo
 from oracle_guard.commands.baseline import main as baseline_main
 from oracle_guard.hooks.check_named_freezes import main
@@ -84,21 +79,11 @@ def test_frozen_set_up_skip_names_one_test_but_silences_the_class(guarded: Repo,
 
 @pytest.fixture
 def calc(tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
-    return copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'repo'))
-
-
-def _adopted(calc: CiRepo) -> None:
-    write(calc.path, {TEST: FROZEN})
-    git(calc.path, 'add', '-A')
-    git(calc.path, 'commit', '-q', '-m', 'legacy')
-    subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'baseline'], cwd=calc.path,
-                   check=True, capture_output=True, env=calc.env())
-    git(calc.path, 'add', '-A')
-    git(calc.path, 'commit', '-q', '-m', 'oracle-guard baseline')
+    """Adopted with the legacy tests on main and their baseline."""
+    return adopted_with(str(tmp_path / 'repo'), {TEST: FROZEN})
 
 
 def test_gate_accepts_the_baselined_set_up_skip(calc: CiRepo) -> None:
-    _adopted(calc)
     calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
     ci = calc.ci()
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
@@ -108,7 +93,6 @@ def test_gate_fails_another_skip_of_a_test_the_set_up_skip_covers(calc: CiRepo) 
     """A skip the hooks cannot read (a name computed on ``self``) in a test the baselined
     setUp skip covers, with the setUp skip itself unchanged but no longer raised: its
     reason is not the baselined one, so it is not that skip."""
-    _adopted(calc)
     cheat = FROZEN.replace('import unittest\n', 'import unittest\n\nfrozen_dict_builtin = dict\n').replace(
         '    def test_toplevel(self):\n',
         '    def test_toplevel(self):\n        getattr(self, "skip" + "Test")("later")\n')
