@@ -110,9 +110,11 @@ def silence_census(root: str) -> dict[str, object]:
     from oracle_guard.reading.silence_acceptance import dotted_name
     from oracle_guard.reading.silence_acceptance import SilenceJudge
     from oracle_guard.reading.env_conditions import silence_conditions
+    from oracle_guard.reading.helper_modules import HelperModules
 
     cfg = load_config(root)
     view = TreeView(root, None)
+    helpers = HelperModules.of(cfg, view)
     judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
                          lambda: read_project_facts(view, cfg), lambda p: True)
     counts: collections.Counter[str] = collections.Counter()
@@ -125,7 +127,8 @@ def silence_census(root: str) -> dict[str, object]:
             continue
         try:
             tree = parse_python(source, path)
-            silences = scan_silences(tree, source.decode('utf-8', 'replace'))
+            silences = scan_silences(tree, source.decode('utf-8', 'replace'),
+                                     helpers=helpers.seen_from(path))
         except ScanError:
             counts['unparsable files'] += 1
             continue
