@@ -118,3 +118,37 @@ def test_gate_fails_another_skip_through_the_baselined_fixture(calc: CiRepo) -> 
     ci = calc.ci()
     assert ci.rc == 1, ci.out
     assert any('test_transition[1] was skipped' in line for line in ci.lines('OG706')), ci.out
+
+
+BASE = 'tests/test_windows.py'
+WINDOWS = '''\
+import pytest
+
+UNKNOWN = object()
+
+
+@pytest.mark.skipif(UNKNOWN is not None, reason="WINDOWS only")
+class WindowsTestCase:
+    pass
+
+
+class TestCpuAPIs(WindowsTestCase):
+    def test_cpu_count(self):
+        assert 0
+'''
+
+
+def test_plugin_accepts_a_baselined_marker_of_a_base_class(project) -> None:
+    """psutil: the marker on the base class is inherited by every test of its subclasses;
+    it is judged, and baselined, where it is written."""
+    project.path.joinpath(BASE).write_text(WINDOWS)
+    assert baseline_main([]) == 0
+    result = project.runpytest_inprocess('-p', 'no:cacheprovider', BASE)
+    result.assert_outcomes(skipped=1)
+
+
+def test_gate_accepts_a_baselined_marker_of_a_base_class(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    calc = adopted_with(str(tmp_path / 'repo'), {BASE: WINDOWS})
+    calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
+    ci = calc.ci()
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out

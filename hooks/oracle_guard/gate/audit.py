@@ -656,6 +656,15 @@ class _Audit:
                 nodeid, inherited[0], inherited[1], outcome.kind, outcome.reason,
                 outcome.where, outcome.markers), self.ctx) is not None:
             return
+        # A class-level silence of a class the test's class derives from (a base class
+        # marked `skipif(not WINDOWS)` in psutil's tests/test_windows.py).
+        name = function_of(identity).rsplit('::', 1)[-1]
+        for filename, base in self.record.items.get(nodeid, {}).get('bases') or ():
+            where = _rel(str(filename), self.roots)
+            if self.ctx.cfg.is_test_code(where) and adoption_explanation(SilenceOutcome(
+                    nodeid, where, f'{base}::{name}', outcome.kind, outcome.reason,
+                    None, outcome.markers), self.ctx) is not None:
+                return
         verb = 'xfailed' if 'wasxfail' in report else 'skipped'
         self.add(path, line, 'OG706',
                  f'{nodeid} was {verb} ({outcome.kind} in {report["when"]}: '

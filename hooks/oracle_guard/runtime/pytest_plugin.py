@@ -224,6 +224,10 @@ class FreezeGuard:
         if not accepted and '::' in function:  # a class-level silence of its own class
             accepted = [a for a in here.get(class_key(function.rsplit('::', 1)[0]), [])
                         if a.kind == kind]
+        if not accepted:  # a class-level silence of a class it derives from
+            accepted = [a for path, base in self._bases(item)
+                        for a in self._accepted_in(path).get(class_key(base), [])
+                        if a.kind == kind]
         inherited = None if accepted else self._inherited(item, identity)
         if inherited is not None:
             path, origin = inherited
@@ -231,6 +235,18 @@ class FreezeGuard:
         if accepted:
             self.accepted_silences.setdefault(item.nodeid, []).extend(accepted)
         return bool(accepted)
+
+    def _bases(self, item: pytest.Item) -> list[tuple[str, str]]:
+        """(test file, class identity) of the classes the item's class derives from."""
+        assert self.cfg is not None
+        from oracle_guard.runtime.run_record import base_classes
+
+        found = []
+        for filename, base in base_classes(getattr(item, 'cls', None)):
+            path = os.path.relpath(filename, self.cfg.root).replace(os.sep, '/')
+            if not path.startswith('../') and self.cfg.is_test_code(path):
+                found.append((path, base))
+        return found
 
     def _inherited(self, item: pytest.Item, identity: str) -> tuple[str, str] | None:
         """(file, function identity) of a test method the item's class inherits from a

@@ -165,6 +165,21 @@ def inherited_from(obj: Any, path: str, identity: str) -> tuple[str, int, str] |
     return code.co_filename, code.co_firstlineno, origin
 
 
+def base_classes(cls: Any) -> list[list[str]]:
+    """[file, ``Outer::Inner``] of each class a test class derives from (its MRO after
+    itself) that a Python file defines: a class-level marker there is inherited by every
+    test of the class, and judged where it is written."""
+    found = []
+    for base in getattr(cls, '__mro__', ())[1:]:
+        module = sys.modules.get(getattr(base, '__module__', '') or '')
+        filename = getattr(module, '__file__', None)
+        qualname = getattr(base, '__qualname__', '')
+        if isinstance(filename, str) and filename.endswith('.py') and \
+                isinstance(qualname, str) and '<' not in qualname:
+            found.append([filename, qualname.replace('.', '::')])
+    return found
+
+
 def code_fingerprint(code: types.CodeType) -> str:
     """What a code object does, without where it was compiled (file name, line table)."""
     digest = hashlib.sha256()
@@ -381,6 +396,9 @@ class RunRecorder:
                                        item.nodeid.split('::', 1)[-1])
             if inherited is not None:
                 entry['inherited'] = list(inherited)
+            bases = base_classes(item.cls)
+            if bases:
+                entry['bases'] = bases
         return entry
 
     @hookimpl(tryfirst=True)
