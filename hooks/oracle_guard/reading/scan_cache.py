@@ -47,6 +47,7 @@ def _scanner_digest() -> str:
     here = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha256(f'{__version__} {sys.version}'.encode())
     for path in (os.path.join(here, 'scanner.py'), os.path.join(here, 'silence_prefilter.py'),
+                 os.path.join(here, 'helper_modules.py'),
                  os.path.join(os.path.dirname(here), 'hooks', 'check_named_freezes.py'),
                  os.path.abspath(__file__)):
         try:
