@@ -1,11 +1,12 @@
-"""The scan's shortcuts find what the reference finds (rules 14-17 and 35).
+"""The scan's shortcuts find what the reference finds (rules 14-17, 35 and 35b).
 
-check-named-freezes takes three shortcuts: the byte prefilter (a file that is not parsed
+check-named-freezes takes four shortcuts: the byte prefilter (a file that is not parsed
 holds no silence and no tampering), one collection of a file's imports for every rule,
-and a rule 35 walk over the lines that spell a tampering word only. Each is compared here
-with the reference — parse every file, collect aliases per rule, walk every node — on the
-cases of tests/test_scanner_real_forms.py, on hostile spellings, and on every Python file
-of this repository.
+and walks of rules 35 and 35b over the lines that spell one of their words only (rule
+35b collecting the file's assignments from its statements, not from every node). Each is
+compared here with the reference — parse every file, collect aliases per rule, walk every
+node — on the cases of tests/test_scanner_real_forms.py, on hostile spellings, and on
+every Python file of this repository.
 """
 from __future__ import annotations
 
@@ -14,11 +15,13 @@ import pathlib
 
 import pytest
 
+from oracle_guard.reading.scanner import computed_access
 from oracle_guard.reading.scanner import ImportAliases
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import scan_silences
 from oracle_guard.reading.scanner import ScanError
 from oracle_guard.reading.scanner import tampering
+from oracle_guard.reading.silence_prefilter import might_compute
 from oracle_guard.reading.silence_prefilter import might_silence
 from oracle_guard.reading.silence_prefilter import might_tamper
 
@@ -77,6 +80,23 @@ HOSTILE = [
     'import pytest\n@pytest.mark.parametrize("x", [()])\ndef test_a(x): pass\n',
     'from pytest.mark import \uff50arametrize\n@parametrize("x", [])\ndef test_a(x): pass\n',
     'import pytest\n@pytest.mark.skip(reason="FZ-1")\ndef test_a(): pass\n',
+    # rule 35b sites whose words are on another line than the statement's first, under
+    # aliases, in decorators and f-strings, and names assigned by a walrus
+    'import pytest\nx = (\n    getattr(\n        pytest.mark,\n        NAME))\n',
+    'import pytest\nx = (pytest\n     .__dict__\n     ["skip"])\n',
+    'import sys\nimport pytest\nmods = sys.modules\ndef test_a():\n    return mods[\n        "py" + "test"]\n',
+    'import pytest\nfrom sys import modules as m\nx = m["py" + "test"]\n',
+    'from importlib import import_module as im\nx = im("py" + "test")\n',
+    'import importlib as il\nload = il.import_module\nx = load(\n    "_py" "test")\n',
+    'import pytest\n@getattr(pytest.mark, "s" + "kip")\ndef test_a(): pass\n',
+    'import pytest\nx = f"{getattr(pytest, NAME)}"\n',
+    'import importlib\nif (n := "_py" + "test"):\n    importlib.import_module(n)\n',
+    'import importlib\ndef test_a():\n    [n := "_pytest.python"]\n    importlib.import_module(n)\n',
+    'import importlib\nclass T:\n    N = "py" "test"\n    def test_a(self):\n'
+    '        importlib.import_module(N)\n',
+    'import pytest\nx = globals().get(\n    "py" + "test")\n',
+    'import pytest\nx = vars(\n    pytest.mark)\\\n    ["skip"]\n',
+    'import pytest\nx = __import__(\n    "".join(["py", "test"]))\n',
 ]
 
 
@@ -93,7 +113,9 @@ def reference(source: str) -> tuple[list, list] | None:
         tree = parse_python(source.encode(), 't.py')
         silences = scan_silences(tree, source)
         return ([(s.line, s.col, s.kind, s.targets, s.freeze_ids) for s in silences],
-                tampering(tree) if might_tamper(source.encode()) else [])
+                tampering(tree) if might_tamper(source.encode()) else [],
+                computed_access(tree, source, every_node=True)
+                if might_compute(source.encode()) else [])
     except ScanError:
         return None
 
@@ -103,16 +125,19 @@ def fast(source: str) -> tuple[list, list] | None:
     rule 35 walk over the lines of its words."""
     raw = source.encode()
     silences_possible, tampering_possible = might_silence(raw), might_tamper(raw)
-    if not (silences_possible or tampering_possible):
-        return [], []
+    computing_possible = might_compute(raw)
+    if not (silences_possible or tampering_possible or computing_possible):
+        return [], [], []
     try:
         tree = parse_python(raw, 't.py')
         aliases = ImportAliases(tree)
         silences = scan_silences(tree, source, aliases) if silences_possible else []
         tampered = tampering(tree, aliases, source) if tampering_possible else []
+        computed = computed_access(tree, source, aliases) if computing_possible else []
     except ScanError:
         return None
-    return ([(s.line, s.col, s.kind, s.targets, s.freeze_ids) for s in silences], tampered)
+    return ([(s.line, s.col, s.kind, s.targets, s.freeze_ids) for s in silences], tampered,
+            computed)
 
 
 # A comment naming setattr lets each hostile case past rule 35's byte prefilter, so what
@@ -130,6 +155,7 @@ def test_the_hostile_cases_are_sites_the_reference_finds():
     found = [reference(case) for case in CASES]
     assert sum(bool(f and f[1]) for f in found) >= 28
     assert sum(bool(f and f[0]) for f in found) >= 12
+    assert sum(bool(f and f[2]) for f in found) >= 14
 
 
 def test_the_fast_scan_agrees_with_the_reference_on_every_file_of_this_repository():
@@ -156,3 +182,17 @@ def test_the_rule_35_walk_skips_lines_without_its_words():
     assert len(walked) < len(list(ast.walk(tree))) // 10
     assert tampering(tree, None, source) == tampering(tree) == [
         (52, 1, 'assigns pytest.skip, an attribute of pytest')]
+
+
+def test_the_rule_35b_walk_skips_lines_without_its_words():
+    source = ('import pytest\n' + 'x = [1, 2, 3]\n' * 50 +
+              'skip = getattr(pytest.mark, NAME)\n')
+    tree = parse_python(source.encode(), 't.py')
+    from oracle_guard.reading.scanner import _compute_words
+    from oracle_guard.reading.scanner import _word_lines
+    from oracle_guard.reading.scanner import walk_lines
+
+    walked = walk_lines(tree, _word_lines(source, _compute_words(ImportAliases(tree))))
+    assert len(walked) < len(list(ast.walk(tree))) // 10
+    assert computed_access(tree, source) == computed_access(tree, source, every_node=True) \
+        == [(52, 8, 'getattr of a computed name on pytest.mark')]

@@ -150,7 +150,7 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
         silences = scan_silences(tree, text, aliases) if silences_possible else []
         # rule 35, walking only the lines that spell a word of a tampering site
         tampered = tampering(tree, aliases, text) if tampering_possible else []
-        computed = computed_access(tree, text) if computing_possible else []  # rule 35b
+        computed = computed_access(tree, text, aliases) if computing_possible else []  # rule 35b
     except ScanError as exc:
         return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
                         'make the file valid Python 3 (UTF-8): a test file nobody can parse '

@@ -958,10 +958,14 @@ class _ComputedNames:
     left to the verified run, whose audit sees the skip or the missing test it causes.
     Any other expression may name pytest unless its literal start rules that out."""
 
-    def __init__(self, tree: ast.Module, text: str | None) -> None:
+    def __init__(self, tree: ast.Module, text: str | None, every_node: bool = True) -> None:
         self.text = text
         self.assigned: dict[str, list[ast.AST]] = {}
-        for node in ast.walk(tree):
+        # Assignments are statements (``_statements`` finds them at any depth); only a
+        # walrus hides in an expression, and it is spelled ``:=``.
+        nodes: Iterable[ast.AST] = ast.walk(tree) if every_node or text is None or \
+            ':=' in text else _statements(tree)
+        for node in nodes:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     if isinstance(target, ast.Name):
@@ -1048,7 +1052,22 @@ def _fold(node: ast.AST, depth: int = 0) -> object:
     return None
 
 
-def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int, int, str]]:
+# Rule 35b's words: every site spells one within its own lines (the function it calls or
+# the mapping it reads), or a local name bound to one of the objects they name.
+_COMPUTE_WORDS = ('getattr', '__import__', 'import_module', 'globals', 'locals', 'vars',
+                  '__dict__', 'modules')
+_COMPUTE_TARGETS = ('importlib.import_module', 'importlib.__import__', 'builtins.__import__',
+                    'sys.modules')
+
+
+def _compute_words(aliases: ImportAliases) -> list[str]:
+    return [*_COMPUTE_WORDS, *(name for name, target in aliases.names.items()
+                               if target in _COMPUTE_TARGETS)]
+
+
+def computed_access(tree: ast.Module, text: str | None = None,
+                    aliases: ImportAliases | None = None, *, every_node: bool = False,
+                    ) -> list[tuple[int, int, str]]:
     """(line, col, what) of every name of pytest's or unittest's marks, outcomes or
     internals that the source computes instead of spelling (rule 35b): ``getattr`` with a
     non-literal name on a pytest/unittest object, ``import_module``/``__import__`` of a
@@ -1056,10 +1075,25 @@ def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int
     lookup in the namespace of a pytest/unittest object. What is computed cannot be read,
     so a silence or a patch spelled that way would pass unseen. With the source ``text``, a
     pytest/unittest module name spelled in pieces (``"_py" "test"``) counts as computed:
-    nothing a reviewer or a byte search looks for is in the file."""
-    aliases = ImportAliases(tree)
-    names = _ComputedNames(tree, text)
+    nothing a reviewer or a byte search looks for is in the file.
+
+    With the ``text``, only the lines that spell a word of a site are walked
+    (``walk_lines``), and the file's assignments are collected when a site needs them;
+    ``every_node`` walks every node (the reference the fast path is tested against).
+    ``aliases``: the file's ``ImportAliases``, when the caller built them already."""
+    if aliases is None:
+        aliases = ImportAliases(tree)
+    every_node = every_node or text is None
+    computed: list[_ComputedNames] = []
     found = []
+
+    class _Lazy:
+        def may_name_runner(self, node: ast.AST | None) -> bool:
+            if not computed:
+                computed.append(_ComputedNames(tree, text, every_node))
+            return computed[0].may_name_runner(node)
+
+    names = _Lazy()
 
     def lookup(node: ast.AST, space: str | None, key: ast.AST | None) -> None:
         if space is None:
@@ -1070,7 +1104,9 @@ def computed_access(tree: ast.Module, text: str | None = None) -> list[tuple[int
             found.append((node.lineno, node.col_offset + 1,
                           f'looks up a name in {space} that the source does not spell'))
 
-    for node in ast.walk(tree):
+    nodes = ast.walk(tree) if every_node else \
+        walk_lines(tree, _word_lines(text, _compute_words(aliases)))  # type: ignore[arg-type]
+    for node in nodes:
         if isinstance(node, ast.Call) and node.args:
             func, first = node.func, node.args[0]
             name = aliases.resolve(func)
