@@ -63,25 +63,6 @@ def test_a_file_scanned_clean_that_gains_a_bare_skip_fails(repo):
     assert result.rc == 1 and result.codes == ['OG301'], result.out
 
 
-def test_a_file_with_a_silence_is_judged_in_full_every_run(repo, parses):
-    committed(repo, BARE_SKIP)
-
-    first = repo.run(main, '--all-files')
-    second = repo.run(main, '--all-files')
-
-    assert first.codes == second.codes == ['OG301']
-    assert parses == ['tests/test_a.py', 'tests/test_a.py']
-    assert not ScanCache.for_this_scanner().is_clean(ScanCache.key(BARE_SKIP.encode()))
-
-
-def test_a_rule_35_site_is_never_cached_clean(repo, parses):
-    committed(repo, 'import pytest\n\ndef test_a():\n    pytest.helpers = None\n')
-
-    assert repo.run(main, '--all-files').codes == ['OG308']
-    assert repo.run(main, '--all-files').codes == ['OG308']
-    assert len(parses) == 2
-
-
 def test_ci_neither_reads_nor_writes_the_cache_unless_asked(repo, parses, monkeypatch):
     committed(repo, CLEAN)
     monkeypatch.setenv('CI', 'true')
@@ -137,13 +118,3 @@ def test_a_torn_or_foreign_line_in_the_cache_file_clears_nothing(repo, parses):
         f.write(digest[:40] + '\n' + digest.upper() + '\n' + 'x' * 64 + '\n')
 
     assert repo.run(main, '--all-files').codes == ['OG301']
-
-
-def test_a_rule_35b_site_is_never_cached_clean(repo, parses):
-    committed(repo, 'import pytest\n\ndef test_a(name):\n    getattr(pytest.mark, name)\n')
-
-    first = repo.run(main, '--all-files')
-    second = repo.run(main, '--all-files')
-
-    assert 'OG310' in first.codes and first.codes == second.codes, first.out
-    assert len(parses) == 2
