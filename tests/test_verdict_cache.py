@@ -163,12 +163,13 @@ def test_an_unparsable_module_is_judged_every_time(guarded):
 
 
 def test_the_scan_cache_also_starts_a_new_line_after_a_torn_one(tmp_path):
+    from oracle_guard.reading.scan_cache import FileScan
     from oracle_guard.reading.scan_cache import ScanCache
 
-    path = tmp_path / 'clean.txt'
+    path = tmp_path / 'scans.txt'
     path.write_text('a' * 30)  # a line torn by a run that stopped
     cache = ScanCache(str(path))
-    cache.add('b' * 64)
+    cache.put('b' * 64, FileScan([], [], []))  # a clean content
     cache.save()
 
-    assert ScanCache(str(path)).known == {'b' * 64}
+    assert ScanCache(str(path)).known == {'b' * 64: '-'}

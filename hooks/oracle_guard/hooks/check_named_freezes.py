@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.config import Config
     from oracle_guard.oracle.ledger import FreezeLedger
     from oracle_guard.context import RunContext
+    from oracle_guard.reading.scan_cache import FileScan
     from oracle_guard.reading.scanner import Silence
 
 
@@ -101,21 +102,19 @@ def judge_silence(path: str, silence: Silence, ledger: FreezeLedger,
     return findings
 
 
-def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
-               today: datetime.date | Callable[[], datetime.date],
-               defines: Callable[[str, str], bool] = lambda _f, _i: False,
-               judge=None,  # a SilenceJudge: rules 39-41
-               environment: list[Silence] | None = None,  # gets rule 40's accepted silences
-               on_clean: Callable[[], None] | None = None,
-               helpers=None,  # a HelperModules of the judged side
-               ) -> list[Finding]:  # type: ignore[no-untyped-def]
-    """Rules 14-17, 35, 35b, 36 and 39-41 for one test file. ``on_clean`` is called when the
-    file holds no silence, no rule 35 or 35b site and no foreign coding, and imports no
-    name from a helper module: its findings are then ``[]`` whatever the configuration,
-    the ledger, the base or the date (the scan cache). ``today`` may be a function: asked
-    only when a silence is judged (most commits stage none, and ``datetime`` is not free).
+def _content_finding(line: int, col: int, code: str, message: str, hint: str) -> Finding:
+    return Finding('', line, col, code, message, hint)
+
+
+def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-def]
+              helpers=None) -> FileScan:
+    """Rules 35, 35b and 36, and every silence with the facts ``judge_scan`` needs: all
+    that the bytes decide (the scan cache keeps it). ``judge``: a SilenceJudge (rules
+    39-41), whose project facts give the Python versions conditions are judged on.
     ``helpers``: where names imported from helper modules under the tests roots are
-    followed (rule 14)."""
+    followed (rule 14); a file that imports such a name is marked ``uses_helpers``: its
+    scan then depends on the helper's bytes too, and is not cached by its own."""
+    from oracle_guard.reading.scan_cache import FileScan
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
     from oracle_guard.reading.silence_prefilter import might_compute
@@ -124,16 +123,14 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
     cookie = foreign_encoding(source)
     if cookie is not None:  # rule 36
         line, name = cookie
-        return [Finding(path, line, 1, 'OG307',
-                        f'test file declares coding {name!r}: Python decodes it differently '
-                        'from UTF-8, so what is reviewed here is not what runs',
-                        'save the file as UTF-8 and delete the coding line')]
+        return FileScan([_content_finding(
+            line, 1, 'OG307', f'test file declares coding {name!r}: Python decodes it '
+            'differently from UTF-8, so what is reviewed here is not what runs',
+            'save the file as UTF-8 and delete the coding line')], [], [])
     silences_possible, tampering_possible = might_silence(source), might_tamper(source)
     computing_possible = might_compute(source)
     if not (silences_possible or tampering_possible or computing_possible):
-        if on_clean is not None:
-            on_clean()
-        return []
+        return FileScan([], [], [])
     from oracle_guard.reading.scanner import computed_access
     from oracle_guard.reading.scanner import ImportAliases
     from oracle_guard.reading.scanner import parse_python
@@ -142,6 +139,8 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import tampering
 
+    unparsable = ('make the file valid Python 3 (UTF-8): a test file nobody can parse '
+                  'cannot be checked')
     try:
         tree = parse_python(source, path)
         text = source_text(source)
@@ -152,13 +151,26 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
         tampered = tampering(tree, aliases, text) if tampering_possible else []
         computed = computed_access(tree, text, aliases) if computing_possible else []  # rule 35b
     except ScanError as exc:
-        return [Finding(path, exc.line, exc.col, 'OG307', f'test file {exc.message}',
-                        'make the file valid Python 3 (UTF-8): a test file nobody can parse '
-                        'cannot be checked')]
+        return FileScan([_content_finding(exc.line, exc.col, 'OG307', f'test file {exc.message}',
+                                          unparsable)], [], [])
     except RecursionError:
-        return [Finding(path, 1, 1, 'OG307', 'test file is nested too deeply to be scanned',
-                        'make the file valid Python 3 (UTF-8): a test file nobody can parse '
-                        'cannot be checked')]
+        return FileScan([_content_finding(1, 1, 'OG307', 'test file is nested too deeply to be '
+                                          'scanned', unparsable)], [], [])
+    findings = [_content_finding(line, col, 'OG308', f'test code {what}',
+                                 'a test may not change pytest or swap a function\'s code: '
+                                 'fix the code under test instead')
+                for line, col, what in tampered]
+    findings += [_content_finding(line, col, 'OG310', f'test code {what}: pytest\'s marks, '
+                                  'outcomes or internals reached by a name nobody can read here',
+                                  'spell the name out (pytest.mark.skip, import _pytest.python) '
+                                  'so it is judged; a skip then needs its freeze')
+                 for line, col, what in computed]
+    if not silences:
+        scan = FileScan(findings, [], [])
+        scan.uses_helpers = aliases.uses_helpers
+        return scan
+    from oracle_guard.reading.silence_acceptance import SilenceFacts
+
     readers: list = []
 
     def reader():  # type: ignore[no-untyped-def]
@@ -167,33 +179,55 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
             readers.append(ConditionReader.of_tree(tree, aliases))
         return readers[0]
 
-    if on_clean is not None and not silences and not tampered and not computed and \
-            not aliases.uses_helpers:  # a helper's bytes are not in this file's key
-        on_clean()
-    findings = [Finding(path, line, col, 'OG308', f'test code {what}',
-                        'a test may not change pytest or swap a function\'s code: fix the '
-                        'code under test instead')
-                for line, col, what in tampered]
-    findings += [Finding(path, line, col, 'OG310', f'test code {what}: pytest\'s marks, '
-                         'outcomes or internals reached by a name nobody can read here',
-                         'spell the name out (pytest.mark.skip, import _pytest.python) so it '
-                         'is judged; a skip then needs its freeze')
-                 for line, col, what in computed]
-    for silence in silences:
-        if silence.kind in cfg.allow_silences:
+    if judge is None:
+        scan = FileScan(findings, [SilenceFacts.bare(s) for s in silences], silences)
+    else:
+        facts = [judge.facts_of(silence, reader) for silence in silences]
+        minors = judge.minors() if any(f.condition is not None for f in facts) else None
+        scan = FileScan(findings, facts, silences, minors)
+    scan.uses_helpers = aliases.uses_helpers
+    return scan
+
+
+def judge_scan(path: str, scan: FileScan, cfg: Config, ledger_loader,
+               today: datetime.date | Callable[[], datetime.date],
+               defines: Callable[[str, str], bool] = lambda _f, _i: False,
+               judge=None,  # a SilenceJudge: rules 39-41
+               environment: list[Silence] | None = None,  # gets rule 40's accepted silences
+               ) -> list[Finding]:  # type: ignore[no-untyped-def]
+    """Rules 14-17 and 39-41 for one scanned file: what the configuration, the ledger,
+    the baseline, the declared dependencies and the date decide, read anew every run.
+    ``today`` may be a function: asked only when a silence is judged (most commits stage
+    none, and ``datetime`` is not free)."""
+    findings = [f.replace(path=path) for f in scan.findings]
+    for at, facts in enumerate(scan.facts):
+        if facts.kind in cfg.allow_silences:
             continue
         if judge is not None:  # rules 39-41: baselined, environment, declared import
-            judgement = judge.judge(path, silence, reader)
-            if judgement.accepted == 'environment' and environment is not None:
-                environment.append(silence)  # rule 40b asks the base about it
+            judgement = judge.judge_facts(path, facts)
+            if judgement.accepted == 'environment' and environment is not None and \
+                    scan.silences:
+                environment.append(scan.silences[at])  # rule 40b asks the base about it
             if judgement.accepted:
                 continue
             if judgement.finding is not None:
                 findings.append(judgement.finding)
                 continue
-        findings.extend(judge_silence(path, silence, ledger_loader(),
+        findings.extend(judge_silence(path, facts, ledger_loader(),
                                       today() if callable(today) else today, defines))
     return findings
+
+
+def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
+               today: datetime.date | Callable[[], datetime.date],
+               defines: Callable[[str, str], bool] = lambda _f, _i: False,
+               judge=None,  # a SilenceJudge: rules 39-41
+               environment: list[Silence] | None = None,  # gets rule 40's accepted silences
+               helpers=None,  # a HelperModules of the judged side (rule 14)
+               ) -> list[Finding]:  # type: ignore[no-untyped-def]
+    """Rules 14-17, 35, 35b, 36 and 39-41 for one test file."""
+    return judge_scan(path, scan_file(path, source, judge, helpers), cfg, ledger_loader,
+                      today, defines, judge, environment)
 
 
 def scan_cache(ctx: RunContext):  # type: ignore[no-untyped-def]
@@ -280,7 +314,7 @@ def check(ctx: RunContext) -> list[Finding]:
         for path in unreviewed
     ]
     files = [p for p in test_files(ctx) if p not in links]  # a link's text is no code
-    clean = scan_cache(ctx)
+    scans = scan_cache(ctx)
     for path in files:
         source = _read(cfg.root, path) if view is None else view.read(path)
         if source is None:
@@ -288,17 +322,24 @@ def check(ctx: RunContext) -> list[Finding]:
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
                                         'the repository', 'commit the file itself'))
             continue
-        key = clean.key(source) if clean is not None else ''
-        if clean is not None and clean.is_clean(key):
+        if scans is None:
+            environment: list[Silence] = []
+            findings.extend(check_file(path, source, cfg, ledger, lambda: ctx.today, defines,
+                                       judge, environment, helpers))
+            findings.extend(added_environment_conditions(ctx, path, environment))
             continue
-        environment: list[Silence] = []
-        findings.extend(check_file(
-            path, source, cfg, ledger, lambda: ctx.today, defines, judge, environment,
-            on_clean=None if clean is None else (lambda key=key: clean.add(key)),
-            helpers=helpers))
-        findings.extend(added_environment_conditions(ctx, path, environment))
-    if clean is not None:
-        clean.save()
+        # A run over the whole tree (no base: rule 40b has nothing to ask) re-judges what
+        # an earlier run found in the same bytes, without parsing them again.
+        key = scans.key(source)
+        scan = scans.get(key, judge.minors)
+        if scan is None:
+            scan = scan_file(path, source, judge, helpers)
+            if not scan.uses_helpers:  # a helper's bytes are not in this file's key
+                scans.put(key, scan)
+        findings.extend(judge_scan(path, scan, cfg, ledger, lambda: ctx.today, defines,
+                                   judge))
+    if scans is not None:
+        scans.save()
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
     judged_view = view or ctx.judged or TreeView(cfg.root, None)
     findings.extend(shadowing_findings(cfg, shadowing_candidates(ctx, files, judged_view),
@@ -532,6 +573,15 @@ class LazySilenceJudge:
 
     def judge(self, path, silence, reader):  # type: ignore[no-untyped-def]
         return self._get().judge(path, silence, reader)
+
+    def facts_of(self, silence, reader):  # type: ignore[no-untyped-def]
+        return self._get().facts_of(silence, reader)
+
+    def judge_facts(self, path, facts):  # type: ignore[no-untyped-def]
+        return self._get().judge_facts(path, facts)
+
+    def minors(self):  # type: ignore[no-untyped-def]
+        return self._get().minors()
 
     def stale_entries(self):  # type: ignore[no-untyped-def]
         return self._get().stale_entries()

@@ -47,6 +47,7 @@ from oracle_guard.repo.gitrepo import TreeView
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.reading.scanner import Silence
+    from oracle_guard.reading.silence_acceptance import SilenceFacts
 
 VERSION = 1
 ENTRY_FIELDS = ('path', 'tests', 'scope', 'kind', 'expression', 'digest')
@@ -121,11 +122,15 @@ class Baseline:
             self._by_key.setdefault(entry.key(), []).append(entry)
         self.used: set[BaselineEntry] = set()
 
-    def match(self, path: str, silence: Silence,
-              exists: Callable[[str], bool]) -> BaselineEntry | None:
-        """The entry accepting this silence: same file, or a file that is gone (moved)."""
+    def match(self, path: str, silence: Silence | SilenceFacts,
+              exists: Callable[[str], bool], digest: str | None = None,
+              ) -> BaselineEntry | None:
+        """The entry accepting this silence: same file, or a file that is gone (moved).
+        ``digest``: its ``silence_digest``, when it was worked out already (the scan cache
+        keeps digests, not syntax)."""
         candidates = self._by_key.get(
-            (tuple(silence.targets), silence.kind, silence_digest(silence)), [])
+            (tuple(silence.targets), silence.kind,
+             digest if digest is not None else silence_digest(silence)), [])  # type: ignore[arg-type]
         for entry in candidates:
             if entry.path == path:
                 self.used.add(entry)

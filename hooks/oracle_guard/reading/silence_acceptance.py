@@ -25,7 +25,9 @@ from oracle_guard.reading.env_conditions import judge
 from oracle_guard.reading.env_conditions import python_minors
 from oracle_guard.reading.env_conditions import silence_conditions
 from oracle_guard.findings import Finding
+from oracle_guard.oracle.baseline import silence_digest
 from oracle_guard.reading.scanner import Silence
+from oracle_guard.records import FrozenRecord
 
 BASELINE = 'baseline'
 ENVIRONMENT_SKIP = 'environment'
@@ -54,6 +56,43 @@ def imported_module(silence: Silence) -> str | None:
     if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip():
         return arg.value.strip()
     return None
+
+
+class SilenceFacts(FrozenRecord):
+    """What the judgement (rules 39-41) and the ledger (rules 14-17) read of one silence,
+    without its syntax: the scan cache keeps these, so a warm run judges a file again (the
+    ledger, the baseline, the declared dependencies, the date) without parsing it.
+
+    ``digest`` is the baseline's ``silence_digest``, ``module`` what an importorskip
+    imports, ``condition`` the verdict of an environment condition over the matrix of the
+    project's Python versions, ``(kind, detail)``; all three are None for a silence that
+    names a freeze (the ledger decides)."""
+
+    __slots__ = ('line', 'col', 'kind', 'freeze_ids', 'targets', 'scope', 'code', 'digest',
+                 'module', 'condition')
+    line: int
+    col: int
+    kind: str
+    freeze_ids: tuple[str, ...]
+    targets: tuple[str, ...]
+    scope: str
+    code: str
+    digest: str | None
+    module: str | None
+    condition: tuple[str, str] | None
+
+    def __init__(self, line: int, col: int, kind: str, freeze_ids: tuple[str, ...],
+                 targets: tuple[str, ...], scope: str, code: str, digest: str | None = None,
+                 module: str | None = None, condition: tuple[str, str] | None = None) -> None:
+        self._set(line=line, col=col, kind=kind, freeze_ids=tuple(freeze_ids),
+                  targets=tuple(targets), scope=scope, code=code, digest=digest,
+                  module=module, condition=None if condition is None else tuple(condition))
+
+    @classmethod
+    def bare(cls, silence: Silence) -> SilenceFacts:
+        """Where, what and which freeze: all the ledger reads (no judge, no minors)."""
+        return cls(silence.line, silence.col, silence.kind, silence.freeze_ids,
+                   silence.targets, silence.scope, silence.code)
 
 
 class SilenceJudge:
@@ -86,34 +125,58 @@ class SilenceJudge:
         baseline = self._baseline()
         return [entry for entry in baseline.entries if entry not in baseline.used]
 
-    def judge(self, path: str, silence: Silence, reader: Callable[[], ConditionReader]
-              ) -> Judgement:
+    def minors(self) -> tuple[int, ...]:
+        """The Python 3 minor versions the project supports: the matrix conditions meet."""
+        return python_minors(self._facts().requires_python)
+
+    def facts_of(self, silence: Silence, reader: Callable[[], ConditionReader]
+                 ) -> SilenceFacts:
+        """The facts ``judge_facts`` reads, worked out from the silence's syntax."""
         if silence.freeze_ids:
-            return Judgement()  # named: the ledger decides
-        if self._baseline().match(path, silence, self.exists) is not None:
-            return Judgement(accepted=BASELINE)
+            return SilenceFacts.bare(silence)  # named: the ledger decides
+        condition = None
         found = silence_conditions(dotted_name(silence), silence.call)
         if found is not None:
             conditions, negate = found
-            verdict = judge(reader(), conditions, python_minors(self._facts().requires_python),
-                            negate)
-            if verdict.kind == ENVIRONMENT:
-                return Judgement(accepted=ENVIRONMENT_SKIP, detail=verdict.detail,
-                                 conditions=tuple(conditions), negate=negate)
-            if verdict.kind == ALWAYS:
+            verdict = judge(reader(), conditions, self.minors(), negate)
+            condition = (verdict.kind, verdict.detail)
+        return SilenceFacts(silence.line, silence.col, silence.kind, silence.freeze_ids,
+                            silence.targets, silence.scope, silence.code,
+                            silence_digest(silence), imported_module(silence), condition)
+
+    def judge(self, path: str, silence: Silence, reader: Callable[[], ConditionReader]
+              ) -> Judgement:
+        judgement = self.judge_facts(path, self.facts_of(silence, reader))
+        if judgement.accepted == ENVIRONMENT_SKIP:  # what the run-time checks ask again
+            conditions, negate = silence_conditions(dotted_name(silence), silence.call)  # type: ignore[misc]
+            judgement = Judgement(accepted=ENVIRONMENT_SKIP, detail=judgement.detail,
+                                  conditions=tuple(conditions), negate=negate)
+        return judgement
+
+    def judge_facts(self, path: str, facts: SilenceFacts) -> Judgement:
+        """Rules 39-41 for one silence (without the conditions' syntax)."""
+        if facts.freeze_ids:
+            return Judgement()  # named: the ledger decides
+        if self._baseline().match(path, facts, self.exists, facts.digest) is not None:
+            return Judgement(accepted=BASELINE)
+        if facts.condition is not None:
+            kind, detail = facts.condition
+            if kind == ENVIRONMENT:
+                return Judgement(accepted=ENVIRONMENT_SKIP, detail=detail)
+            if kind == ALWAYS:
                 return Judgement(finding=Finding(
-                    path, silence.line, silence.col, 'OG320',
-                    f'{silence.code}: the condition is true on every platform, implementation, '
+                    path, facts.line, facts.col, 'OG320',
+                    f'{facts.code}: the condition is true on every platform, implementation, '
                     'bitness and Python version the project supports: a silence in disguise',
                     'fix the test; or name the freeze (FZ-<n> in the reason, a ledger row)',
                 ))
-            return Judgement(detail=verdict.detail)
-        module = imported_module(silence)
+            return Judgement(detail=detail)
+        module = facts.module
         if module is not None:
             if self._facts().declares(module):
                 return Judgement(accepted=DECLARED_IMPORT)
             return Judgement(finding=Finding(
-                path, silence.line, silence.col, 'OG321',
+                path, facts.line, facts.col, 'OG321',
                 f'importorskip({module!r}): {module} is neither a declared dependency nor in '
                 'optional-modules, so this test runs nowhere: a silence in disguise',
                 'declare the dependency (pyproject.toml, a requirements file), or add the '
