@@ -252,10 +252,14 @@ def test_files(ctx: RunContext) -> list[str]:
     return [p for p in candidates if cfg.is_test_code(p)]
 
 
-def _read(root: str, path: str) -> bytes | None:
+def _read(root: str, path: str, real_root: str | None = None) -> bytes | None:
+    """The bytes of a file under ``root`` (``real_root``: its realpath, when known), None
+    when it is missing or leaves the repository through a symlink."""
     full = os.path.join(root, path)
     real = os.path.realpath(full)
-    if os.path.commonpath([real, os.path.realpath(root)]) != os.path.realpath(root):
+    if real_root is None:
+        real_root = os.path.realpath(root)
+    if os.path.commonpath([real, real_root]) != real_root:
         return None
     try:
         with open(full, 'rb') as f:
@@ -315,8 +319,9 @@ def check(ctx: RunContext) -> list[Finding]:
     ]
     files = [p for p in test_files(ctx) if p not in links]  # a link's text is no code
     scans = scan_cache(ctx)
+    real_root = os.path.realpath(cfg.root)
     for path in files:
-        source = _read(cfg.root, path) if view is None else view.read(path)
+        source = _read(cfg.root, path, real_root) if view is None else view.read(path)
         if source is None:
             if os.path.islink(os.path.join(cfg.root, path)):
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
