@@ -20,9 +20,9 @@ Prints, in one run:
 2. check-named-freezes over real test files — the corpus of benchmarks/corpus.py with
    ``--corpus DIR`` (numpy, pandas, scipy and pytest's suites, downloaded once into DIR),
    the venv made by benchmarks/real_suites.py with ``--suites-venv``, or a synthetic
-   corpus — as a ratio to ``ruff check --select PT --no-cache`` on the same files: one
-   process, split over the CPUs, and (corpus) ``pre-commit run --all-files`` itself,
-   without and with the scan cache;
+   corpus — as a ratio to ``ruff check --select PT`` on the same files: one process,
+   split over the CPUs, and (corpus) ``pre-commit run --all-files`` itself, cold (against
+   ``ruff --no-cache``) and with the scan cache warm (against ruff with its cache warm);
 3. check-fixture-manifest --all-files over N MB of fixtures as a ratio to ``sha256sum``,
    and the peak RSS of the hook on one 1 GB fixture next to that of ``python -c pass``;
 4. which of yaml, jsonschema, identify and hypothesis each hook module imports, at import
@@ -388,9 +388,14 @@ def scanning(tmp: str, suites: str | None, runs: int, venv: CleanVenv,
 
 
 def corpus_scanning(tmp: str, cache: str, runs: int, venv: CleanVenv) -> list[str]:
-    """check-named-freezes over the corpus of benchmarks/corpus.py, in its own repository:
-    one process, split as pre-commit splits, and ``pre-commit run --all-files`` itself
-    (a ``repo: local`` hook whose entry is the clean venv's console script)."""
+    """check-named-freezes over the corpus of benchmarks/corpus.py, in its own repository,
+    against ruff's PT rules on the same files: cold (no cache on either side: ``ruff
+    --no-cache``, the scan cache off) and warm (both caches filled by one run first: a
+    developer's second run). The hook runs as one process, and as ``pre-commit run
+    --all-files`` with two ``repo: local`` definitions whose entry is the clean venv's
+    console script: with file names, so pre-commit splits them over the CPUs (one process
+    each, each paying the imports), and as the shipped manifest has it
+    (``pass_filenames: false``, ``require_serial``: one process that asks git)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import corpus
 
@@ -399,52 +404,65 @@ def corpus_scanning(tmp: str, cache: str, runs: int, venv: CleanVenv) -> list[st
     ruff_exe = find_ruff(tmp)
     if ruff_exe is None:
         return ['## check-named-freezes vs ruff: ruff could not be found or installed']
-    cpus = os.cpu_count() or 1
     hook = venv.script('check-named-freezes')
-    config = os.path.join(tmp, 'corpus-pre-commit.yaml')
-    with open(config, 'w') as f:
-        f.write('repos:\n- repo: local\n  hooks:\n  - id: check-named-freezes\n'
-                '    name: check-named-freezes\n'
-                f'    entry: {hook[0]}\n    language: system\n    types: [python]\n')
+    configs = {}
+    for name, options in (('split', '    types: [python]\n'),
+                          ('shipped', '    pass_filenames: false\n    always_run: true\n'
+                                      '    require_serial: true\n')):
+        configs[name] = os.path.join(tmp, f'corpus-pre-commit-{name}.yaml')
+        with open(configs[name], 'w') as f:
+            f.write('repos:\n- repo: local\n  hooks:\n  - id: check-named-freezes\n'
+                    '    name: check-named-freezes\n'
+                    f'    entry: {hook[0]}\n    language: system\n{options}')
     env = {**venv.env, 'PRE_COMMIT_HOME': os.path.join(tmp, 'pre-commit-home'),
            'ORACLE_GUARD_SCAN_CACHE': '0', 'XDG_CACHE_HOME': os.path.join(tmp, 'xdg')}
+    ruff_args = ['check', '--select', 'PT', '--exit-zero', '-q']
+    split = 'pre-commit run check-named-freezes --all-files'
+    shipped = f'{split} (as shipped: one process)'
     commands: dict[str, object] = {
-        'ruff': [ruff_exe, 'check', '--select', 'PT', '--no-cache', '--exit-zero', '-q',
-                 *paths],
+        'ruff': [ruff_exe, *ruff_args, '--no-cache', *paths],
         'hook, 1 process': [*hook, *paths],
-        f'hook, {cpus} processes': tuple([*hook, *paths[i::cpus]] for i in range(cpus)),
     }
     has_pre_commit = subprocess.run([sys.executable, '-m', 'pre_commit', '--version'],
                                     capture_output=True).returncode == 0
     if has_pre_commit:
-        commands['pre-commit run check-named-freezes --all-files'] = [
-            sys.executable, '-m', 'pre_commit', 'run', '--config', config, '--all-files']
+        for name, config in ((split, configs['split']), (shipped, configs['shipped'])):
+            commands[name] = [sys.executable, '-m', 'pre_commit', 'run', '--config', config,
+                              '--all-files']
     result = interleaved(commands, root, runs, env)
+    # Warm: ruff's cache and the scan cache of a developer's machine, each filled by one run.
     cached = {**env, 'ORACLE_GUARD_SCAN_CACHE': '1'}
-    if has_pre_commit:  # the scan cache of a developer's machine, warmed by one run
-        warm = commands['pre-commit run check-named-freezes --all-files']
-        run_once(warm, root, cached)  # type: ignore[arg-type]
-        result.update({f'{name}, scan cache warm': entry for name, entry in interleaved(
-            {'pre-commit run check-named-freezes --all-files': warm}, root, runs,
-            cached).items()})
-    ruff = result['ruff']['median']
-    lines = [f'## check-named-freezes vs `ruff check --select PT --no-cache`: {len(paths)} '
+    warm: dict[str, object] = {
+        'ruff, cache warm': [ruff_exe, *ruff_args, '--cache-dir',
+                             os.path.join(tmp, 'ruff-cache'), *paths],
+        'hook, 1 process, scan cache warm': commands['hook, 1 process'],
+    }
+    if has_pre_commit:
+        warm[f'{split}, scan cache warm'] = commands[split]
+        warm[f'{shipped}, scan cache warm'] = commands[shipped]
+    for argv in warm.values():
+        run_once(argv, root, cached)  # type: ignore[arg-type]
+    result.update(interleaved(warm, root, runs, cached))
+    lines = [f'## check-named-freezes vs `ruff check --select PT`: {len(paths)} '
              f'test files of numpy, pandas, scipy and pytest ({size / 1e6:.1f} MB, '
-             f'benchmarks/corpus.py), median of {runs} interleaved runs', '',
+             f'benchmarks/corpus.py), median of {runs} interleaved runs; cold rows against '
+             '`ruff --no-cache`, warm rows against ruff with its cache warm', '',
              '| command | exit | seconds (wall) | × ruff | CPU seconds | CPU × ruff |',
              '|---|---|---|---|---|---|']
     for name, entry in result.items():
-        cpu = f'{entry["cpu"]:.2f} | {entry["cpu"] / result["ruff"]["cpu"]:.2f}' \
-            if entry['cpu'] else '– | –'
+        peer = result['ruff, cache warm' if 'warm' in name else 'ruff']
         lines.append(f'| {name} | {entry["rc"]} | {entry["median"]:.2f} | '
-                     f'{entry["median"] / ruff:.2f} | {cpu} |')
-    row = 'pre-commit run check-named-freezes --all-files' if has_pre_commit else \
-        f'hook, {cpus} processes'
-    summarise(f'corpus scan, `{row}` vs ruff --select PT (wall)',
-              result[row]['median'] / ruff, 2.5)
-    if has_pre_commit:
-        summarise('the same, scan cache warm (a developer\'s second run)',
-                  result[row + ', scan cache warm']['median'] / ruff, 2.5)
+                     f'{entry["median"] / peer["median"]:.2f} | {entry["cpu"]:.2f} | '
+                     f'{entry["cpu"] / peer["cpu"]:.2f} |')
+    row = split if has_pre_commit else 'hook, 1 process'
+    for label, name, peer in (('cold, vs ruff --no-cache', row, 'ruff'),
+                              ('scan cache warm, vs ruff with its cache warm',
+                               f'{row}, scan cache warm' if has_pre_commit else
+                               'hook, 1 process, scan cache warm', 'ruff, cache warm')):
+        summarise(f'corpus scan, `{row}`, {label} (CPU)',
+                  result[name]['cpu'] / result[peer]['cpu'], 2.5)
+        summarise(f'corpus scan, `{row}`, {label} (wall)',
+                  result[name]['median'] / result[peer]['median'], 2.5)
     return lines
 
 
