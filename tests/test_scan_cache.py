@@ -300,3 +300,20 @@ def test_a_warm_run_reports_what_a_cold_run_reports_on_every_real_form(repo, par
     # the row's test still live there?), once per run like every judged document.
     assert parses == ['tests/test_0.py']
     assert len(set(reference.codes)) >= 6, reference.codes  # many rules were judged
+
+
+def test_a_file_using_a_helpers_name_is_judged_with_the_helper_as_it_is_now(repo):
+    # Rule 14: the skip comes from tests/harness.py, so the test file's bytes alone do not
+    # decide its scan; a warm run must see the helper change although the file did not.
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n')
+    repo.write('tests/harness.py', 'def skip(reason):\n    return lambda f: f\n')
+    repo.write('tests/test_a.py', 'from harness import skip\n\n\n@skip("later")\n'
+                                  'def test_a():\n    assert 1\n')
+    repo.commit('tests')
+    first = repo.run(main, '--all-files')
+    assert first.rc == 0, first.out
+
+    repo.write('tests/harness.py', 'from unittest import skip  # noqa: F401\n')
+    second = repo.run(main, '--all-files')
+
+    assert second.rc == 1 and 'tests/test_a.py:4' in second.out, second.out

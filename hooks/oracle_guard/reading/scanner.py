@@ -280,6 +280,8 @@ class ImportAliases:
         """``from M import n`` (relative too) where M, or M.n, is a helper module."""
         helpers = self.helpers
         base = helpers.module(node.module, node.level)
+        if base is not None:  # whatever it binds now: what the helper says may change
+            self.uses_helpers = True
         for alias in node.names:
             if alias.name == '*':
                 if base is not None:
