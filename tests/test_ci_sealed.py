@@ -439,6 +439,30 @@ def test_twin_whose_module_does_not_import_elsewhere_is_left_out_with_a_note(tmp
     assert 'the twin canary (the twin of tests/test_calc.py::test_add_named' in ci.out, ci.out
 
 
+BAG = '''\
+class Bag:
+    def __init__(self, items):
+        self.items = sorted(items)
+
+    def __eq__(self, other):
+        if type(other) is not Bag:  # pyrsistent's PBag refuses other types like this
+            raise TypeError("Can only compare Bag with Bags")
+        return self.items == other.items
+'''
+
+
+def test_twin_whose_value_refuses_the_sentinel_is_inconclusive_not_forged(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # An honest __eq__ that raises for a foreign type fails the twin before its sentinel.
+    calc = twin_repo(tmp_path, 'from bag import Bag\n\n\n'
+                     'def test_bag_ignores_order():\n    assert Bag([2, 1]) == Bag([1, 2])\n',
+                     **{'src/bag.py': BAG})
+    ci = calc.ci(PYTEST)
+    assert ci.rc == 0, ci.out
+    assert 'OG724' not in ci.out, ci.out
+    assert 'canary is inconclusive: the compared value refused the sentinel (TypeError' \
+        in ci.out, ci.out
+
+
 def test_real_failure_keeps_exit_1_with_the_canaries_subtracted(calc: CiRepo) -> None:
     calc.pull_request({})
     ci = calc.ci(PYTEST)

@@ -303,6 +303,32 @@ def dropped_notes(plan: CanaryPlan, record: RunRecord) -> list[str]:
             for c in plan.canaries if c.optional and c.module in record.canaries_dropped]
 
 
+def _refused_the_sentinel(crash: str) -> bool:
+    """Whether a twin failed because the comparison itself raised, not at an assert: an
+    honest ``__eq__`` may refuse a foreign type (pyrsistent's ``PBag`` raises
+    ``TypeError``), and an array compared with a sentinel has no truth value
+    (``ValueError``). The twin then cannot tell a lying ``==`` from an honest one: it is
+    inconclusive, not a forged run (a limit named in docs/ci.md)."""
+    name = crash.split(':', 1)[0].strip()
+    return bool(name) and name.isidentifier() and name != 'AssertionError' and \
+        (name.endswith('Error') or name.endswith('Exception'))
+
+
+def inconclusive_notes(plan: CanaryPlan, record: RunRecord) -> list[str]:
+    notes = []
+    for canary in plan.canaries:
+        if not canary.message:
+            continue
+        for nodeid in (n for n in record.items if canary.matches(n)):
+            crash = str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
+            if record.outcome(nodeid) == canary.expect and canary.message not in crash and \
+                    _refused_the_sentinel(crash):
+                notes.append(f'oracle-guard ci: note: the {canary.kind} canary is '
+                             f'inconclusive: the compared value refused the sentinel '
+                             f'({crash[:120]}), so its == was not checked')
+    return notes
+
+
 def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
     findings: list[Finding] = []
     hint = ('something in the pull request changes how tests end (a wrapped runtest, a patched '
@@ -321,6 +347,8 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
             outcome = record.outcome(nodeid)
             crash = str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
             if outcome == canary.expect and canary.message and canary.message not in crash:
+                if _refused_the_sentinel(crash):
+                    continue  # inconclusive_notes says so
                 findings.append(Finding(
                     '.', 1, 1, 'OG724', f'forged run: a canary the gate planted ({canary.kind}) '
                     f'failed, but not at its sentinel: {crash[:200] or "no message"}', hint))

@@ -228,5 +228,6 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
     judged = plan.without(full)
     if exit_code == 1 and not stream.failed_tests(judged) and stream.failed_tests(full):
         exit_code = 0  # pytest's status had the gate planted no failing canary
-    notes = [*integrity.integrity_notes(before), *canaries.dropped_notes(plan, full)]
+    notes = [*integrity.integrity_notes(before), *canaries.dropped_notes(plan, full),
+             *canaries.inconclusive_notes(plan, full)]
     return SealedRun(judged, exit_code, findings, notes, len(plan.canaries))
