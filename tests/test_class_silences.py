@@ -152,3 +152,40 @@ def test_gate_accepts_a_baselined_marker_of_a_base_class(tmp_path) -> None:  # t
     calc.pull_request({'NOTES.md': 'a pull request\n'}, bug=False)
     ci = calc.ci()
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+HARNESS = '''\
+import unittest
+
+__all__ = ["TestCase", "skip"]
+
+skip = unittest.skip
+
+
+class TestCase(unittest.TestCase):
+    pass
+'''
+USES_HARNESS = '''\
+from harness import TestCase
+
+
+class TestApi(TestCase):
+    def test_empty(self):
+        assert 1
+'''
+
+
+def test_gate_fails_a_skip_a_base_class_module_re_export_does_not_explain(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """pyflakes: tests/harness.py re-exports `unittest.skip` (baselined at adoption, module
+    scope) and holds the base class of the tests. A new computed-name skip in a subclass's
+    test is not explained by the base's module-level entry: only a marker of the base
+    class itself is inherited (rule 39)."""
+    calc = adopted_with(str(tmp_path / 'repo'), {'tests/harness.py': HARNESS,
+                                                 'tests/test_api.py': USES_HARNESS})
+    calc.pull_request({'tests/test_api.py': USES_HARNESS.replace(
+        '        assert 1\n', '        getattr(__import__("pytest"), "sk" + "ip")("later")\n'
+        '        assert 1\n')}, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 1, ci.out
+    assert 'tests/test_api.py::TestApi::test_empty was skipped' in ci.out, ci.out
+    assert 'OG706' in ci.out, ci.out

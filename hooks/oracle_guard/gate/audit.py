@@ -175,10 +175,12 @@ _RUN_KINDS = {'skip': ('skip',), 'skipif': ('skipif',), 'xfail': ('xfail',),
                                                                             'collection-skip')}
 
 
-def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | None:
+def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
+                         module_level: bool = True) -> str | None:
     """A baselined silence of that very test (rule 39), an environment condition of it
     that holds in this interpreter (rule 40), or an importorskip of a declared module
-    whose import failed (rule 41)."""
+    whose import failed (rule 41). ``module_level=False``: only the test's own and its
+    class's silences count, not the module's (a base class in a helper module)."""
     from oracle_guard.reading.silence_acceptance import BASELINE
     from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
     from oracle_guard.reading.silence_acceptance import ENVIRONMENT_SKIP
@@ -190,7 +192,8 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | No
     keys = [function] if outcome.kind != 'collection-skip' else []
     if keys and '::' in function:  # a class-level silence covers the inherited tests too
         keys.append(class_key(function.rsplit('::', 1)[0]))
-    keys.append('')  # module level covers every test of the file
+    if module_level:
+        keys.append('')  # module level covers every test of the file
     for key in keys:
         for silence in accepted.get(key, ()):
             if outcome.kind not in _RUN_KINDS.get(silence.kind, (silence.kind,)):
@@ -661,9 +664,12 @@ class _Audit:
         name = function_of(identity).rsplit('::', 1)[-1]
         for filename, base in self.record.items.get(nodeid, {}).get('bases') or ():
             where = _rel(str(filename), self.roots)
+            # Only the base class's own marker: the base's module-level entries are not
+            # this test's (pyflakes' harness.py baselines its `skip = unittest.skip`
+            # re-export, which would otherwise explain any skip of any TestCase subclass).
             if self.ctx.cfg.is_test_code(where) and adoption_explanation(SilenceOutcome(
                     nodeid, where, f'{base}::{name}', outcome.kind, outcome.reason,
-                    None, outcome.markers), self.ctx) is not None:
+                    None, outcome.markers), self.ctx, module_level=False) is not None:
                 return
         verb = 'xfailed' if 'wasxfail' in report else 'skipped'
         self.add(path, line, 'OG706',
