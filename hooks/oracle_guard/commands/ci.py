@@ -222,6 +222,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     from oracle_guard.gate import audit
     from oracle_guard.gate import sealed
     from oracle_guard.gate import reference
+    from oracle_guard.gate import base_collection
     from oracle_guard.gate.approval import decide
 
     sections = review_report.report_sections(ctx)
@@ -250,6 +251,14 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         ctx, test_python, approved=approval.approved and bool(approval.changes),
         approved_files=[item.path for item in approval.changes],
         timings=timings) if args.reference_run else None
+    # Rule 39b: what the baseline records as left out at adoption is accepted only while
+    # the base revision's own collection leaves it out too; that collection runs beside
+    # the test command, in a tree of the base revision written from git objects now.
+    collector = None
+    if ctx.changes.has_base and base_collection.needed(head_view, cfg):
+        with timings.step('base collection'):
+            collector = base_collection.BaseCollector(
+                cfg, TreeView(cfg.root, ctx.changes.base), test_python)
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
@@ -269,6 +278,16 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
             tracked=frozenset(head_view.paths()),
         )
+        if collector is not None:
+            with timings.step('base collection'):
+                audit_ctx.base_collection = collector.wait()
+            if audit_ctx.base_collection.error:
+                ctx.notes.append(
+                    'oracle-guard ci: note: the base revision\'s collection did not '
+                    f'complete ({audit_ctx.base_collection.error}): no test the baseline '
+                    'records as left out at adoption is accepted (rule 39b)')
+        if started is not None:
+            started.base_collection = audit_ctx.base_collection
         with timings.step('audit'):
             findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())

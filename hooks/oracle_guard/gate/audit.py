@@ -85,6 +85,21 @@ class SilenceOutcome:
 
 
 @dataclass
+class BaseCollection:
+    """``path::identity`` of the base revision's own collection (rule 39b): what it kept,
+    what it left out; ``error`` when it did not complete (then nothing recorded is
+    accepted). Written by ``gate.base_collection``."""
+
+    kept: frozenset[str] = frozenset()
+    left_out: frozenset[str] = frozenset()
+    error: str = ''
+    # ``path::function`` -> the ``path::case`` ids of it in ``kept``.
+    kept_functions: dict[str, frozenset[str]] = field(default_factory=dict)
+    # Test files of the base -> their content, to tell an unchanged file.
+    sources: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass
 class AuditContext:
     cfg: Config  # the widened configuration (both sides of the change)
     record: RunRecord
@@ -95,6 +110,9 @@ class AuditContext:
     tracked: frozenset[str] = frozenset()  # files at HEAD, for what the record names
     junit_expected: str | None = None  # the JUnit file the run was asked to write
     view: TreeView | None = None  # HEAD: where the baseline and test files are read
+    # The base revision's own collection (rule 39b): a BaseCollection, or None when the
+    # baseline records nothing left out (or there is no base).
+    base_collection: BaseCollection | None = None
     _accepted: dict[str, dict[str, list]] = field(default_factory=dict)  # type: ignore[type-arg]
     _judge: object = None
     _helpers: object = None
@@ -308,9 +326,24 @@ def exclusion_explanation(path: str, identity: str, ctx: AuditContext) -> str | 
     by = excluded.get(f'{path}::{identity}')
     if by is None:
         by = excluded.get(f'{path}::{function_of(identity)}')
-    if by is not None:
+    if by is not None and left_out_at_base(path, identity, ctx):
         return f'left out at adoption ({by}), recorded in {ctx.cfg.baseline}'
     return None
+
+
+def left_out_at_base(path: str, identity: str, ctx: AuditContext) -> bool:
+    """Rule 39b: the record accepts an identity only while the base revision's own
+    collection leaves it out too (deselected there, or no case of its function collected
+    there): a test that ran on the base runs in the pull request, whatever the record
+    says, and a case that did not exist at the base is not the record's."""
+    base = ctx.base_collection
+    if base is None:
+        return True  # no base to ask (a run without one): the record as it is
+    if base.error:
+        return False
+    if f'{path}::{identity}' in base.left_out:
+        return True
+    return f'{path}::{function_of(identity)}' not in base.kept_functions
 
 
 # -- the inventory -------------------------------------------------------------------------
@@ -589,6 +622,8 @@ class _Audit:
                          'a pull request runs every test; freeze it in the ledger if it '
                          'must not run')
             if key in collected or key in deselected:
+                self.vanished_cases(path, identity, test,
+                                    collected.get(key, []) + deselected.get(key, []))
                 continue
             if path in skipped_modules:
                 problem = skipped_modules[path]
@@ -620,6 +655,34 @@ class _Audit:
                          'the run)',
                          'a pull request runs every test that pytest\'s default rules find '
                          'under the test roots; freeze it in the ledger if it must not run')
+
+    def vanished_cases(self, path: str, identity: str, test: TestDef,
+                       present: list[str]) -> None:
+        """Rule 39b: a case the base revision's collection kept that is gone from this
+        run (neither collected nor deselected) did not run, though other cases of its
+        function did: the ids of a parametrization read from src/ are src/'s to move.
+        Judged for a test file the pull request leaves as it is at the base."""
+        base = self.ctx.base_collection
+        if base is None or base.error:
+            return
+        source = base.sources.get(path)
+        if source is None or source != self.ctx.head().read(path):
+            return
+        here = {f'{path}::{identity_of(nodeid)}' for nodeid in present}
+        function = f'{path}::{identity}'
+        gone = sorted(k for k in base.kept_functions.get(function, ())
+                      if k not in here and k != function)
+        if not gone:
+            return
+        what = gone[0] if len(gone) == 1 else (
+            f'{len(gone)} cases of {function} ({", ".join(gone[:3])}'
+            f'{", ..." if len(gone) > 3 else ""})')
+        self.add(path, test.line, 'OG703',
+                 f'{what} ran in the base revision\'s collection and '
+                 f'{"is" if len(gone) == 1 else "are"} gone from this run (a parameter '
+                 'renamed or dropped by src/)',
+                 'a pull request runs every case the base ran; freeze it in the ledger if '
+                 'it must not run')
 
     # -- outcomes ------------------------------------------------------------------------
     def outcomes(self, finished: bool) -> None:

@@ -490,7 +490,8 @@ def _describe_failure(record: RunRecord, nodeid: str) -> str:
 
 def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: TreeView,
                     inventory: dict[tuple[str, str], audit.TestDef],
-                    ledger: FreezeLedger | None, today: datetime.date) -> list[Finding]:
+                    ledger: FreezeLedger | None, today: datetime.date,
+                    base_collection: audit.BaseCollection | None = None) -> list[Finding]:
     record = run.record
     findings: list[Finding] = []
     if record.empty:
@@ -502,7 +503,8 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
                         'dependencies installed')]
     ctx = audit.AuditContext(cfg=cfg.replace(root=tree.root), record=record,
                              inventory=inventory, ledger=ledger, today=today,
-                             src_modules=audit.src_modules(code, cfg), view=oracle)
+                             src_modules=audit.src_modules(code, cfg), view=oracle,
+                             base_collection=base_collection)
     broken_modules = {}
     for problem in record.collect_problems:
         if problem.get('outcome') == 'failed':
@@ -618,6 +620,8 @@ class ReferenceRuns:
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-reference-')
         self.timings = timings if timings is not None else Timings()
         self.watcher: threading.Thread | None = None
+        # The base revision's own collection (rule 39b), when the gate ran one.
+        self.base_collection: audit.BaseCollection | None = None
 
     def close(self) -> None:
         child = self.pending[3] if self.pending else None
@@ -699,7 +703,8 @@ class ReferenceRuns:
             run = child.wait()
             found = run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
                                                  self.head.view, inventory,
-                                                 self.ledger(self.oracle), self.ctx.today)
+                                                 self.ledger(self.oracle), self.ctx.today,
+                                                 self.base_collection)
         finally:
             # Its CPU is counted when it is reaped; its wall time ends when it exited.
             if self.watcher is not None:
