@@ -82,6 +82,8 @@ class SilenceOutcome:
     reason: str
     where: tuple[str, int] | None  # the location pytest reported for the skip
     markers: tuple[tuple[str, str, str], ...]  # (name, args repr, kwargs repr)
+    # the module its reason says could not be imported was loaded in that process (rule 41)
+    imported: bool = False
 
 
 @dataclass
@@ -216,6 +218,9 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
         for silence in accepted.get(key, ()):
             if outcome.kind not in _RUN_KINDS.get(silence.kind, (silence.kind,)):
                 continue
+            if silence.kind == 'importorskip' and not _raised_here(
+                    outcome, ctx, outcome.path, silence.lines):
+                continue  # importorskip's words from elsewhere, or an import that worked
             if silence.why == BASELINE:
                 return f'baseline: {silence.kind}'
             if silence.why == ENVIRONMENT_SKIP and silence.held:
@@ -228,7 +233,7 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
             # setUp, a helper method): a baselined skipTest/SkipTest of this very test
             # is the one that ran when the run's reason is its literal reason.
             if silence.kind in _UNITTEST_IMPERATIVE and silence.why == BASELINE and \
-                    outcome.kind == 'skip' and silence.reason and \
+                    outcome.kind == 'skip' and silence.reason and not outcome.imported and \
                     _skip_reason(outcome.reason) == silence.reason:
                 return f'baseline: {silence.kind} ({silence.reason!r})'
     return _helper_importorskip(outcome, ctx, keys)
@@ -240,6 +245,27 @@ _UNITTEST_IMPERATIVE = ('skipTest', 'SkipTest')
 def _skip_reason(reported: str) -> str:
     """The reason a skip was raised with, as the run reports it (``Skipped: why``)."""
     return reported[len('Skipped: '):] if reported.startswith('Skipped: ') else reported
+
+
+def _where(outcome: SilenceOutcome, ctx: AuditContext) -> tuple[str, int] | None:
+    """The repository-relative file and line pytest reported the skip at."""
+    if outcome.where is None:
+        return None
+    where, line = outcome.where
+    if os.path.isabs(where):
+        where = os.path.relpath(os.path.realpath(where), os.path.realpath(ctx.cfg.root))
+    return where.replace(os.sep, '/'), int(line)
+
+
+def _raised_here(outcome: SilenceOutcome, ctx: AuditContext, path: str,
+                 lines: Iterable[int]) -> bool:
+    """An importorskip explains a skip only when pytest reports it at that very call
+    (pytest hides importorskip's own frames, so a real one is reported at its caller's
+    line, a helper that borrows its words at the helper's line) and the module did not
+    load in that process (an import that worked explains nothing). Rule 41."""
+    if outcome.imported:
+        return False
+    return _where(outcome, ctx) in {(path, line) for line in lines}
 
 
 def _conftests_above(path: str) -> list[str]:
@@ -257,11 +283,12 @@ _IMPERATIVE = ('skip', 'importorskip', 'SkipTest', 'skipTest')
 def _raised_by_accepted(outcome: SilenceOutcome, ctx: AuditContext) -> str | None:
     """A skip pytest reports at the very call of a baselined (or declared) imperative
     silence in test code: ``raise SkipTest`` in a shared decorator of a helper module,
-    ``pytest.skip`` in a helper function. The location proves which silence ran."""
+    ``pytest.skip`` in a helper function. The location proves which silence ran; a reason
+    that says a module could not be imported while it is loaded explains nothing (rule 41)."""
     from oracle_guard.reading.silence_acceptance import BASELINE
     from oracle_guard.reading.silence_acceptance import DECLARED_IMPORT
 
-    if outcome.where is None or 'wasxfail' in outcome.reason:
+    if outcome.where is None or 'wasxfail' in outcome.reason or outcome.imported:
         return None
     where, line = outcome.where
     if os.path.isabs(where):
@@ -292,6 +319,9 @@ def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[
         return raised
     if outcome.kind not in ('skip', 'collection-skip'):
         return None
+    # A fixture's skip is reported at the test's own line (its first decorator or def).
+    test = ctx.inventory.get((outcome.path, function_of(outcome.identity)))
+    test_lines = (test.first_line, test.line) if test is not None else ()
     for path in [outcome.path, *_conftests_above(outcome.path)]:
         for key, silences in ctx.accepted(path).items():
             if path == outcome.path and (key in keys or (path, key) in ctx.inventory):
@@ -302,13 +332,16 @@ def _helper_importorskip(outcome: SilenceOutcome, ctx: AuditContext, keys: list[
                 named = f"'{silence.module}'" in outcome.reason if silence.module else \
                     silence.why == BASELINE and "could not import '" in outcome.reason
                 if silence.kind == 'importorskip' and named and \
-                        silence.why in (BASELINE, DECLARED_IMPORT):
+                        silence.why in (BASELINE, DECLARED_IMPORT) and \
+                        (_raised_here(outcome, ctx, outcome.path, test_lines) or
+                         _raised_here(outcome, ctx, path, silence.lines)):
                     how = 'baseline' if silence.why == BASELINE else 'declared dependency'
                     return f'importorskip({silence.module!r}) in {path}::{key or "<module>"} ({how})'
                 # pytest reports a skip a fixture raised at the test's own line: the
                 # baselined skip of a fixture is the one that ran when the reason is its.
                 if silence.kind in _IMPERATIVE and silence.why == BASELINE and \
-                        silence.reason and _skip_reason(outcome.reason) == silence.reason:
+                        silence.reason and not outcome.imported and \
+                        _skip_reason(outcome.reason) == silence.reason:
                     return f'{silence.kind}({silence.reason!r}) in {path}::{key} (baseline)'
     return None
 
@@ -463,6 +496,12 @@ def src_modules(view: TreeView, cfg: Config) -> dict[str, str]:
 
 
 # -- the audit -----------------------------------------------------------------------------
+def _pair(where: object) -> tuple[str, int] | None:
+    if isinstance(where, (list, tuple)) and len(where) == 2:
+        return str(where[0]), where[1]  # type: ignore[return-value]
+    return None
+
+
 def _rel(path: str, roots: Iterable[str]) -> str:
     for root in roots:
         try:
@@ -629,7 +668,8 @@ class _Audit:
                 problem = skipped_modules[path]
                 outcome = SilenceOutcome(f'{path}::{identity}', path, identity,
                                          'collection-skip', str(problem.get('reason', '')),
-                                         None, ())
+                                         _pair(problem.get('where')), (),
+                                         bool(problem.get('imported')))
                 if silence_explanation(outcome, ctx) is None:
                     self.add(path, test.line, 'OG706',
                              f'{path}::{identity} was skipped with its whole module at '
@@ -714,6 +754,7 @@ class _Audit:
             nodeid, path, identity, _silence_kind(report, markers),
             str(report.get('reason', report.get('wasxfail', ''))),
             (where[0], where[1]) if where else None, markers,  # type: ignore[arg-type]
+            bool(report.get('imported')),
         )
         if silence_explanation(outcome, self.ctx) is not None:
             return

@@ -239,6 +239,20 @@ def compiled_from_source(path: str, config: Any, rewritten: bool
     return digest, _codes_by_place(code)
 
 
+_COULD_NOT_IMPORT = "could not import '"
+
+
+def _imported(reason: str) -> bool:
+    """Whether the module a skip's reason says could not be imported is loaded in this
+    process: then its import did not fail here, and the reason explains nothing (the
+    audit's importorskip explanation, rule 41)."""
+    start = reason.find(_COULD_NOT_IMPORT)
+    if start < 0:
+        return False
+    name = reason[start + len(_COULD_NOT_IMPORT):].split("'", 1)[0]
+    return bool(name) and sys.modules.get(name) is not None
+
+
 def switch_offs(config: Any) -> list[str]:
     """``-p no:oracle_guard`` (or no:junitxml) wherever pytest reads options from: the
     run goes on with the plugin forced on, but the attempt is worth a finding."""
@@ -378,9 +392,14 @@ class RunRecorder:
         if report.outcome != 'passed':
             reason = report.longrepr[2] if report.skipped and isinstance(
                 report.longrepr, tuple) else str(report.longrepr)[-500:]
-            self._write({'event': 'collect', 'nodeid': report.nodeid,
-                         'path': str(getattr(report, 'fspath', '') or ''),
-                         'outcome': report.outcome, 'reason': reason})
+            event = {'event': 'collect', 'nodeid': report.nodeid,
+                     'path': str(getattr(report, 'fspath', '') or ''),
+                     'outcome': report.outcome, 'reason': reason}
+            if report.skipped and isinstance(report.longrepr, tuple):
+                event['where'] = [str(report.longrepr[0]), report.longrepr[1]]
+                if _imported(str(reason)):
+                    event['imported'] = True
+            self._write(event)
 
     def pytest_deselected(self, items: Any) -> None:
         self._write({'event': 'deselected',
@@ -547,6 +566,8 @@ class RunRecorder:
             if isinstance(longrepr, tuple) and len(longrepr) == 3:
                 event['where'] = [str(longrepr[0]), longrepr[1]]
                 event['reason'] = str(longrepr[2])
+                if _imported(event['reason']):
+                    event['imported'] = True
             elif hasattr(report, 'wasxfail'):
                 event['reason'] = str(report.wasxfail)
             if report.nodeid in self.markers:
