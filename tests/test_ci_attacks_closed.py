@@ -13,6 +13,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from conftest import Repo
+from hook_modes import judge
+from hook_modes import mode  # noqa: F401 -- a fixture: commit, range, all-files
+from hook_modes import user  # noqa: F401 -- a fixture: the guarded repository
+from oracle_guard.commands.baseline import main as baseline
+from pre_commit_env import HookRepo
+
 from ci_repo import CiRepo
 from ci_repo import git
 from ci_repo import Run
@@ -139,3 +146,77 @@ def test_importorskip_of_a_declared_module_that_is_missing_passes_ci(tmp_path) -
     plain, ci = pull_request(repo, {'tests/test_dd.py': 'import pytest\n' + unit})
     assert plain.rc == 0 and '1 skipped' in plain.out, plain.out
     assert ci.rc == 0, ci.out
+
+
+# == rule 39: a baselined silence follows a moved file only onto a test new there ==========
+LEGACY_SKIP = ('import pytest\nfrom dd import dedupe\n\n\n'
+               '@pytest.mark.skip(reason="legacy, never fixed")\ndef test_four():\n'
+               '    assert len(dedupe([4, 3, 2, 1])) >= 0\n')
+
+
+def test_baselined_skip_moved_onto_a_test_that_ran_fails_ci(tmp_path) -> None:
+    # Attack 60: the legacy file is deleted and its skipped test_four "moved" over the
+    # running (failing) tests/test_dd.py::test_four. The entry's file is gone, so rule 39
+    # let it match anywhere; test_four existed at the base without it: OG323.
+    repo = adopt(str(tmp_path / 'repo'), unit_project(**{'tests/test_legacy.py': LEGACY_SKIP}),
+                 [{'src/dd/__init__.py': BUG}])
+    moved = 'import pytest\n' + SMALL + '\n\n' + LEGACY_SKIP.split('\n\n\n', 1)[1]
+    ci = cheat(repo, {'tests/test_legacy.py': None, 'tests/test_dd.py': moved})
+    assert [line.split(': ')[0] for line in ci.lines('OG323')] == ['tests/test_dd.py:9:2'], \
+        ci.out
+    assert 'tests/test_legacy.py' in ci.lines('OG323')[0], ci.out
+
+
+def test_baselined_skip_moved_with_its_file_passes_ci(tmp_path) -> None:
+    # The honest counterpart: the legacy file renamed, its baselined skip with it.
+    repo = adopt(str(tmp_path / 'repo'), unit_project(**{'tests/test_legacy.py': LEGACY_SKIP}),
+                 [])
+    plain, ci = pull_request(repo, {'tests/test_legacy.py': None,
+                                    'tests/test_archive.py': LEGACY_SKIP})
+    assert plain.rc == 0 and '1 skipped' in plain.out, plain.out
+    assert ci.rc == 0, ci.out
+
+
+# The same in every mode of the hooks (rule 50), on the guarded repository of conftest.py.
+APP_LEGACY = ('import pytest\n\n\n@pytest.mark.skip(reason="legacy")\ndef test_parse():\n'
+              '    assert True\n')
+APP_TEST = 'tests/test_app.py'
+
+
+def _adopted_with_legacy(repo: Repo) -> None:
+    """The root commit (adoption) holds tests/test_legacy.py and the baseline of its skip:
+    history mode judges no commit before the change."""
+    repo.write('tests/test_legacy.py', APP_LEGACY)
+    assert repo.run(baseline).rc == 0
+    repo.add()
+    root = repo.git('rev-list', '--max-parents=0', 'HEAD').strip()
+    repo.git('reset', '-q', '--soft', root)
+    repo.git('commit', '-q', '--amend', '--no-verify', '-m', 'adopt the guard')
+    assert b'tests/test_legacy.py' in repo.read('tests/oracle_baseline.json')
+
+
+def test_baselined_skip_moved_onto_a_test_that_ran_fails_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _adopted_with_legacy(user)
+    ran = user.read(APP_TEST).decode()
+
+    def move(repo: Repo) -> None:
+        repo.rm('tests/test_legacy.py')
+        repo.write(APP_TEST, 'import pytest\n' + ran.replace(
+            'def test_parse', '@pytest.mark.skip(reason="legacy")\ndef test_parse'))
+
+    result = judge(mode, user, hook_repo, move)
+    assert result.rc == 1, result.out
+    assert result.has('OG323', APP_TEST), result.out
+
+
+def test_baselined_skip_moved_to_a_new_file_passes_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _adopted_with_legacy(user)
+
+    def move(repo: Repo) -> None:
+        repo.rm('tests/test_legacy.py')
+        repo.write('tests/test_archive.py', APP_LEGACY)
+
+    result = judge(mode, user, hook_repo, move)
+    assert result.rc == 0, result.out

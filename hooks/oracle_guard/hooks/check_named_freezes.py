@@ -194,6 +194,7 @@ def judge_scan(path: str, scan: FileScan, cfg: Config, ledger_loader,
                defines: Callable[[str, str], bool] = lambda _f, _i: False,
                judge=None,  # a SilenceJudge: rules 39-41
                environment: list[Silence] | None = None,  # gets rule 40's accepted silences
+               inherited: list[tuple[Silence, str]] | None = None,  # rule 39: moved entries
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     """Rules 14-17 and 39-41 for one scanned file: what the configuration, the ledger,
     the baseline, the declared dependencies and the date decide, read anew every run.
@@ -208,6 +209,9 @@ def judge_scan(path: str, scan: FileScan, cfg: Config, ledger_loader,
             if judgement.accepted == 'environment' and environment is not None and \
                     scan.silences:
                 environment.append(scan.silences[at])  # rule 40b asks the base about it
+            if judgement.accepted == 'baseline' and judgement.moved_from and \
+                    inherited is not None and scan.silences:
+                inherited.append((scan.silences[at], judgement.moved_from))  # rule 39 asks it
             if judgement.accepted:
                 continue
             if judgement.finding is not None:
@@ -224,10 +228,11 @@ def check_file(path: str, source: bytes, cfg: Config, ledger_loader,
                judge=None,  # a SilenceJudge: rules 39-41
                environment: list[Silence] | None = None,  # gets rule 40's accepted silences
                helpers=None,  # a HelperModules of the judged side (rule 14)
+               inherited: list[tuple[Silence, str]] | None = None,  # rule 39: moved entries
                ) -> list[Finding]:  # type: ignore[no-untyped-def]
     """Rules 14-17, 35, 35b, 36 and 39-41 for one test file."""
     return judge_scan(path, scan_file(path, source, judge, helpers), cfg, ledger_loader,
-                      today, defines, judge, environment)
+                      today, defines, judge, environment, inherited)
 
 
 def scan_cache(ctx: RunContext):  # type: ignore[no-untyped-def]
@@ -329,9 +334,11 @@ def check(ctx: RunContext) -> list[Finding]:
             continue
         if scans is None:
             environment: list[Silence] = []
+            inherited: list[tuple[Silence, str]] = []
             findings.extend(check_file(path, source, cfg, ledger, lambda: ctx.today, defines,
-                                       judge, environment, helpers))
+                                       judge, environment, helpers, inherited))
             findings.extend(added_environment_conditions(ctx, path, environment))
+            findings.extend(inherited_baseline_silences(ctx, path, inherited))
             continue
         # A run over the whole tree (no base: rule 40b has nothing to ask) re-judges what
         # an earlier run found in the same bytes, without parsing them again.
@@ -516,6 +523,22 @@ def added_environment_conditions(ctx: RunContext, path: str, accepted: list[Sile
                  None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old))
 
 
+def inherited_baseline_silences(ctx: RunContext, path: str,
+                                inherited: list[tuple[Silence, str]]) -> list[Finding]:
+    """Rule 39, where there is a base to ask: a baseline entry of a file that is gone
+    matched here on a test that existed at the base without it (OG323)."""
+    if not inherited or ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE) or \
+            not ctx.changes.has_base:
+        return []
+    from oracle_guard.reading.silence_acceptance import inherited_baseline_silences as found
+
+    old = next((c.old_path for c in ctx.changes.changes
+                if c.path == path and c.status in ('R', 'C') and c.old_path), path)
+    base = ctx.changes.base_view
+    return found(path, inherited, ctx.changes.read_base(old),
+                 None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old))
+
+
 class LazyHelperModules:
     """The helper modules under the tests roots on one side (rule 14), built when a file
     is scanned: a commit whose test files hold no silence word imports nothing more."""
@@ -548,9 +571,11 @@ def history_check(ctx: RunContext) -> list[Finding]:
         if source is None:
             continue
         environment: list[Silence] = []
+        inherited: list[tuple[Silence, str]] = []
         check_file(path, source, cfg, lambda: _no_ledger(cfg), lambda: ctx.today, judge=judge,
-                   environment=environment, helpers=helpers)
+                   environment=environment, helpers=helpers, inherited=inherited)
         findings.extend(added_environment_conditions(ctx, path, environment))
+        findings.extend(inherited_baseline_silences(ctx, path, inherited))
     return findings
 
 

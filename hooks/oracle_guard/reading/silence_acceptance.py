@@ -41,6 +41,7 @@ class Judgement:
     detail: str = ''  # for an environment condition: where it is false, or why unknown
     conditions: tuple[ast.expr, ...] = ()  # to ask at run time whether it held
     negate: bool = False
+    moved_from: str = ''  # a baseline entry of a file that is gone: where it was (rule 39)
 
 
 def dotted_name(silence: Silence) -> str:
@@ -157,8 +158,10 @@ class SilenceJudge:
         """Rules 39-41 for one silence (without the conditions' syntax)."""
         if facts.freeze_ids:
             return Judgement()  # named: the ledger decides
-        if self._baseline().match(path, facts, self.exists, facts.digest) is not None:
-            return Judgement(accepted=BASELINE)
+        entry = self._baseline().match(path, facts, self.exists, facts.digest)
+        if entry is not None:
+            return Judgement(accepted=BASELINE,
+                             moved_from=entry.path if entry.path != path else '')
         if facts.condition is not None:
             kind, detail = facts.condition
             if kind == ENVIRONMENT:
@@ -318,6 +321,38 @@ def added_environment_conditions(path: str, accepted: list[Silence], base_source
     CI runs and now does not: a silence that needs a freeze. New tests may carry one.
     ``base_helpers``: the base's helper modules as this file imports them, so a condition
     spelled through a helper at both revisions is the same condition."""
+    return [Finding(path, silence.line, silence.col, 'OG322',
+                    f'{silence.code}: an environment condition added to {shown}, which ran '
+                    'without it at the base revision: the test no longer runs where it ran',
+                    'fix the test; or name the freeze (FZ-<n> in the reason, a ledger row) in '
+                    'a change without src/')
+            for silence, shown in _added_to_existing(path, accepted, base_source, base_helpers)]
+
+
+def inherited_baseline_silences(path: str, inherited: list[tuple[Silence, str]],
+                                base_source: bytes | None,
+                                base_helpers=None,  # type: ignore[no-untyped-def]
+                                ) -> list[Finding]:
+    """Rule 39: a baseline entry follows its file when the file is gone (moved), but only
+    onto tests that did not exist at the base revision in this file. A test that existed
+    here without that silence never inherits one: a baselined skip "moved" over a running
+    test of the same name is a new silence."""
+    origin = {id(silence): old for silence, old in inherited}
+    return [Finding(path, silence.line, silence.col, 'OG323',
+                    f'{silence.code}: the baseline entry of {origin[id(silence)]} (a file that '
+                    f'is gone) matched on {shown}, which existed at the base revision without '
+                    'it: a baselined silence follows a moved file only to tests new there',
+                    'fix the test; or name the freeze (FZ-<n> in the reason, a ledger row) in '
+                    'a change without src/')
+            for silence, shown in _added_to_existing(path, [s for s, _ in inherited],
+                                                     base_source, base_helpers)]
+
+
+def _added_to_existing(path: str, accepted: list[Silence], base_source: bytes | None,
+                       base_helpers=None,  # type: ignore[no-untyped-def]
+                       ) -> list[tuple[Silence, str]]:
+    """(silence, the tests it names) for each silence on a test that existed at the base in
+    this file without that very silence (same kind, same normalized expression)."""
     if not accepted or base_source is None:
         return []
     from oracle_guard.oracle.baseline import silence_digest
@@ -335,17 +370,12 @@ def added_environment_conditions(path: str, accepted: list[Silence], base_source
     except ScanError:
         return []  # a base nobody could parse ran no test we could name
     existed = {identity for identity, _ in test_functions(tree)}
-    findings = []
+    findings: list[tuple[Silence, str]] = []
     for silence in accepted:
         digest = silence_digest(silence)
         ran = [t for t in silence.targets
                if t in existed and (t, silence.kind, digest) not in before]
         if ran:
             shown = ', '.join(ran[:3]) + (f' (+{len(ran) - 3} more)' if len(ran) > 3 else '')
-            findings.append(Finding(
-                path, silence.line, silence.col, 'OG322',
-                f'{silence.code}: an environment condition added to {shown}, which ran '
-                'without it at the base revision: the test no longer runs where it ran',
-                'fix the test; or name the freeze (FZ-<n> in the reason, a ledger row) in a '
-                'change without src/'))
+            findings.append((silence, shown))
     return findings
