@@ -220,3 +220,77 @@ def test_baselined_skip_moved_to_a_new_file_passes_in_every_mode(
 
     result = judge(mode, user, hook_repo, move)
     assert result.rc == 0, result.out
+
+
+# == rules 30 and 52: a move onto a test the configuration leaves out is a removal ========
+IGNORING = PYPROJECT + 'addopts = "--ignore=tests/legacy"\n'
+LEGACY = ('from dd import dedupe\n\n\ndef test_old():\n    assert dedupe([]) == []\n\n\n'
+          'def test_four():\n    assert len(dedupe([4, 3, 2, 1])) >= 0\n')
+ALONE = TWO_UNITS.split('\n\ndef test_four')[0]
+
+
+def test_failing_test_moved_onto_a_recorded_left_out_test_fails_ci(tmp_path) -> None:
+    # Attack 38: tests/legacy/test_old.py::test_four is recorded as left out at adoption
+    # (addopts --ignore); the failing tests/test_dd.py::test_four is deleted and its body put
+    # over the legacy one. Rule 52 took it for a move and the record accepted the
+    # destination; nothing runs it there, so it is a removal, an oracle change (OG740).
+    repo = adopt(str(tmp_path / 'repo'), unit_project(**{'tests/legacy/test_old.py': LEGACY}),
+                 [{'src/dd/__init__.py': BUG}], IGNORING)
+    with open(f'{repo.path}/tests/oracle_baseline.json', encoding='utf-8') as f:
+        assert '"tests/legacy/test_old.py::test_four"' in f.read()
+    ci = cheat(repo, {'tests/test_dd.py': ALONE, 'tests/legacy/test_old.py': LEGACY.replace(
+        '    assert len(dedupe([4, 3, 2, 1])) >= 0\n', FOUR)})
+    assert any('tests/test_dd.py::test_four' in line for line in ci.lines('OG740')), ci.out
+
+
+def test_test_moved_to_a_module_that_runs_passes_ci(tmp_path) -> None:
+    # The honest counterpart: the same test moved, body unchanged, to a module pytest runs.
+    repo = adopt(str(tmp_path / 'repo'), unit_project(**{'tests/legacy/test_old.py': LEGACY}),
+                 [], IGNORING)
+    plain, ci = pull_request(repo, {'tests/test_dd.py': ALONE,
+                                    'tests/test_dd_more.py': f'from dd import dedupe\n\n\n'
+                                                             f'def test_four():\n{FOUR}'})
+    assert plain.rc == 0 and '3 passed' in plain.out, plain.out
+    assert ci.rc == 0, ci.out
+
+
+APP_IGNORING = '[tool.pytest.ini_options]\naddopts = "--ignore=tests/legacy"\n'
+APP_LEGACY_RUN = 'from app import parse\n\n\ndef test_parse():\n    assert parse(b"") is not None\n'
+APP_RUN = 'from app import parse\n\n\ndef test_parse():\n    assert parse(b"x") == b"x"\n'
+
+
+def _adopted_with_ignored_legacy(repo: Repo) -> None:
+    pyproject = repo.read('pyproject.toml').decode()
+    repo.write('pyproject.toml', pyproject + '\n' + APP_IGNORING, dedent=False)
+    repo.write('tests/legacy/test_old.py', APP_LEGACY_RUN)
+    repo.add()
+    root = repo.git('rev-list', '--max-parents=0', 'HEAD').strip()
+    repo.git('reset', '-q', '--soft', root)
+    repo.git('commit', '-q', '--amend', '--no-verify', '-m', 'adopt the guard')
+
+
+def test_test_moved_onto_an_ignored_one_next_to_src_fails_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _adopted_with_ignored_legacy(user)
+
+    def move(repo: Repo) -> None:
+        repo.write('src/app.py', 'def parse(b):\n    return b or None\n')
+        repo.write(APP_TEST, 'from app import parse\n')
+        repo.write('tests/legacy/test_old.py', APP_RUN)
+
+    result = judge(mode, user, hook_repo, move)
+    assert result.rc == 1, result.out
+    assert result.has('OG202', APP_TEST), result.out
+
+
+def test_test_moved_to_a_module_that_runs_next_to_src_passes_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _adopted_with_ignored_legacy(user)
+
+    def move(repo: Repo) -> None:
+        repo.write('src/app.py', 'def parse(b):\n    return b\n\n\nVERSION = 2\n')
+        repo.write(APP_TEST, 'from app import parse\n')
+        repo.write('tests/test_moved.py', APP_RUN)
+
+    result = judge(mode, user, hook_repo, move)
+    assert result.rc == 0, result.out

@@ -233,27 +233,40 @@ def removed_tests_section(cfgs: Sequence[Config], changes: ChangeSet
     """(test identities defined at the base in a touched test file and nowhere after,
     tests moved with their name and body unchanged). A move is not a removal (rule 52):
     a test that left its identity is moved when a test of the change, in a touched test
-    file, has its name and the same body (compared as syntax, as rule 30 does)."""
+    file, has its name and the same body (compared as syntax, as rule 30 does). A test
+    moved onto one the pytest configuration leaves out (``--ignore``, ``--deselect``,
+    ``collect_ignore``, ``testpaths``) is removed all the same: nothing runs it there."""
     from oracle_guard.reading.scanner import is_test_module
 
     touched = sorted(p for p in changes.touched()
                      if any(c.is_test(p) for c in cfgs) and is_test_module(p))
     if not touched:
         return [], []
-    after: set[str] = set()
-    bodies: dict[tuple[str, str], str] = {}  # (name, body) -> where it is after
+    after: dict[str, set[str]] = {}  # identity -> the files defining it after
+    bodies: dict[tuple[str, str], list[str]] = {}  # (name, body) -> where it is after
     for path in touched:
         for identity, body in _tests(changes.new, path).items():
-            after.add(identity)
-            bodies.setdefault(body, f'{path}::{identity}')
+            after.setdefault(identity, set()).add(path)
+            bodies.setdefault(body, []).append(f'{path}::{identity}')
+    left_out: list[set[str]] = []
+
+    def runs(nodeid: str) -> bool:  # rules 30 and 52: where the configuration runs it
+        if not left_out:
+            from oracle_guard.reading.pytest_exclusions import excluded_tests
+
+            left_out.append({n for c in cfgs for n in excluded_tests(changes.new, c)})
+        return nodeid not in left_out[0]
+
     removed, moved = [], []
     for path in touched:
         for identity, body in sorted(_tests(changes.base_view, path).items()):
-            if identity in after:
+            others = after.get(identity, set())
+            if path in others or any(runs(f'{o}::{identity}') for o in sorted(others)):
                 continue
-            if body[1] and body in bodies:
+            to = next((n for n in bodies.get(body, ()) if runs(n)), None) if body[1] else None
+            if to is not None:
                 moved.append(Item(path, f'- {_code(f"{path}::{identity}")} -> '
-                                  f'{_code(bodies[body])} (name and body unchanged)',
+                                  f'{_code(to)} (name and body unchanged)',
                                   needs_approval=False))
             else:
                 removed.append(Item(path, f'- {_code(f"{path}::{identity}")}'))

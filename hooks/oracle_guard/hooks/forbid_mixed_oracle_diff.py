@@ -153,7 +153,8 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
     collects, or switched off by ``__test__ = False`` (rule 30).
 
     Only the test files of the change are read, on both sides; a test moved to another
-    file of the change keeps its identity. The properties folder has its own rules.
+    file of the change keeps its identity (rule 52), unless the pytest configuration leaves
+    it out there. The properties folder has its own rules.
     """
     def test_code(path: str) -> bool:
         return any(c.is_test_code(path) for c in cfgs) and \
@@ -170,9 +171,11 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
 
     from oracle_guard.reading.scanner import test_functions
 
-    base: dict[str, tuple[str, int, tuple[str, str]]] = {}
-    now: set[str] = set()
-    bodies: set[tuple[str, str]] = set()  # (function name, body) of the tests after
+    base: dict[tuple[str, str], tuple[int, tuple[str, str]]] = {}  # (path, identity)
+    # Where the tests are after the change: by function identity, and the collected ones by
+    # (function name, body); each as (path, identity with its classes).
+    now: dict[str, list[tuple[str, str]]] = {}
+    bodies: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for path in paths:
         if not is_test_module(path):
             continue
@@ -189,15 +192,32 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
                 identity = function_of(test.identity)
                 body = test_body(identity, nodes.get(test.identity))
                 if into_base:
-                    base.setdefault(identity, (path, test.line, body))
+                    base.setdefault((path, identity), (test.line, body))
                 else:
-                    now.add(identity)
+                    now.setdefault(identity, []).append((path, test.identity))
                     if _collected(test.identity, tree):
-                        bodies.add(body)
+                        bodies.setdefault(body, []).append((path, test.identity))
     # Rule 30 follows the body (rule 52): a test moved into a class, out of one or to
     # another module of the change, with its name and body unchanged, did not disappear.
-    return sorted((path, line, identity) for identity, (path, line, body) in base.items()
-                  if identity not in now and body not in bodies)
+    # A move onto a test the pytest configuration leaves out (--ignore, --deselect,
+    # collect_ignore, testpaths) is a removal all the same: nothing runs it there.
+    left_out: list[set[str]] = []
+
+    def runs(path: str, identity: str) -> bool:
+        if not left_out:
+            from oracle_guard.reading.pytest_exclusions import excluded_tests
+
+            left_out.append({n for c in cfgs for n in excluded_tests(changes.new, c)})
+        return f'{path}::{identity}' not in left_out[0]
+
+    gone = []
+    for (path, identity), (line, body) in sorted(base.items()):
+        places = now.get(identity, [])
+        if any(p == path for p, _ in places):
+            continue  # still defined in its own file
+        if not any(runs(*place) for place in places + bodies.get(body, [])):
+            gone.append((path, line, identity))
+    return gone
 
 
 def _collected(identity: str, tree: object) -> bool:
