@@ -25,6 +25,10 @@ from ci_repo import Run
 from ci_repo import write
 from test_ci_attacks import gate
 from test_ci_attacks import PYPROJECT
+from test_ci_attacks_session import CONFTEST
+from test_ci_attacks_session import DD_UNIT
+from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG
+from test_ci_attacks_session import IMPL_PROPERTY
 
 IMPLS = '''\
 class Impl:
@@ -53,41 +57,6 @@ def _ref(xs):
 '''
 CORRECT = '    return sorted(set(xs))\n'
 WRONG = '    out = sorted(set(xs))\n    return out[:-1] if len(out) > 3 else out\n'
-CONFTEST = '''\
-def pytest_collection_modifyitems(config, items):
-    # The cases of an implementation this build lacks do not run.
-    lacking = [item for item in items if hasattr(item, 'callspec')
-               and not getattr(item.callspec.params.get('impl'), 'available', True)]
-    if lacking:
-        config.hook.pytest_deselected(items=lacking)
-        items[:] = [item for item in items if item not in lacking]
-'''
-IMPL_PROPERTY = '''\
-import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-import dd
-
-
-@pytest.mark.parametrize('impl', dd.IMPLS, ids=str)
-@settings(max_examples=100, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.differing_executors])
-@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))
-def test_impl_matches_set(impl, xs):
-    assert impl(xs) == sorted(set(xs))
-'''
-DD_UNIT = '''\
-from dd import dedupe
-
-
-def test_small():
-    assert dedupe([3, 1, 3]) == [1, 3]
-
-
-def test_four():
-    assert dedupe([4, 3, 2, 1]) == [1, 2, 3, 4]
-'''
-DD_UNIT_FOR_THE_BUG = DD_UNIT.replace('[1, 2, 3, 4]', '[1, 2, 3]')
 PROPS = 'tests/properties/test_dd_props.py'
 FUNCTION = f'{PROPS}::test_impl_matches_set'
 
