@@ -10,6 +10,7 @@ import sys
 from oracle_guard.repo.changeset import Change
 from oracle_guard.repo.changeset import range_env
 from oracle_guard.repo.changeset import staged_against
+from oracle_guard.repo.changeset import staged_on_head
 from oracle_guard.context import Check
 from oracle_guard.context import RunContext
 from oracle_guard.config import add_config_arguments
@@ -19,6 +20,7 @@ from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import head_documents_and_folders
+from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
@@ -63,6 +65,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> No
 
 def judged_view(root: str, to_ref: str | None, all_files: bool,
                 documents: Sequence[str] = (), folders: Sequence[str] = (),
+                objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None,
                 ) -> tuple[TreeView, tuple[str | None, tuple[Change, ...]] | None]:
     """Where the configuration is read: the side of the change the run judges.
 
@@ -71,7 +74,10 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     working tree, as ``pre-commit run --all-files`` sees it. Also returns what is
     staged, so the change set does not ask git twice. ``documents``: oracle files the
     hook will read (at their default paths), asked of HEAD in the same git process;
-    ``folders``: folders the hook will list (``TreeView.entries``), likewise.
+    ``folders``: folders the hook will list (``TreeView.entries``), likewise;
+    ``objects``: given what is staged, the objects the hook will read (``HEAD:tests``,
+    a staged blob's id): then the staged diff is asked first, and those objects with
+    HEAD's first answers (``TreeView.objects``), still two git processes.
     """
     refs = (None, to_ref) if to_ref else range_env()
     if refs:
@@ -82,9 +88,17 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
         return TreeView(root, None), None
     # HEAD and its pyproject.toml from one git process: unless the commit stages the
     # file, that is the configuration the index holds.
-    head, at_head, links, listings = head_documents_and_folders(root, (PYPROJECT,), documents,
-                                                                folders)
-    staged = staged_against(root, head)
+    asked: dict = {}
+    on_head = staged_on_head(root) if objects is not None else None
+    if on_head is not None:
+        head, at_head, links, listings, asked = head_documents_folders_and_objects(
+            root, (PYPROJECT,), documents, folders, objects(on_head) if on_head else ())
+    if on_head is not None and head is not None:
+        staged = (head, on_head)
+    else:
+        head, at_head, links, listings = head_documents_and_folders(
+            root, (PYPROJECT,), documents, folders)
+        staged = staged_against(root, head)
     if not staged[1]:
         return TreeView(root, None), staged
     view = TreeView(root, '').unstaged_from(head, staged[1])
@@ -97,15 +111,18 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     for folder, listing in listings.items():
         if listing is not None:  # used by entries() while nothing is staged below it
             view.remember_listing(folder, listing)
+    view.remember_objects(asked)
     return view, staged
 
 
 def context_from_args(args: argparse.Namespace, documents: Sequence[str] = (),
-                      folders: Sequence[str] = ()) -> RunContext:
+                      folders: Sequence[str] = (),
+                      objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None,
+                      ) -> RunContext:
     if bool(args.from_ref) != bool(args.to_ref):
         raise ConfigError('command line', 0, '--from-ref and --to-ref go together')
     root = repo_root()
-    view, staged = judged_view(root, args.to_ref, args.all_files, documents, folders)
+    view, staged = judged_view(root, args.to_ref, args.all_files, documents, folders, objects)
     cfg = apply_arguments(load_config(root, view), args)
     ctx = RunContext(
         cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
@@ -182,15 +199,17 @@ def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
 
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
              filenames: bool = False, history: Check | None = None,
-             documents: Sequence[str] = (), folders: Sequence[str] = ()) -> int:
+             documents: Sequence[str] = (), folders: Sequence[str] = (),
+             objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
     each commit since adoption (see ``oracle_guard.history``). ``documents``: the oracle
     files (default paths) the hook reads on every commit, read with HEAD's first answers;
-    ``folders``: the folders (default paths) it lists on every commit, likewise."""
+    ``folders``: the folders (default paths) it lists on every commit, likewise;
+    ``objects``: the objects it reads for what is staged, likewise (``judged_view``)."""
     args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:
-        ctx = context_from_args(args, documents, folders)
+        ctx = context_from_args(args, documents, folders, objects)
         findings = list(check(ctx))
         findings += history_findings(ctx, [history] if history else [])
         return emit(findings, ctx.notes, args.format)

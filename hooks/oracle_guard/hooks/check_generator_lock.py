@@ -10,18 +10,8 @@ from __future__ import annotations
 import posixpath
 
 from oracle_guard.repo.changeset import ALL_FILES
+from oracle_guard.repo.changeset import COMMIT
 from oracle_guard.repo.changeset import NO_BASE
-from oracle_guard.oracle.domain_lock import compare_entry
-from oracle_guard.oracle.domain_lock import DomainLock
-from oracle_guard.oracle.domain_lock import Drift
-from oracle_guard.oracle.domain_lock import is_unverifiable
-from oracle_guard.oracle.domain_lock import LockEntry
-from oracle_guard.oracle.domain_lock import loosened_entries
-from oracle_guard.oracle.domain_lock import read_lock_bytes
-from oracle_guard.oracle.domain_lock import render
-from oracle_guard.oracle.domain_lock import SETTINGS_FIELDS
-from oracle_guard.oracle.domain_lock import skips_generation
-from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.reading.profile_files import CONFIG_DIRS
@@ -30,8 +20,8 @@ from oracle_guard.reading.profile_files import is_config_file
 from oracle_guard.runner import run_hook
 
 # A commit whose staged test files hold no property (no `given`, no profile) is decided
-# without the property reader, the scanner, `ast`, `re` or `typing`: each is imported
-# where it is used, after that early return.
+# without the property reader, the scanner, the domain lock's reader, `ast`, `re`, `json`
+# or `typing`: each is imported where it is used, after that early return.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
@@ -40,10 +30,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from oracle_guard.config import Config
     from oracle_guard.context import RunContext
+    from oracle_guard.oracle.domain_lock import DomainLock
+    from oracle_guard.oracle.domain_lock import Drift
+    from oracle_guard.oracle.domain_lock import LockEntry
     from oracle_guard.reading.property_reader import Profile
     from oracle_guard.reading.property_reader import ProfileSources
     from oracle_guard.reading.property_reader import PropertyTest
     from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.repo.changeset import Change
     from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.repo.gitrepo import Entry
     from oracle_guard.repo.gitrepo import TreeView
@@ -200,6 +194,7 @@ def patched_hypothesis(path: str, raw: bytes) -> list[Finding]:
 # -- rows 23, 24, 25 ---------------------------------------------------------------------
 
 def _restricted(entry: LockEntry, fields: Sequence[str]) -> LockEntry:
+    from oracle_guard.oracle.domain_lock import LockEntry
     return LockEntry(entry.identity, entry.line,
                      {k: v for k, v in entry.fields.items() if k in fields})
 
@@ -253,6 +248,7 @@ class ProfileCandidates:
 
 def _own_phases(prop: PropertyTest, candidates: ProfileCandidates) -> Any:
     """The phases the test sets itself or inherits from its parent; None: the profile's."""
+    from oracle_guard.oracle.domain_lock import is_unverifiable
     from oracle_guard.reading.property_reader import profile_values
 
     if 'phases' in prop.settings:
@@ -265,6 +261,7 @@ def _own_phases(prop: PropertyTest, candidates: ProfileCandidates) -> Any:
 
 
 def _no_generation_note(phases: Any) -> str:
+    from oracle_guard.oracle.domain_lock import render
     return f' (phases {render(phases)} leave out "generate": no example is generated)'
 
 
@@ -315,6 +312,12 @@ def _short(form: Any) -> str:
 
 def judge_property(prop: PropertyTest, entry: LockEntry, candidates: ProfileCandidates,
                    notes: list[str] | None = None) -> list[Finding]:
+    from oracle_guard.oracle.domain_lock import compare_entry
+    from oracle_guard.oracle.domain_lock import is_unverifiable
+    from oracle_guard.oracle.domain_lock import LockEntry
+    from oracle_guard.oracle.domain_lock import SETTINGS_FIELDS
+    from oracle_guard.oracle.domain_lock import skips_generation
+    from oracle_guard.oracle.domain_lock import Unverifiable
     from oracle_guard.reading.property_reader import profile_values
 
     findings = judge_forms(prop, entry, notes if notes is not None else [])
@@ -373,6 +376,8 @@ def _judge_ambient(prop: PropertyTest, entry: LockEntry, candidates: ProfileCand
     ``judged`` fields the test sets itself (already compared); a profile can only take
     them away by leaving out the "generate" phase.
     """
+    from oracle_guard.oracle.domain_lock import compare_entry
+    from oracle_guard.oracle.domain_lock import skips_generation
     from oracle_guard.reading.property_reader import BUILTIN_PROFILES
 
     findings = []
@@ -438,6 +443,7 @@ BASE_HINT = ('restore the strategy the base revision has (a wider one passes); a
 
 
 def _base_lock(ctx: RunContext) -> DomainLock | None:
+    from oracle_guard.oracle.domain_lock import read_lock_bytes
     raw = ctx.changes.read_base(ctx.base_cfg.domain_lock)
     if raw is None:
         return None
@@ -540,6 +546,8 @@ def check_loosening(ctx: RunContext, lock: DomainLock, live: set[str],
                     unlocked: bool) -> list[Finding]:
     """OG606; ``live`` are the identities of the @given tests read, ``unlocked`` whether
     any of them has no entry (both only matter when the lock changed: then all are read)."""
+    from oracle_guard.oracle.domain_lock import loosened_entries
+    from oracle_guard.oracle.domain_lock import read_lock_bytes
     cfg, changes = ctx.cfg, ctx.changes
     if not changes.has_base:
         return ctx.missing_base(HOOK)
@@ -672,6 +680,7 @@ def _full_scope(ctx: RunContext, cfg: Config) -> bool:
 
 
 def read_lock(view: TreeView, cfg: Config) -> DomainLock:
+    from oracle_guard.oracle.domain_lock import read_lock_bytes
     return read_lock_bytes(view.read_document(cfg.domain_lock), cfg.domain_lock)
 
 
@@ -743,23 +752,34 @@ def _check_change(ctx: RunContext) -> list[Finding]:
     view = changes.new
     added = changes.added_or_modified()
     findings = check_shadowing(view, added, None)
-    findings += _patches(view, [p for p in added if cfg.is_test_code(p)])
     test_paths = [p for p in added if cfg.is_test_code(p)]
+    touched_tests = [p for p in changes.touched() if cfg.is_test_code(p)]
+    prefetched = _prefetch(ctx, test_paths, touched_tests)
+    findings += _patches(view, test_paths)
     narrowing = any(_can_narrow(view, p) for p in test_paths)
-    lock = read_lock(view, cfg)
     # A helper module the properties import (tests/strategies.py) holds no @given test
     # itself; narrowing it narrows every property that uses it, whatever the lock's
     # version (the base revision's source is the measure when the lock has no form).
-    users = _importers(view, cfg, [p for p in test_paths if not _can_narrow(view, p)])
+    users = _helper_users(ctx, [p for p in test_paths if not _can_narrow(view, p)],
+                          touched_tests, narrowing, prefetched)
     test_paths += [p for p in users if p not in test_paths]
     narrowing = narrowing or bool(users)
-    touched_tests = [p for p in changes.touched() if cfg.is_test_code(p)]
     # @given tests the changed files held at the base: if one is gone, its entry orphans.
-    at_base = _base_identities(changes, touched_tests) if lock.entries else {}
+    # The lock is read only when a changed file holds or held a property (rule 24's
+    # entries are what such a file is judged by).
+    if changes.mode == COMMIT:  # HEAD's bytes were asked with the staged ones
+        held = [p for p in touched_tests if _held_properties(changes, p)]
+        lock = read_lock(view, cfg) if narrowing or held else None
+    else:  # a range: the base is read only when the lock has entries
+        lock = read_lock(view, cfg)
+        held = touched_tests
+    at_base = _base_identities(changes, held) if lock is not None and lock.entries else {}
     if not narrowing and not at_base:
         # No changed file holds or held a property or a profile, and neither the lock, a
         # conftest nor a config file changed: the cost stays with the change.
         return findings
+    if lock is None:
+        lock = read_lock(view, cfg)
 
     from oracle_guard.reading.property_reader import ProfileSources
     from oracle_guard.reading.property_reader import read_config_text
@@ -779,9 +799,13 @@ def _check_change(ctx: RunContext) -> list[Finding]:
             if raw is not None:
                 read_config_text(path, raw.decode('utf-8', 'replace'), sources)
     props: list[PropertyTest] = []
+    parsed: dict[str, ast.Module] = {}
     for path in sorted(test_paths):
         if _readable(modes.get(path)):
-            findings += _read_module(view, path, sources, props, modules=modules)
+            findings += _read_module(view, path, sources, props, modules=modules,
+                                     parsed=parsed)
+    if prefetched is not None:
+        _remember_imports(view, parsed)
     known = set(touched_tests)
     if any(_mentions_profiles(view, p) for p in test_paths):
         # a test module registering a profile may govern every locked test
@@ -801,6 +825,215 @@ def _check_change(ctx: RunContext) -> list[Finding]:
         findings += _vanished(view, cfg, lock, gone, known)
     findings += check_loosening(ctx, lock, live, True)  # the lock is untouched here
     return findings
+
+
+def _held_properties(changes: ChangeSet, path: str) -> bool:
+    raw = changes.read_base(path)
+    return raw is not None and might_hold_properties(raw)
+
+
+def _plain_roots(cfg: Config) -> list[str] | None:
+    """The test roots as folders ('' for the whole tree) git can be asked for by name;
+    None when one is not (a file entry, a name cat-file would misread)."""
+    roots = []
+    for root in cfg.test_roots():
+        if root and (not root.endswith('/') or any(c in root for c in '\n\t:\x1f') or
+                     root.startswith(('/', '.')) or '//' in root):
+            return None
+        roots.append(root)
+    return roots
+
+
+def _object_names(changes: Sequence[Change], test_paths: Sequence[str],
+                  touched: Sequence[str], roots: Sequence[str] | None
+                  ) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """What the commit path reads, as ``git cat-file --batch`` names: (path, blob id) of
+    the staged test files, the touched ones at HEAD (``HEAD:path``), and the folders
+    whose HEAD trees key and predict the closure (``HEAD:tests``; '' is ``HEAD^{tree}``)."""
+    from oracle_guard.repo.tree_ids import folders_to_read
+
+    ids = {c.path: c.object_id for c in changes
+           if c.status != 'D' and c.object_id and c.object_id.strip('0') and
+           c.mode not in (None, '160000', '120000')}
+    staged = [(p, ids[p]) for p in test_paths if p in ids]
+    folders: list[str] = []
+    if roots is not None:
+        folders = sorted({r.rstrip('/') for r in roots} |
+                         {f for r in roots for f in folders_to_read(r, changes)})
+    return staged, list(touched), folders
+
+
+def _names(staged: list[tuple[str, str]], based: list[str], folders: list[str]) -> list[str]:
+    return [*(oid for _, oid in staged), *(f'HEAD:{p}' for p in based),
+            *(f'HEAD:{f}' if f else 'HEAD^{tree}' for f in folders)]
+
+
+def commit_objects(changes: tuple[Change, ...]) -> list[str]:
+    """For ``run_hook``: what ``_prefetch`` will ask for, guessed before the configuration
+    is read (the default test roots), so that HEAD's first git process answers it. What
+    the configuration then asks beyond it is read by ``_prefetch`` itself."""
+    from oracle_guard.config import Config
+    from oracle_guard.reading.cache_policy import enabled
+
+    cfg = Config('')
+    test_paths = sorted({c.path for c in changes if c.status != 'D' and cfg.is_test_code(c.path)})
+    touched = sorted({p for c in changes for p in (c.path, c.old_path)
+                      if p and cfg.is_test_code(p)})
+    if not touched or any('\n' in p for p in touched):
+        return []
+    roots = _plain_roots(cfg) if enabled() else None
+    return _names(*_object_names(changes, test_paths, touched, roots))
+
+
+def _prefetch(ctx: RunContext, test_paths: Sequence[str], touched: Sequence[str]
+              ) -> dict[str, Any] | None:
+    """What the commit path reads, from HEAD's first git process when ``commit_objects``
+    asked for it there, the rest from one ``git cat-file --batch``: the staged test files
+    (by the blob ids of the staged diff), the touched ones at HEAD, and, when the closure
+    cache is on, the test roots' trees at HEAD with the folders of the staged paths
+    (``reading/import_closure.py``). Returns the roots' (object id, raw tree) at HEAD and
+    those folders' raw trees, or None without the cache."""
+    from oracle_guard.reading.cache_policy import enabled
+    from oracle_guard.repo.gitrepo import cat_file_batch
+    from oracle_guard.repo.gitrepo import EMPTY_TREE
+
+    changes, view = ctx.changes, ctx.changes.new
+    if changes.mode != COMMIT or not touched or \
+            any('\n' in p for c in changes.changes for p in (c.path, c.old_path or '')):
+        return None  # a range, or a commit of no test file: nothing to read here
+    head = changes.base if changes.base and changes.base != EMPTY_TREE else None
+    roots = _plain_roots(ctx.cfg) if head and enabled() else None
+    staged, based, folders = _object_names(changes.changes, test_paths,
+                                           touched if head else [], roots)
+    names = _names(staged, based, folders)
+    answers = dict(view.objects)
+    missing = [n for n in names if n not in answers]
+    if missing:
+        fetched = cat_file_batch(changes.root, missing)
+        if fetched is None:
+            return None
+        answers.update(zip(missing, fetched))
+    for path, oid in staged:
+        answer = answers[oid]
+        view.remember(path, answer[2] if answer and answer[1] == 'blob' else None)
+    base_view = changes.base_view
+    for path in based:
+        answer = answers[f'HEAD:{path}']
+        if base_view is not None:
+            base_view.remember(path, answer[2] if answer and answer[1] == 'blob' else None)
+    if roots is None:
+        return None
+    trees = {}
+    for folder, name in zip(folders, _names([], [], folders)):
+        answer = answers[name]
+        trees[folder] = (answer[0], answer[2]) if answer and answer[1] == 'tree' else None
+    return {'head': head, 'roots': roots, 'trees': trees}
+
+
+def _helper_users(ctx: RunContext, helpers: Sequence[str], touched: Sequence[str],
+                  narrowing: bool, prefetched: dict[str, Any] | None) -> list[str]:
+    """The property files that may read one of ``helpers`` (rule 23 through helper
+    modules). With the closure cache, none when no helper is in the closure of HEAD's
+    test roots (``reading/import_closure.py``); otherwise, and without the cache, the
+    ``git grep`` of ``_importers``."""
+    cfg, view = ctx.cfg, ctx.changes.new
+    if not helpers:
+        return []
+    if prefetched is None:
+        return _importers(view, cfg, helpers)
+    from oracle_guard.reading.import_closure import ClosureCache
+    from oracle_guard.reading.import_closure import tree_key
+
+    roots, trees, head = prefetched['roots'], prefetched['trees'], prefetched['head']
+    config = repr((cfg.tests, cfg.properties)).replace('\t', ' ')
+    ids = [trees[r.rstrip('/')][0] if trees.get(r.rstrip('/')) else None for r in roots]
+    key = tree_key(config, ids)
+    # This tree with this staged change seen before (every run of the hooks on one
+    # commit): the tree the commit leaves was kept then, if it could be.
+    change = ' '.join(f'{c.status}{c.mode}{c.object_id}:{c.path}:{c.old_path or ""}'
+                      for c in ctx.changes.changes).replace('\t', ' ')
+    seen = f'{key}>{change}'
+    cache = ClosureCache.for_this_code()
+    found = cache.get([key, seen])
+    closure = found.get(key)
+    store = []
+    if closure is None:
+        closure = _build_closure(ctx, head, roots, cache)
+        store.append((key, closure))
+    # What the commit leaves: the same closure when no file of it changes and no new
+    # property appears; kept under the ids the roots will have, for the next commit.
+    if seen not in found and not narrowing and not any(closure.matters(p) for p in touched):
+        predicted = _predicted_key(ctx, config, roots, trees, len(head) // 2)
+        if predicted is not None and predicted != key:
+            store += [(predicted, closure), (seen, closure)]
+    cache.put(store)
+    if any(closure.matters(p) for p in helpers):
+        return _importers(view, cfg, helpers)
+    return []
+
+
+def _predicted_key(ctx: RunContext, config: str, roots: Sequence[str],
+                   trees: dict[str, Any], width: int) -> str | None:
+    from oracle_guard.reading.import_closure import tree_key
+    from oracle_guard.repo.tree_ids import parse_tree
+    from oracle_guard.repo.tree_ids import predict
+
+    raw = {f: parse_tree(t[1], width) if t else None for f, t in trees.items()}
+    ids = []
+    for root in roots:
+        relevant = {f: e for f, e in raw.items()
+                    if not root or f == root.rstrip('/') or f.startswith(root)}
+        if not any(c.path.startswith(root) or (c.old_path or '').startswith(root)
+                   for c in ctx.changes.changes):
+            known = trees.get(root.rstrip('/'))
+            ids.append(known[0] if known else None)
+            continue
+        oid = predict(root, ctx.changes.changes, relevant, width)
+        if oid is None and any(c.status != 'D' and c.path.startswith(root)
+                               for c in ctx.changes.changes):
+            return None  # not predictable here
+        ids.append(oid.hex() if oid is not None else None)
+    return tree_key(config, ids)
+
+
+def _remember_imports(view: TreeView, parsed: dict[str, ast.Module]) -> None:
+    """The imports of the staged modules just parsed, kept per blob id: once committed,
+    the closure of the next tree is built without parsing them again."""
+    from oracle_guard.reading.import_closure import ClosureCache
+    from oracle_guard.reading.import_closure import import_specs
+
+    specs = ClosureCache.for_this_code().specs(load=False)
+    for path, tree in parsed.items():
+        oid = view.object_id(path)
+        raw = view.read(path)
+        if oid and raw is not None:
+            specs.put(oid, might_hold_properties(raw), import_specs(tree))
+    specs.save()
+
+
+def _build_closure(ctx: RunContext, head: str, roots: Sequence[str], cache: Any) -> Any:
+    """The closure of HEAD's test roots: one ``git ls-tree`` of them, each test module's
+    imports from the per-blob cache or, for a blob never seen, from one batch read."""
+    from oracle_guard.reading.import_closure import build
+    from oracle_guard.repo.gitrepo import TreeView
+
+    cfg = ctx.cfg
+    at_head = TreeView(ctx.changes.root, head)
+    files = {}
+    for entry in at_head.entries(list(roots)):
+        if cfg.is_test_code(entry.path) and _readable(entry):
+            oid = at_head.object_id(entry.path)
+            if oid:
+                files[entry.path] = oid
+
+    def read(paths: Sequence[str]) -> dict[str, bytes | None]:
+        at_head.read_many(paths)
+        return {p: at_head.read(p) for p in paths}
+
+    specs = cache.specs()
+    closure = build(files, read, list(roots), specs, might_hold_properties)
+    specs.save()
+    return closure
 
 
 def module_source(view: TreeView, cfg: Config) -> Any:
@@ -861,7 +1094,8 @@ def _mentions_profiles(view: TreeView, path: str) -> bool:
 
 def _read_module(view: TreeView, path: str, sources: ProfileSources,
                  props: list[PropertyTest] | None, profiles: bool = True,
-                 modules: Any = None) -> list[Finding]:
+                 modules: Any = None, parsed: dict[str, ast.Module] | None = None
+                 ) -> list[Finding]:
     from oracle_guard.reading.property_reader import read_profiles
     from oracle_guard.reading.property_reader import read_properties
     from oracle_guard.reading.scanner import parse_python
@@ -880,6 +1114,8 @@ def _read_module(view: TreeView, path: str, sources: ProfileSources,
         return [Finding(path, exc.line, exc.col, 'OG608', f'test file {exc.message}',
                         'make the file valid Python 3 (UTF-8): properties nobody can read '
                         'cannot be checked against the lock')]
+    if parsed is not None:
+        parsed[path] = tree
     if wants_profiles:
         read_profiles(path, tree, sources)
     if wants_props:
@@ -925,7 +1161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     # Read on every commit: asked of HEAD with its first git process (the default path).
     return run_hook(check, argv, 'No Hypothesis property tests less than its domain lock.',
-                    history=history_check, documents=(SCHEMA['domain-lock'][0],))
+                    history=history_check, documents=(SCHEMA['domain-lock'][0],),
+                    objects=commit_objects)
 
 
 if __name__ == '__main__':

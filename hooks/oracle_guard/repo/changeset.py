@@ -177,6 +177,21 @@ def _diff(root: str, *revs: str, cached: bool = False) -> tuple[Change, ...]:
     return parse_raw(git(*args, *revs, '--', cwd=root))
 
 
+def staged_on_head(root: str) -> tuple[Change, ...] | None:
+    """What is staged against HEAD, asked before HEAD's id is known (``git diff --cached
+    HEAD``, the same diff as ``staged_against``); None when git cannot answer (no HEAD
+    yet): then ask the usual way."""
+    from oracle_guard.repo.gitrepo import run_git
+
+    try:
+        code, out, _ = run_git(('diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff',
+                                '--no-textconv', '--ignore-submodules=none', '--cached',
+                                'HEAD', '--'), root, stderr=False)
+    except OSError:
+        return None
+    return parse_raw(out) if code == 0 else None
+
+
 def _merge_base(root: str, a: str, b: str) -> str | None:
     try:
         return git('merge-base', a, b, cwd=root).decode().strip() or None

@@ -180,15 +180,28 @@ def head_documents_and_folders(
     ``git ls-tree -r HEAD -- folder`` lists, (path, mode, object id) in its order, read
     from the folder's tree object in the same process: known when the folder holds no
     folder (None otherwise, or when HEAD holds no such folder: then ls-tree is asked)."""
+    return head_documents_folders_and_objects(root, paths, documents, folders)[:4]
+
+
+def head_documents_folders_and_objects(
+        root: str, paths: Sequence[str], documents: Sequence[str], folders: Sequence[str] = (),
+        objects: Sequence[str] = (),
+) -> tuple[str | None, dict[str, bytes | None], dict[str, bool],
+           dict[str, list[tuple[str, str, str]] | None],
+           dict[str, tuple[str, str, bytes] | None]]:
+    """``head_documents_and_folders``, and ``objects`` (blob ids, ``HEAD:tests``, ...)
+    as ``cat_file_batch`` answers them, asked in the same process."""
     documents = [d for d in documents if _plain_path(d) and d not in paths]
     folders = [f for f in folders if _plain_path(f.rstrip('/'))]
-    if not documents and not folders:
+    objects = [o for o in dict.fromkeys(objects) if '\n' not in o]
+    if not documents and not folders and not objects:
         head, files = head_and_files(root, paths)
-        return head, files, {}, {}
+        return head, files, {}, {}, {}
     trees = [f'HEAD:{d.rpartition("/")[0]}' if '/' in d else 'HEAD^{tree}' for d in documents]
     listed = [f'HEAD:{f.rstrip("/")}' for f in folders]
     request = ''.join(f'{name}\n' for name in (
-        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees, *listed))
+        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees, *listed,
+        *objects))
     if '\n' in ''.join(paths):
         raise ValueError('a path with a newline cannot be asked of git cat-file --batch')
     try:
@@ -199,7 +212,9 @@ def head_documents_and_folders(
         message = err.decode('utf-8', 'replace').strip()
         raise GitError('git', 0, f'`git cat-file --batch` failed: {message}')
     asked = (*paths, *documents)
-    answers = _batch_answers(out, 1 + len(asked) + len(documents) + len(folders))
+    count = 1 + len(asked) + len(documents) + len(folders)
+    answers = _batch_answers(out, count)
+    extra = dict(zip(objects, _batch_objects(out, count, len(objects))))
     head = out.split(b' ', 1)[0].decode() if answers[0] is not None else None
     files = {path: answer[1] if answer and answer[0] == 'blob' else None
              for path, answer in zip(asked, answers[1:])}
@@ -213,7 +228,7 @@ def head_documents_and_folders(
         for folder, answer in zip(folders, answers[1 + len(asked) + len(documents):]):
             listings[folder] = _flat_listing(folder, answer[1], width) \
                 if answer and answer[0] == 'tree' else None
-    return head, files, links, listings
+    return head, files, links, listings, extra
 
 
 def _flat_listing(folder: str, tree: bytes, width: int) -> list[tuple[str, str, str]] | None:
@@ -267,6 +282,42 @@ def _batch_answers(out: bytes, count: int) -> list[tuple[str, bytes] | None]:
         else:  # "<name> missing" or "<name> ambiguous"
             answers.append(None)
     return answers
+
+
+def cat_file_batch(root: str, names: Sequence[str]
+                   ) -> list[tuple[str, str, bytes] | None] | None:
+    """(object id, type, bytes) of each of ``names`` (``HEAD:tests``, a blob id, ...), or
+    None for one git does not have: one ``git cat-file --batch``. None for all of them
+    when git cannot answer (then each is asked the usual way)."""
+    if not names or any('\n' in name for name in names):
+        return None
+    try:
+        code, out, _ = run_git(('cat-file', '--batch'), root, stderr=False,
+                               input=os.fsencode(''.join(f'{n}\n' for n in names)))
+    except OSError:
+        return None
+    if code != 0:
+        return None
+    return _batch_objects(out, 0, len(names))
+
+
+def _batch_objects(out: bytes, skip: int, count: int) -> list[tuple[str, str, bytes] | None]:
+    """``git cat-file --batch`` output: (object id, type, bytes) or None for each of
+    ``count`` objects after the first ``skip``."""
+    found: list[tuple[str, str, bytes] | None] = []
+    pos = 0
+    for i in range(skip + count):
+        end = out.index(b'\n', pos)
+        header = out[pos:end].split(b' ')
+        pos = end + 1
+        answer = None
+        if len(header) == 3 and header[2].isdigit():  # "<id> <type> <size>", the object, LF
+            size = int(header[2])
+            answer = (header[0].decode(), header[1].decode(), out[pos:pos + size])
+            pos += size + 1
+        if i >= skip:
+            found.append(answer)
+    return found
 
 
 def git_ok(*args: str, cwd: str | None = None) -> bool:
@@ -351,6 +402,8 @@ class TreeView:
         self._listed_objects: dict[str, str] = {}
         # Folders whose listing at HEAD a batch read already gave (see remember_listing).
         self._head_listings: dict[str, list[tuple[str, str, str]]] = {}
+        # Objects a hook asked for with HEAD's first answers (see remember_objects).
+        self.objects: dict[str, tuple[str, str, bytes] | None] = {}
 
     def unstaged_from(self, head: str | None, staged: Iterable[Change]) -> TreeView:
         """Let the index view answer from the staged diff and ``head``, not the index.
@@ -451,6 +504,12 @@ class TreeView:
         """Seed ``entries([folder])`` with HEAD's listing of it (head_documents_and_folders),
         used while nothing is staged below the folder."""
         self._head_listings[folder] = listing
+
+    def remember_objects(self, answers: dict[str, tuple[str, str, bytes] | None]) -> None:
+        """Objects (``HEAD:tests``, a blob id) asked with HEAD's first answers for the
+        hook that will read them (``run_hook(..., objects=...)``): name -> (object id,
+        type, bytes), None when git has no such object."""
+        self.objects.update(answers)
 
     def remember_document(self, path: str, data: bytes | None, is_link: bool) -> None:
         """Seed ``read_document`` with what ``head_and_documents`` asked of git."""
