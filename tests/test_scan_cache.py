@@ -32,8 +32,10 @@ def parses(monkeypatch):  # type: ignore[no-untyped-def]
 
 
 def cache_files() -> list[str]:
+    """The scan cache's files (the folder also holds the other per-user caches)."""
     folder = os.path.join(os.environ['XDG_CACHE_HOME'], 'oracle-guard')
-    return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    return sorted(n for n in os.listdir(folder) if n.startswith('scans-')) \
+        if os.path.isdir(folder) else []
 
 
 def amend(repo):  # type: ignore[no-untyped-def]

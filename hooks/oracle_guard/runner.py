@@ -9,7 +9,8 @@ import sys
 
 from oracle_guard.repo.changeset import Change
 from oracle_guard.repo.changeset import range_env
-from oracle_guard.repo.changeset import staged_against
+from oracle_guard.repo.changeset import diff_raw
+from oracle_guard.repo.changeset import parse_raw
 from oracle_guard.repo.changeset import staged_on_head
 from oracle_guard.context import Check
 from oracle_guard.context import RunContext
@@ -19,11 +20,15 @@ from oracle_guard.config import PYPROJECT
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+from oracle_guard.repo.gitrepo import EMPTY_TREE
 from oracle_guard.repo.gitrepo import head_documents_and_folders
 from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.staged_cache import index_key
+from oracle_guard.repo.staged_cache import lookup
+from oracle_guard.repo.staged_cache import store
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
@@ -89,16 +94,31 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     # HEAD and its pyproject.toml from one git process: unless the commit stages the
     # file, that is the configuration the index holds.
     asked: dict = {}
-    on_head = staged_on_head(root) if objects is not None else None
+    # The staged diff another hook of this commit asked git for (repo/staged_cache.py).
+    cache_dir = _staged_cache_folder()
+    key = index_key(root) if cache_dir else None
+    kept = lookup(root, cache_dir, key) if cache_dir else None
+    on_head = None
+    if objects is not None:  # the diff first: the hook's objects come from it
+        raw = kept[1] if kept else staged_on_head(root)
+        on_head = parse_raw(raw) if raw is not None else None
     if on_head is not None:
         head, at_head, links, listings, asked = head_documents_folders_and_objects(
             root, (PYPROJECT,), documents, folders, objects(on_head) if on_head else ())
-    if on_head is not None and head is not None:
-        staged = (head, on_head)
+        if head is None or (kept and kept[0] != head):
+            on_head = None  # kept for another HEAD: asked again below
     else:
         head, at_head, links, listings = head_documents_and_folders(
             root, (PYPROJECT,), documents, folders)
-        staged = staged_against(root, head)
+    if on_head is not None:
+        staged = (head, on_head)
+    elif kept and kept[0] == head:
+        staged = (head, parse_raw(kept[1]))
+    else:
+        raw = diff_raw(root, head or EMPTY_TREE, cached=True)
+        staged = (head, parse_raw(raw))
+        if cache_dir and head:
+            store(root, cache_dir, key, head, raw)
     if not staged[1]:
         return TreeView(root, None), staged
     view = TreeView(root, '').unstaged_from(head, staged[1])
@@ -113,6 +133,15 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
             view.remember_listing(folder, listing)
     view.remember_objects(asked)
     return view, staged
+
+
+def _staged_cache_folder() -> str | None:
+    """Where a commit's staged diff is kept for the hooks after the first, or None (off:
+    CI, ``ORACLE_GUARD_SCAN_CACHE=0``)."""
+    from oracle_guard.reading.cache_policy import cache_folder
+    from oracle_guard.reading.cache_policy import enabled
+
+    return cache_folder() if enabled() else None
 
 
 def context_from_args(args: argparse.Namespace, documents: Sequence[str] = (),

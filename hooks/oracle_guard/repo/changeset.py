@@ -170,14 +170,19 @@ def parse_raw(out: bytes) -> tuple[Change, ...]:
 
 
 def _diff(root: str, *revs: str, cached: bool = False) -> tuple[Change, ...]:
+    return parse_raw(diff_raw(root, *revs, cached=cached))
+
+
+def diff_raw(root: str, *revs: str, cached: bool = False) -> bytes:
+    """``git diff --raw -z`` output, as ``parse_raw`` reads it."""
     args = ['diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff', '--no-textconv',
             '--ignore-submodules=none']
     if cached:
         args.append('--cached')
-    return parse_raw(git(*args, *revs, '--', cwd=root))
+    return git(*args, *revs, '--', cwd=root)
 
 
-def staged_on_head(root: str) -> tuple[Change, ...] | None:
+def staged_on_head(root: str) -> bytes | None:
     """What is staged against HEAD, asked before HEAD's id is known (``git diff --cached
     HEAD``, the same diff as ``staged_against``); None when git cannot answer (no HEAD
     yet): then ask the usual way."""
@@ -189,7 +194,7 @@ def staged_on_head(root: str) -> tuple[Change, ...] | None:
                                 'HEAD', '--'), root, stderr=False)
     except OSError:
         return None
-    return parse_raw(out) if code == 0 else None
+    return out if code == 0 else None
 
 
 def _merge_base(root: str, a: str, b: str) -> str | None:
