@@ -1015,6 +1015,7 @@ def _build_closure(ctx: RunContext, head: str, roots: Sequence[str], cache: Any)
     """The closure of HEAD's test roots: one ``git ls-tree`` of them, each test module's
     imports from the per-blob cache or, for a blob never seen, from one batch read."""
     from oracle_guard.reading.import_closure import build
+    from oracle_guard.repo.gitrepo import cat_file_batch
     from oracle_guard.repo.gitrepo import TreeView
 
     cfg = ctx.cfg
@@ -1027,8 +1028,12 @@ def _build_closure(ctx: RunContext, head: str, roots: Sequence[str], cache: Any)
                 files[entry.path] = oid
 
     def read(paths: Sequence[str]) -> dict[str, bytes | None]:
-        at_head.read_many(paths)
-        return {p: at_head.read(p) for p in paths}
+        # by blob id: git then resolves no path through HEAD's trees
+        answers = cat_file_batch(ctx.changes.root, [files[p] for p in paths], buffer=True)
+        if answers is None:
+            at_head.read_many(paths)
+            return {p: at_head.read(p) for p in paths}
+        return {p: a[2] if a and a[1] == 'blob' else None for p, a in zip(paths, answers)}
 
     specs = cache.specs()
     closure = build(files, read, list(roots), specs, might_hold_properties)

@@ -284,15 +284,17 @@ def _batch_answers(out: bytes, count: int) -> list[tuple[str, bytes] | None]:
     return answers
 
 
-def cat_file_batch(root: str, names: Sequence[str]
+def cat_file_batch(root: str, names: Sequence[str], buffer: bool = False
                    ) -> list[tuple[str, str, bytes] | None] | None:
     """(object id, type, bytes) of each of ``names`` (``HEAD:tests``, a blob id, ...), or
-    None for one git does not have: one ``git cat-file --batch``. None for all of them
-    when git cannot answer (then each is asked the usual way)."""
+    None for one git does not have: one ``git cat-file --batch`` (``--buffer``: answers
+    written in blocks, for many objects). None for all of them when git cannot answer
+    (then each is asked the usual way)."""
     if not names or any('\n' in name for name in names):
         return None
     try:
-        code, out, _ = run_git(('cat-file', '--batch'), root, stderr=False,
+        code, out, _ = run_git(('cat-file', '--batch', *(['--buffer'] if buffer else [])),
+                               root, stderr=False,
                                input=os.fsencode(''.join(f'{n}\n' for n in names)))
     except OSError:
         return None
@@ -578,8 +580,9 @@ class TreeView:
             return  # the disk, or nothing to gain
         request = ''.join(f'{self._object(p)}\n' for p in wanted)
         try:
-            code, out, _ = run_git(('cat-file', '--batch'), self.root, stderr=False,
-                                   input=os.fsencode(request))
+            # --buffer: git writes its answers in blocks, not one flush per object
+            code, out, _ = run_git(('cat-file', '--batch', '--buffer'), self.root,
+                                   stderr=False, input=os.fsencode(request))
         except OSError as exc:  # git itself is missing
             raise GitError('git', 0, f'cannot run git: {exc}') from None
         if code != 0:
