@@ -135,6 +135,21 @@ def repo(tmp_path, capsys) -> Repo:  # type: ignore[no-untyped-def]
     return Repo(str(path), capsys)
 
 
+def git_calls(monkeypatch):  # type: ignore[no-untyped-def]
+    """The git subcommands a hook runs from here on (the real git, counted)."""
+    from oracle_guard.repo import gitrepo
+
+    calls: list[str] = []
+    real = gitrepo.run_git
+
+    def counted(args, *rest, **options):  # type: ignore[no-untyped-def]
+        calls.append(next(a for a in args if not a.startswith('-')))  # the subcommand
+        return real(args, *rest, **options)
+
+    monkeypatch.setattr(gitrepo, 'run_git', counted)
+    return calls
+
+
 def sha256(data: bytes) -> str:
     import hashlib
     return hashlib.sha256(data).hexdigest()

@@ -12,6 +12,8 @@ import subprocess
 
 import pytest
 
+from conftest import git_calls
+
 from oracle_guard.commands import lock as lock_command
 from oracle_guard.hooks.check_generator_lock import main
 from oracle_guard.reading.import_closure import Closure
@@ -117,21 +119,6 @@ def test_a_staged_helper_a_property_reaches_is_judged(guarded, monkeypatch, shap
         assert len(closures(guarded)) == closures_before  # found, not built again
     if cache == 'off':
         assert closures(guarded) == []
-
-
-def git_calls(monkeypatch):  # type: ignore[no-untyped-def]
-    """The git subcommands a hook runs (the real git, counted)."""
-    from oracle_guard.repo import gitrepo
-
-    calls: list[str] = []
-    real = gitrepo.run_git
-
-    def counted(args, *rest, **options):  # type: ignore[no-untyped-def]
-        calls.append(next(a for a in args if not a.startswith('-')))  # the subcommand
-        return real(args, *rest, **options)
-
-    monkeypatch.setattr(gitrepo, 'run_git', counted)
-    return calls
 
 
 def test_a_staged_test_file_no_property_reaches_greps_nothing(guarded, monkeypatch):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import glob
 import os
 
+from conftest import git_calls
+
 from oracle_guard.hooks.check_fixture_manifest import main as fixture_manifest
 from oracle_guard.hooks.check_generator_lock import main as generator_lock
 from oracle_guard.hooks.check_named_freezes import main as named_freezes
@@ -14,21 +16,6 @@ from oracle_guard.hooks.forbid_mixed_oracle_diff import main as forbid_mixed
 CLEAN = 'def test_other():\n    assert 1\n'
 PATH = 'tests/test_app.py'
 LEDGER = 'tests/freeze_ledger.yaml'
-
-
-def git_calls(monkeypatch):  # type: ignore[no-untyped-def]
-    """The git subcommands a hook runs (the real git, counted)."""
-    from oracle_guard.repo import gitrepo
-
-    calls: list[str] = []
-    real = gitrepo.run_git
-
-    def counted(args, *rest, **options):  # type: ignore[no-untyped-def]
-        calls.append(next(a for a in args if not a.startswith('-')))  # the subcommand
-        return real(args, *rest, **options)
-
-    monkeypatch.setattr(gitrepo, 'run_git', counted)
-    return calls
 
 
 def kept_files() -> list[str]:
