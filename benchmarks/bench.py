@@ -16,7 +16,12 @@ Prints, in one run:
 1. the interpreter, its start-up time, then every hook (and the one-process
    ``oracle-guard`` hook id) on a one-file commit in synthetic repositories of 2 000 and
    50 000 tracked files, as a ratio to ``python -c pass``, the ratio between the two
-   sizes, and how many git processes each hook starts;
+   sizes, and how many git processes each hook starts; each hook three ways: with the
+   per-user caches as the runs before left them (the hooks after the first of a commit),
+   as the first hook of a commit (the staged diff not kept yet; the import closure and
+   the property verdicts kept, as on a developer's later commits) and with every cache
+   off (``ORACLE_GUARD_SCAN_CACHE=0``: CI; the first commit in a repository, caches empty,
+   is ``benchmarks/commit_cold.py``'s);
 2. check-named-freezes over real test files — the corpus of benchmarks/corpus.py with
    ``--corpus DIR`` (numpy, pandas, scipy and pytest's suites, downloaded once into DIR),
    the venv made by benchmarks/real_suites.py with ``--suites-venv``, or a synthetic
@@ -56,6 +61,11 @@ HOOKS = (
 )
 # The optional hook id that runs the six in one process (its console script's name).
 EVERY_HOOK = 'every-hook'
+# Each hook is measured three ways (bench.py one_file_commit): with the per-user caches as
+# the runs before left them, as the first hook of a commit, with every cache off.
+FIRST = ' (first of a commit)'
+OFF = ' (caches off)'
+VARIANTS = ('', FIRST, OFF)
 COMMIT_HOOKS = (*HOOKS, EVERY_HOOK)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LAZY = ('yaml', 'jsonschema', 'identify', 'hypothesis')
@@ -171,6 +181,11 @@ def interleaved(commands: dict[str, object], cwd: str, runs: int, env: dict[str,
         for name, argv in commands.items():
             if isinstance(argv, tuple):  # a group of processes run side by side
                 elapsed, code, rss, seconds = run_parallel(list(argv), cwd, env)
+            elif isinstance(argv, dict):  # {'argv': [...], 'env': {...}, 'before': callable}
+                if argv.get('before'):
+                    argv['before']()  # not timed
+                elapsed, code, rss, seconds = run_once(argv['argv'], cwd,
+                                                       {**env, **argv.get('env', {})})
             else:
                 elapsed, code, rss, seconds = run_once(argv, cwd, env)  # type: ignore[arg-type]
             times[name].append(elapsed)
@@ -183,7 +198,8 @@ def interleaved(commands: dict[str, object], cwd: str, runs: int, env: dict[str,
     return result
 
 
-def git_processes(argv: list[str], cwd: str, venv: CleanVenv, tmp: str) -> int:
+def git_processes(argv: list[str], cwd: str, venv: CleanVenv, tmp: str,
+                  base_env: dict[str, str] | None = None) -> int:
     """How many git processes one run of ``argv`` starts (a counting ``git`` on PATH)."""
     shim = os.path.join(tmp, 'git-shim')
     log = os.path.join(tmp, 'git-calls.log')
@@ -195,7 +211,8 @@ def git_processes(argv: list[str], cwd: str, venv: CleanVenv, tmp: str) -> int:
         os.chmod(os.path.join(shim, 'git'), 0o755)
     if os.path.exists(log):
         os.remove(log)
-    env = {**venv.env, 'OG_BENCH_GIT_LOG': log, 'PATH': shim + os.pathsep + venv.env['PATH']}
+    env = {**(base_env or venv.env), 'OG_BENCH_GIT_LOG': log,
+           'PATH': shim + os.pathsep + venv.env['PATH']}
     subprocess.run(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, check=False)
     if not os.path.exists(log):
@@ -268,13 +285,42 @@ def one_file_commit(tmp: str, runs: int, venv: CleanVenv) -> list[str]:
         t0 = time.perf_counter()
         changed = build_repo(root, size)
         built = time.perf_counter() - t0
+        # The per-user caches of this run start empty (the median is of the runs after
+        # the first, which fills them, as a developer's later commits find them).
+        cache = os.path.join(tmp, f'cache{size}')
+        env = {**venv.env, 'XDG_CACHE_HOME': cache}
+
+        def forget_the_staged_diff(cache: str = cache) -> None:
+            for kept in glob.glob(os.path.join(cache, 'oracle-guard', 'staged-*')):
+                os.remove(kept)
+
+        def keep_the_staged_diff(cache: str = cache, root: str = root) -> None:
+            # what an earlier hook of the same commit leaves (a version without this
+            # cache keeps nothing: the hook asks git, as it always did)
+            if not glob.glob(os.path.join(cache, 'oracle-guard', 'staged-*')):
+                subprocess.run(venv.script('check-fixture-manifest'), cwd=root, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               check=False)
+
         commands: dict[str, object] = {'python -c pass': [venv.python, '-c', 'pass']}
         for hook in venv.hooks():
-            commands[hook] = [*venv.script(hook), *hook_args(hook, changed)]
-        results[size] = interleaved(commands, root, runs, venv.env)
+            argv = [*venv.script(hook), *hook_args(hook, changed)]
+            commands[hook] = {'argv': argv, 'before': keep_the_staged_diff}
+            # The first hook of a commit: no other hook kept the staged diff yet (the
+            # import closure and the property verdicts kept, as on a later commit).
+            commands[hook + FIRST] = {'argv': argv, 'before': forget_the_staged_diff}
+            # Every per-user cache off: CI (a developer's first commit, with the caches
+            # empty, is benchmarks/commit_cold.py's).
+            commands[hook + OFF] = {'argv': argv, 'env': {'ORACLE_GUARD_SCAN_CACHE': '0'}}
+        results[size] = interleaved(commands, root, runs, env)
         if size == 2000:
-            git_counts = {hook: git_processes(commands[hook], root, venv, tmp)  # type: ignore
-                          for hook in venv.hooks()}
+            for hook in venv.hooks():
+                for variant in VARIANTS:
+                    entry: dict = commands[hook + variant]  # type: ignore[assignment]
+                    if entry.get('before'):
+                        entry['before']()
+                    git_counts[hook + variant] = git_processes(
+                        entry['argv'], root, venv, tmp, {**env, **entry.get('env', {})})
         lines.append(f'(repo of {size} tracked files built in {built:.1f}s)')
     base2, base50 = results[2000]['python -c pass']['median'], results[50000]['python -c pass']['median']
     cpu2, cpu50 = results[2000]['python -c pass']['cpu'], results[50000]['python -c pass']['cpu']
@@ -287,28 +333,37 @@ def one_file_commit(tmp: str, runs: int, venv: CleanVenv) -> list[str]:
               f'| `python -c pass` | 0 | 0 | 1.00 ({base2 * 1000:.1f} ms) | 1.00 '
               f'({base50 * 1000:.1f} ms) | 1.00 | 1.00 ({cpu2 * 1000:.1f} ms), 1.00 '
               f'({cpu50 * 1000:.1f} ms), 1.00 |']
-    worst = (0.0, '', 0.0)
+    worst = {variant: (0.0, '', 0.0) for variant in VARIANTS}
     for hook in venv.hooks():
-        a, b = results[2000][hook], results[50000][hook]
-        # Sizes are compared through their start-up ratios: each size is measured in its
-        # own interleaved round, so load that changes between the rounds cancels out.
-        ca, cb = a['cpu'] / cpu2, b['cpu'] / cpu50
-        name = 'oracle-guard (all six, one process)' if hook == EVERY_HOOK else hook
-        lines.append(f'| {name} | {a["rc"]}/{b["rc"]} | {git_counts[hook]} | '
-                     f'{a["median"] / base2:.2f} ({a["median"] * 1000:.0f} ms) | '
-                     f'{b["median"] / base50:.2f} ({b["median"] * 1000:.0f} ms) | '
-                     f'{(b["median"] / base50) / (a["median"] / base2):.2f} | '
-                     f'{ca:.2f}, {cb:.2f}, {cb / ca:.2f} |')
-        if hook != EVERY_HOOK and ca > worst[0]:
-            worst = (ca, hook, cb / ca)
+        for variant in VARIANTS:
+            a, b = results[2000][hook + variant], results[50000][hook + variant]
+            # Sizes are compared through their start-up ratios: each size is measured in
+            # its own interleaved round, so load that changes between the rounds cancels.
+            ca, cb = a['cpu'] / cpu2, b['cpu'] / cpu50
+            name = ('oracle-guard (all six, one process)' if hook == EVERY_HOOK else hook) + \
+                variant
+            lines.append(f'| {name} | {a["rc"]}/{b["rc"]} | {git_counts[hook + variant]} | '
+                         f'{a["median"] / base2:.2f} ({a["median"] * 1000:.0f} ms) | '
+                         f'{b["median"] / base50:.2f} ({b["median"] * 1000:.0f} ms) | '
+                         f'{(b["median"] / base50) / (a["median"] / base2):.2f} | '
+                         f'{ca:.2f}, {cb:.2f}, {cb / ca:.2f} |')
+            if hook != EVERY_HOOK and ca > worst[variant][0]:
+                worst[variant] = (ca, hook, worst[variant][2])
+            if hook != EVERY_HOOK and cb / ca > worst[variant][2]:
+                worst[variant] = (*worst[variant][:2], cb / ca)
     six = sum(results[2000][h]['cpu'] for h in HOOKS) / cpu2
     one = results[2000][EVERY_HOOK]['cpu'] / cpu2 if EVERY_HOOK in results[2000] else None
     lines += ['', f'The six hooks one after the other: {six:.2f}× start-up (CPU, 2 000 files); '
                   + (f'the `oracle-guard` hook id: {one:.2f}×.' if one else
                      'this version has no `oracle-guard` hook id.')]
-    summarise(f'one-file commit, worst hook ({worst[1]}) vs `python -c pass` (CPU)',
-              worst[0], 2.5)
-    summarise('the same commit, 50 000 vs 2 000 files (worst hook\'s CPU ratio)', worst[2], 1.2)
+    for variant, what in (('', 'the hooks after the first of a commit'),
+                          (FIRST, 'the first hook of a commit'),
+                          (OFF, 'every cache off: CI')):
+        ca, hook, ratio = worst[variant]
+        summarise(f'one-file commit, worst hook ({hook}) vs `python -c pass` (CPU; {what})',
+                  ca, 2.5)
+        summarise(f'the same commit, 50 000 vs 2 000 files (worst hook\'s ratio; {what})',
+                  ratio, 1.2)
     return lines
 
 
