@@ -103,3 +103,21 @@ def test_in_ci_nothing_is_kept(guarded, monkeypatch):
     assert guarded.run(fixture_manifest).rc == 0
     assert calls.count('diff') == 2
     assert kept_files() == []
+
+
+def test_a_kept_diff_that_is_not_git_output_is_asked_again(guarded, monkeypatch):
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.write(LEDGER, guarded.read(LEDGER) + b'\n')
+    guarded.add()
+    assert mixed(guarded).codes == ['OG201']
+    (kept,) = kept_files()
+    with open(kept, 'rb') as f:
+        first, _, raw = f.read().partition(b'\n')
+    with open(kept, 'wb') as f:  # the right key and length, bytes git never wrote
+        f.write(first + b'\n' + b':x' * (len(raw) // 2) + b'y' * (len(raw) % 2))
+    calls = git_calls(monkeypatch)
+
+    result = mixed(guarded)
+
+    assert result.codes == ['OG201'], result.out + result.err
+    assert 'diff' in calls

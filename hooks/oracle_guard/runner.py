@@ -9,6 +9,7 @@ import sys
 
 from oracle_guard.repo.changeset import Change
 from oracle_guard.repo.changeset import range_env
+from oracle_guard.repo.changeset import DIFF_ARGS
 from oracle_guard.repo.changeset import diff_raw
 from oracle_guard.repo.changeset import parse_raw
 from oracle_guard.repo.changeset import staged_on_head
@@ -96,8 +97,11 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     asked: dict = {}
     # The staged diff another hook of this commit asked git for (repo/staged_cache.py).
     cache_dir = _staged_cache_folder()
-    key = index_key(root) if cache_dir else None
+    asking = ' '.join(DIFF_ARGS)  # in the key: another version may ask git another way
+    key = index_key(root, asking) if cache_dir else None
     kept = lookup(root, cache_dir, key) if cache_dir else None
+    if kept is not None and _unreadable(kept[1]):
+        kept = None  # not what git wrote: asked again
     on_head = None
     if objects is not None:  # the diff first: the hook's objects come from it
         raw = kept[1] if kept else staged_on_head(root)
@@ -118,7 +122,7 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
         raw = diff_raw(root, head or EMPTY_TREE, cached=True)
         staged = (head, parse_raw(raw))
         if cache_dir and head:
-            store(root, cache_dir, key, head, raw)
+            store(root, cache_dir, key, head, raw, asking)
     if not staged[1]:
         return TreeView(root, None), staged
     view = TreeView(root, '').unstaged_from(head, staged[1])
@@ -133,6 +137,14 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
             view.remember_listing(folder, listing)
     view.remember_objects(asked)
     return view, staged
+
+
+def _unreadable(raw: bytes) -> bool:
+    try:
+        parse_raw(raw)
+    except (ValueError, IndexError, UnicodeDecodeError):
+        return True
+    return False
 
 
 def _staged_cache_folder() -> str | None:

@@ -173,13 +173,13 @@ def _diff(root: str, *revs: str, cached: bool = False) -> tuple[Change, ...]:
     return parse_raw(diff_raw(root, *revs, cached=cached))
 
 
+DIFF_ARGS = ('diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff', '--no-textconv',
+             '--ignore-submodules=none')
+
+
 def diff_raw(root: str, *revs: str, cached: bool = False) -> bytes:
     """``git diff --raw -z`` output, as ``parse_raw`` reads it."""
-    args = ['diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff', '--no-textconv',
-            '--ignore-submodules=none']
-    if cached:
-        args.append('--cached')
-    return git(*args, *revs, '--', cwd=root)
+    return git(*DIFF_ARGS, *(['--cached'] if cached else []), *revs, '--', cwd=root)
 
 
 def staged_on_head(root: str) -> bytes | None:
@@ -189,9 +189,7 @@ def staged_on_head(root: str) -> bytes | None:
     from oracle_guard.repo.gitrepo import run_git
 
     try:
-        code, out, _ = run_git(('diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff',
-                                '--no-textconv', '--ignore-submodules=none', '--cached',
-                                'HEAD', '--'), root, stderr=False)
+        code, out, _ = run_git((*DIFF_ARGS, '--cached', 'HEAD', '--'), root, stderr=False)
     except OSError:
         return None
     return out if code == 0 else None

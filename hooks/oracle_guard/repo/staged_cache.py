@@ -32,8 +32,9 @@ def index_file(root: str) -> str | None:
     return os.path.join(git_dir, 'index') if os.path.isdir(git_dir) else None
 
 
-def index_key(root: str) -> str | None:
-    """The index file and the checksum git wrote at its end; None when there is none."""
+def index_key(root: str, what: str = '') -> str | None:
+    """The index file and the checksum git wrote at its end, and ``what`` is kept (the
+    diff's arguments); None when there is none."""
     path = index_file(root)
     if path is None:
         return None
@@ -51,7 +52,7 @@ def index_key(root: str) -> str | None:
         os.close(fd)
     if head != _MAGIC or len(tail) != _TAIL or not tail[-20:].strip(b'\0'):
         return None  # not an index, or one written without its checksum
-    return f'{os.path.abspath(path)}|{size}|{tail.hex()}'
+    return f'{os.path.abspath(path)}|{size}|{tail.hex()}|{what}'
 
 
 def _cache_path(folder: str, root: str) -> str:
@@ -80,11 +81,13 @@ def lookup(root: str, folder: str, key: str | None, head: str | None = None
     return fields[1], raw
 
 
-def store(root: str, folder: str, key: str | None, head: str | None, raw: bytes) -> None:
+def store(root: str, folder: str, key: str | None, head: str | None, raw: bytes,
+          what: str = '') -> None:
     """Keep the staged diff against ``head`` (asked by its id) of the index content ``key``
-    read before the diff: kept only when the index still has it after (a ``git add``
-    meanwhile is another content). A cache that cannot be written is no error."""
-    if key is None or not head or '\t' in key or '\n' in key or index_key(root) != key:
+    (``index_key(root, what)``) read before the diff: kept only when the index still has
+    it after (a ``git add`` meanwhile is another content). A cache that cannot be written
+    is no error."""
+    if key is None or not head or '\t' in key or '\n' in key or index_key(root, what) != key:
         return
     path = _cache_path(folder, root)
     temporary = f'{path}.{os.getpid()}'
