@@ -255,6 +255,7 @@ def test_the_predicted_tree_is_the_one_git_commit_writes(repo, object_format):
     os.chmod(os.path.join(repo.path, 'tests/run.sh'), 0o755)
     os.symlink('a/test_one.py', os.path.join(repo.path, 'tests/link.py'))
     repo.write('src/x.py', '# src changes too\n')
+    repo.write(os.fsdecode(b'tests/a/caf\xe9.py'), 'x = 2\n')  # a name that is no UTF-8
     repo.add()
     head, changes = staged_change(repo.path)
     assert {c.status for c in changes} >= {'A', 'M', 'D', 'R'}
@@ -267,3 +268,18 @@ def test_the_predicted_tree_is_the_one_git_commit_writes(repo, object_format):
     assert guessed['tests/'].hex() == repo.git('rev-parse', 'HEAD:tests').strip()
     assert guessed[''].hex() == repo.git('rev-parse', 'HEAD^{tree}').strip()
     assert guessed['tests/a/'].hex() == repo.git('rev-parse', 'HEAD:tests/a').strip()
+
+
+def test_a_staged_file_whose_name_is_no_utf8_is_judged(guarded):
+    helper = locked(guarded, 'direct')
+    name = os.fsdecode(b'tests/caf\xe9.py')
+    guarded.write(name, 'def test_other():\n    assert 1\n')
+    guarded.add()
+
+    assert guarded.run(main).rc == 0  # the closure is built; nothing of it is staged
+    guarded.commit('a test file with a latin-1 name')
+    guarded.write(name, 'def test_other():\n    assert 2\n')
+    guarded.write(helper, NARROWED)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG610'], result.out + result.err

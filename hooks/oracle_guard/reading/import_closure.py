@@ -140,6 +140,10 @@ class Closure:
         fields = [key, _SEP.join(sorted(self.reached)), _SEP.join(sorted(self.exact)),
                   _SEP.join(sorted(self.prefix))]
         text = '\t'.join(fields) + '\n'
+        try:
+            text.encode('utf-8')  # a path that is no UTF-8 (surrogate-escaped) is not kept
+        except UnicodeEncodeError:
+            return None
         if any(c in f for f in (*self.reached, *self.exact, *self.prefix, key)
                for c in '\t\n\r' + _SEP) or _parse_closure(text) != (key, self):
             return None  # what cannot be read back is not written

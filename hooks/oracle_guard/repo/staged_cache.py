@@ -72,7 +72,7 @@ def lookup(root: str, folder: str, key: str | None, head: str | None = None
     except OSError:
         return None
     first, sep, raw = data.partition(b'\n')
-    fields = first.decode('utf-8', 'replace').split('\t')
+    fields = os.fsdecode(first).split('\t')
     if not sep or len(fields) != 3 or fields[0] != key or \
             not fields[2].isdigit() or int(fields[2]) != len(raw):
         return None  # another index, or a file torn by a run that stopped
@@ -95,7 +95,7 @@ def store(root: str, folder: str, key: str | None, head: str | None, raw: bytes,
         os.makedirs(folder, mode=0o700, exist_ok=True)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
-            os.write(fd, f'{key}\t{head}\t{len(raw)}\n'.encode() + raw)
+            os.write(fd, os.fsencode(f'{key}\t{head}\t{len(raw)}\n') + raw)
         finally:
             os.close(fd)
         os.replace(temporary, path)  # whole or not at all

@@ -9,6 +9,7 @@ is kept under an id is only ever about the tree that id hashes.
 """
 from __future__ import annotations
 
+import os
 import posixpath
 
 TYPE_CHECKING = False
@@ -103,7 +104,7 @@ def predict(root: str, changes: Iterable[Change], trees: Mapping[str, Entries | 
                 change.status not in 'AMRCT':
             return None
         folder, name = posixpath.split(change.path)
-        added.setdefault(folder, {})[name.encode()] = (
+        added.setdefault(folder, {})[os.fsencode(name)] = (
             change.mode.lstrip('0').encode(), bytes.fromhex(change.object_id))
     folders = sorted(set(trees), key=lambda f: -f.count('/') - (1 if f else 0))
     built: dict[str, bytes | None] = {}
@@ -114,7 +115,7 @@ def predict(root: str, changes: Iterable[Change], trees: Mapping[str, Entries | 
             entries.pop(name, None)
         for child, child_id in built.items():
             if child and posixpath.dirname(child) == folder:
-                name = posixpath.basename(child).encode()
+                name = os.fsencode(posixpath.basename(child))
                 if child_id is None:
                     if entries.get(name, (b'',))[0] == TREE_MODE:
                         del entries[name]
@@ -129,4 +130,4 @@ def _under(top: str, path: str, removed: dict[str, set[bytes]]) -> None:
     if top and not path.startswith(top + '/'):
         return
     folder, name = posixpath.split(path)
-    removed.setdefault(folder, set()).add(name.encode())
+    removed.setdefault(folder, set()).add(os.fsencode(name))
