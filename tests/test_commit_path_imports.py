@@ -1,7 +1,7 @@
 """The one-file commit of check-freeze-ledger, check-generator-lock and check-named-freezes
 imports only what the staged change needs: a test file without a property or a silence,
 against a ledger without rows and a lock, needs no YAML library, no parser, no
-dataclasses, no typing and no date."""
+dataclasses, no typing, no date and no domain lock (nor JSON) read."""
 from __future__ import annotations
 
 import os
@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
-HEAVY = ('yaml', 'ast', 'dataclasses', 'inspect', 'typing', 'datetime',
-         'oracle_guard.reading.scanner', 'oracle_guard.reading.property_reader')
+HEAVY = ('yaml', 'ast', 'dataclasses', 'inspect', 'typing', 'datetime', 'json',
+         'oracle_guard.reading.scanner', 'oracle_guard.reading.property_reader',
+         'oracle_guard.oracle.domain_lock')  # the lock's reader: no property, no lock read
 
 
 def imported_during_commit(repo, module: str) -> tuple[int, set[str]]:  # type: ignore[no-untyped-def]
