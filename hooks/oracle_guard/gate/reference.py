@@ -24,12 +24,14 @@ With an approval of the oracle change (rule 47) the oracle side is the pull requ
 
 Codes:
 
-OG730 a base oracle test failed against the pull request's src/
+OG730 a base oracle test failed against the pull request's src/ (every item of a property
+      file: inherited tests, doctests, a state machine's TestCase, a plugin's items)
 OG731 a base oracle test errored (set-up, teardown, or its module could not be collected)
 OG732 a base oracle test was skipped or xfailed and no freeze live at base explains it
 OG733 a base oracle test did not run (not collected, deselected, never started)
-OG734 the reference run did not complete (no record, a crash, an early exit), or a run
-      mechanism the audit names (OG707-OG715) was seen in it
+OG734 the reference run did not complete (no record, a crash, an early exit), a run
+      mechanism the audit names (OG707-OG715) was seen in it, or pytest exited non-zero
+      while the run (canaries taken out) reported no failed test of the oracle
 OG735 a freeze added for a flaky test whose test passed in none of the reruns
 OG736 a test the pull request adds or changes passes without its src/ change
       (only with ``require-fail-to-pass = true``; otherwise listed in the review report)
@@ -482,10 +484,45 @@ def _last_line(text: object) -> str:
 
 
 def _describe_failure(record: RunRecord, nodeid: str) -> str:
-    """What the failed test raised, as the plugin saw its call (the record keeps no
-    failure text)."""
+    """What the failed test raised, as the plugin saw its call, else the first line of
+    the failed report's crash message (a doctest, a plugin's item)."""
     raised = (record.calls.get(nodeid) or {}).get('raised')
-    return f'it raised {raised}' if raised else 'see the test output above'
+    if raised:
+        return f'it raised {raised}'
+    crash = (record.reports.get(nodeid, {}).get(_failed_phase(record, nodeid)) or {}).get('crash')
+    first = str(crash or '').strip().splitlines()
+    return first[0][:200] if first else 'see the test output above'
+
+
+def _item_path(record: RunRecord, nodeid: str, root: str) -> str:
+    """The repository path of a run's item (its node id's file when it was never
+    collected, as a report of a session's teardown may be)."""
+    item = record.items.get(nodeid)
+    if item is None:
+        return nodeid.split('::', 1)[0]
+    path = os.path.relpath(os.path.realpath(item['path']), os.path.realpath(root))
+    return path.replace(os.sep, '/')
+
+
+def _unexplained_exit(run: Run, elsewhere: Sequence[str]) -> list[Finding]:
+    """OG734: the reference run exited non-zero, and nothing it reported says why (rule
+    44). Its must-fail canaries always make pytest's status 1: a 1 is theirs when the
+    record, canaries taken out, holds no failed item and no module that failed to be
+    collected; the sealed run's findings (``run.sealed``) say when a canary did not."""
+    record = run.record
+    failed_collection = [p for p in record.collect_problems if p.get('outcome') == 'failed']
+    if run.exit_code == 0 or (run.exit_code == 1 and not elsewhere and not failed_collection):
+        return []
+    what = [*elsewhere, *[str(p.get('nodeid') or p.get('path') or '?')
+                          for p in failed_collection]]
+    more = f' and {len(what) - 5} more' if len(what) > 5 else ''
+    told = f': {", ".join(what[:5])}{more} failed, outside the base oracle\'s test files' \
+        if what else ''
+    return [Finding('.', 1, 1, 'OG734', f'reference run: pytest exited {run.exit_code} but '
+                    f'reported no failure of a test of the base oracle{told} '
+                    f'({_last_line(run.tail())})',
+                    'the reference run must pass: look at its output above for what ended '
+                    'it (a conftest, a plugin, an error outside the tests)')]
 
 
 def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: TreeView,
@@ -513,7 +550,9 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
                                   os.path.realpath(tree.root))
             broken_modules[rel.replace(os.sep, '/')] = problem
     for path, problem in sorted(broken_modules.items()):
-        if not any(p == path for p, _ in inventory):
+        # Every oracle file, inventoried tests or not (a module of a state machine's
+        # TestCase alone, rule 44).
+        if not cfg.is_property(path):
             continue
         findings.append(Finding(path, 1, 1, 'OG731', f'reference run: {path}, a test file of '
                                 'the base oracle, could not be collected against your src/ '
@@ -530,23 +569,31 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
         else:
             findings.append(Finding(finding.path, finding.line, 1, code_,
                                     f'reference run: {finding.message}', _REFERENCE_HINT))
-    by_test = _nodeids_by_test(record, tree.root)
-    for (path, identity), test in sorted(inventory.items()):
-        for nodeid in sorted(by_test.get((path, identity), ())):
-            if record.outcome(nodeid) != 'failed':
-                continue
-            phase = _failed_phase(record, nodeid)
-            if phase == 'call':
-                findings.append(Finding(path, test.line, 1, 'OG730', f'reference run: '
-                                        f'{nodeid}, a test of the base oracle, failed against '
-                                        f'your src/ ({_describe_failure(record, nodeid)})',
-                                        _REFERENCE_HINT))
-            else:
-                findings.append(Finding(path, test.line, 1, 'OG731', f'reference run: '
-                                        f'{nodeid}, a test of the base oracle, errored in '
-                                        f'{phase} against your src/ '
-                                        f'({_describe_failure(record, nodeid)})',
-                                        _REFERENCE_HINT))
+    # Every failed item of an oracle file, whether the static inventory knows it or not:
+    # a test inherited from a contract class of a helper, a doctest, a Hypothesis state
+    # machine's TestCase, a plugin's item (rule 44). Canaries are out of this record.
+    elsewhere = []
+    for nodeid in stream.failed_tests(record):
+        path = _item_path(record, nodeid, tree.root)
+        if not cfg.is_property(path):
+            elsewhere.append(nodeid)
+            continue
+        test = inventory.get((path, function_of(identity_of(nodeid))))
+        line = test.line if test is not None else 1
+        phase = _failed_phase(record, nodeid)
+        if phase == 'call':
+            findings.append(Finding(path, line, 1, 'OG730', f'reference run: '
+                                    f'{nodeid}, a test of the base oracle, failed against '
+                                    f'your src/ ({_describe_failure(record, nodeid)})',
+                                    _REFERENCE_HINT))
+        else:
+            findings.append(Finding(path, line, 1, 'OG731', f'reference run: '
+                                    f'{nodeid}, a test of the base oracle, errored in '
+                                    f'{phase} against your src/ '
+                                    f'({_describe_failure(record, nodeid)})',
+                                    _REFERENCE_HINT))
+    if not findings and not run.sealed:
+        findings += _unexplained_exit(run, elsewhere)
     return findings
 
 
@@ -680,7 +727,9 @@ class ReferenceRuns:
                 for test in audit.file_inventory(source or b'', path):
                     inventory[(path, test.identity)] = test
         child = None
-        if inventory:
+        # A property file the static inventory finds no test in (a state machine's
+        # TestCase, doctests) runs too: its items are judged all the same (rule 44).
+        if oracle_tests:
             step = self.timings.get('reference run')
             step.started = time.perf_counter()
             child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today,
