@@ -133,3 +133,26 @@ def test_reference_run_exiting_non_zero_without_a_failed_test_is_a_finding(
     })
     ci = cheat(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=3)
     assert any('reference run: pytest exited 3' in line for line in ci.lines('OG734')), ci.out
+
+
+# == attack 71: a property that skips itself through an importorskip of a src module =========
+def test_importorskip_of_a_src_module_the_pull_request_removed_explains_no_skip(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The optional speed-up pattern, adopted (dd is the project: a declared module, rule
+    # 41); main moves dedupe into dd.fast with the bug. The pull request renames
+    # dd/fast.py to dd/core.py, bug and all: the property module skips at collection in
+    # both runs. A module under src at the base that the change removed is no optional
+    # dependency: OG732 in the reference run, OG706 in the test command's audit.
+    fast_property = PROPERTY.replace(
+        'from dd import dedupe\n',
+        'import pytest\n\ndedupe = pytest.importorskip("dd.fast").dedupe\n')
+    repo = project(tmp_path, {'src/dd/fast.py': GOOD,
+                              'tests/properties/test_dd_props.py': fast_property},
+                   {'src/dd/fast.py': BUG, 'src/dd/__init__.py': 'from dd.fast import dedupe\n'})
+    ci = cheat(repo, {'src/dd/fast.py': None, 'src/dd/core.py': BUG,
+                      'src/dd/__init__.py': 'from dd.core import dedupe\n',
+                      'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG})
+    nodeid = 'tests/properties/test_dd_props.py::test_dedupe_matches_set'
+    named(ci, 'OG732', nodeid)
+    named(ci, 'OG706', nodeid)
+    assert 'the change removed it' in ci.lines('OG706')[0], ci.out

@@ -278,6 +278,9 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
             tracked=frozenset(head_view.paths()),
         )
+        if ctx.changes.has_base:  # rule 41: a src module the change removed explains no skip
+            audit_ctx.src_gone = audit.src_gone(TreeView(cfg.root, ctx.changes.base),
+                                                head_view, cfg)
         if collector is not None:
             with timings.step('base collection'):
                 audit_ctx.base_collection = collector.wait()

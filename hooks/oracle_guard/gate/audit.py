@@ -115,6 +115,9 @@ class AuditContext:
     # The base revision's own collection (rule 39b): a BaseCollection, or None when the
     # baseline records nothing left out (or there is no base).
     base_collection: BaseCollection | None = None
+    # Modules that lived under the src roots at the base revision and are gone from the
+    # side that ran (``src_gone``): an importorskip of one explains no skip (rule 41).
+    src_gone: frozenset[str] = frozenset()
     _accepted: dict[str, dict[str, list]] = field(default_factory=dict)  # type: ignore[type-arg]
     _judge: object = None
     _helpers: object = None
@@ -207,6 +210,8 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
 
     from oracle_guard.reading.silence_acceptance import class_key
 
+    if _import_of_removed_src(outcome, ctx):
+        return None
     accepted = ctx.accepted(outcome.path)
     function = function_of(outcome.identity)
     keys = [function] if outcome.kind != 'collection-skip' else []
@@ -245,6 +250,36 @@ _UNITTEST_IMPERATIVE = ('skipTest', 'SkipTest')
 def _skip_reason(reported: str) -> str:
     """The reason a skip was raised with, as the run reports it (``Skipped: why``)."""
     return reported[len('Skipped: '):] if reported.startswith('Skipped: ') else reported
+
+
+def _import_of_removed_src(outcome: SilenceOutcome, ctx: AuditContext) -> bool:
+    """Whether the skip says a module could not be imported that lived under the src roots
+    at the base revision and is gone from the code that ran (rule 41): the change removed
+    or renamed it, so its importorskip is the change's own doing, not an optional
+    dependency this environment lacks."""
+    if not ctx.src_gone or 'wasxfail' in outcome.reason:
+        return False
+    for marker in ("could not import '", 'No module named '):
+        start = outcome.reason.find(marker)
+        if start < 0:
+            continue
+        rest = outcome.reason[start + len(marker):].lstrip("'\"")
+        name = ''
+        for char in rest:
+            if not (char.isalnum() or char in '._'):
+                break
+            name += char
+        parts = name.strip('.').split('.')
+        if any('.'.join(parts[:n]) in ctx.src_gone for n in range(1, len(parts) + 1)):
+            return True
+    return False
+
+
+def _removed_note(outcome: SilenceOutcome, ctx: AuditContext) -> str:
+    if not _import_of_removed_src(outcome, ctx):
+        return ''
+    return (': the module it could not import lived under the src roots at the base '
+            'revision, and the change removed it')
 
 
 def _where(outcome: SilenceOutcome, ctx: AuditContext) -> tuple[str, int] | None:
@@ -495,6 +530,33 @@ def src_modules(view: TreeView, cfg: Config) -> dict[str, str]:
     return found
 
 
+def src_module_names(view: TreeView, cfg: Config) -> set[str]:
+    """The dotted import names of every module and package under the ``src`` roots on
+    one side (a src root that is a package itself is imported from its parent)."""
+    names: set[str] = set()
+    files = set(view.paths(list(cfg.src_roots())))
+    for root in cfg.src_roots():
+        prefix: list[str] = []
+        if root.endswith('/') and f'{root}__init__.py' in files:
+            prefix = [root.rstrip('/').rsplit('/', 1)[-1]]
+        for path in files:
+            if not path.startswith(root) or not path.endswith('.py') or not cfg.is_src(path):
+                continue
+            parts = [*prefix, *path[len(root):-3].split('/')]
+            if parts[-1] == '__init__':
+                parts.pop()
+            for n in range(1, len(parts) + 1):  # its packages (namespace ones too)
+                if all(p.isidentifier() for p in parts[:n]):
+                    names.add('.'.join(parts[:n]))
+    return names
+
+
+def src_gone(base: TreeView, head: TreeView, cfg: Config) -> frozenset[str]:
+    """Modules under the ``src`` roots at the base revision that the pull request's side
+    no longer has (rule 41: their importorskip explains no skip)."""
+    return frozenset(src_module_names(base, cfg) - src_module_names(head, cfg))
+
+
 # -- the audit -----------------------------------------------------------------------------
 def _pair(where: object) -> tuple[str, int] | None:
     if isinstance(where, (list, tuple)) and len(where) == 2:
@@ -673,7 +735,7 @@ class _Audit:
                 if silence_explanation(outcome, ctx) is None:
                     self.add(path, test.line, 'OG706',
                              f'{path}::{identity} was skipped with its whole module at '
-                             f'collection ({problem.get("reason")})',
+                             f'collection ({problem.get("reason")}){_removed_note(outcome, ctx)}',
                              'a silence needs a live freeze in the ledger')
                 continue
             if exclusion_explanation(path, identity, ctx) is None:
@@ -778,7 +840,8 @@ class _Audit:
         verb = 'xfailed' if 'wasxfail' in report else 'skipped'
         self.add(path, line, 'OG706',
                  f'{nodeid} was {verb} ({outcome.kind} in {report["when"]}: '
-                 f'{outcome.reason.strip()[:200] or "no reason"}) and no live freeze explains it',
+                 f'{outcome.reason.strip()[:200] or "no reason"}) and no live freeze explains it'
+                 f'{_removed_note(outcome, self.ctx)}',
                  'fix the test, or freeze it with a ledger row (FZ id, owner, class, expiry) '
                  'in a change of its own')
 

@@ -528,7 +528,8 @@ def _unexplained_exit(run: Run, elsewhere: Sequence[str]) -> list[Finding]:
 def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: TreeView,
                     inventory: dict[tuple[str, str], audit.TestDef],
                     ledger: FreezeLedger | None, today: datetime.date,
-                    base_collection: audit.BaseCollection | None = None) -> list[Finding]:
+                    base_collection: audit.BaseCollection | None = None,
+                    src_gone: frozenset[str] = frozenset()) -> list[Finding]:
     record = run.record
     findings: list[Finding] = []
     if record.empty:
@@ -541,7 +542,7 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
     ctx = audit.AuditContext(cfg=cfg.replace(root=tree.root), record=record,
                              inventory=inventory, ledger=ledger, today=today,
                              src_modules=audit.src_modules(code, cfg), view=oracle,
-                             base_collection=base_collection)
+                             base_collection=base_collection, src_gone=src_gone)
     broken_modules = {}
     for problem in record.collect_problems:
         if problem.get('outcome') == 'failed':
@@ -753,7 +754,9 @@ class ReferenceRuns:
             found = run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
                                                  self.head.view, inventory,
                                                  self.ledger(self.oracle), self.ctx.today,
-                                                 self.base_collection)
+                                                 self.base_collection,
+                                                 audit.src_gone(self.base_view,
+                                                                self.head_view, self.cfg))
         finally:
             # Its CPU is counted when it is reaped; its wall time ends when it exited.
             if self.watcher is not None:
