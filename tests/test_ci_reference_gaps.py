@@ -9,6 +9,8 @@ the test of the base oracle that failed or the file whose change needs approval.
 """
 from __future__ import annotations
 
+import sys
+
 from ci_repo import CiRepo
 from ci_repo import Run
 from test_ci_attacks import BUG
@@ -156,3 +158,38 @@ def test_importorskip_of_a_src_module_the_pull_request_removed_explains_no_skip(
     named(ci, 'OG732', nodeid)
     named(ci, 'OG706', nodeid)
     assert 'the change removed it' in ci.lines('OG706')[0], ci.out
+
+
+# == attack 66: the property's oracle helper outside the tests roots =========================
+ORACLE_HELPER = 'def expected(xs):\n    return sorted(set(xs))\n'
+ORACLE_HELPER_FOR_THE_BUG = ('def expected(xs):\n    out = sorted(set(xs))\n'
+                             '    return out[:-1] if len(out) > 3 else out\n')
+
+
+def test_oracle_helper_outside_the_tests_roots_comes_from_the_base_and_needs_approval(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Adoption had `pythonpath = ["src", "."]` and the property compares with
+    # `testing.oracle.expected`; the pull request rewrites that helper to the bug's
+    # answers. The reference tree takes it from the base (the property fails there), and
+    # the change to it is an oracle change.
+    repo = project(tmp_path, {
+        'pyproject.toml': PYPROJECT.replace('pythonpath = ["src"]', 'pythonpath = ["src", "."]'),
+        'testing/__init__.py': '',
+        'testing/oracle.py': ORACLE_HELPER,
+        'tests/properties/test_dd_props.py': PROPERTY.replace(
+            'from dd import dedupe\n', 'from dd import dedupe\nfrom testing.oracle import expected\n'
+        ).replace('== sorted(set(xs))', '== expected(xs)'),
+    })
+    ci = cheat(repo, {'testing/oracle.py': ORACLE_HELPER_FOR_THE_BUG,
+                      'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG})
+    named(ci, 'OG730', 'tests/properties/test_dd_props.py::test_dedupe_matches_set')
+    assert any(line.startswith('testing/oracle.py:1:1: OG740 ') and 'a property imports it'
+               in line for line in ci.lines('OG740')), ci.out
+    # Approved, the helper is the pull request's in the reference tree too: the person
+    # who approved the new oracle gets it judged with it.
+    report = tmp_path / 'review.md'
+    approved = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(
+        PYTEST, '--oracle-approved', '--report', str(report))[1:]]))
+    assert approved.rc == 0, approved.out
+    text = report.read_text(encoding='utf-8')
+    assert 'Oracle helpers edited' in text and '`testing/oracle.py`: modified' in text, text

@@ -5,7 +5,8 @@ The test command of ``oracle-guard ci`` runs the pull request's own tests, conft
 the tests from the task, not the patch (SWE-bench's rule): a fresh temporary tree holds
 the **base revision's** human-owned oracle (the property files, the fixtures and manifest,
 the domain lock, the ledger, the conftests and ``__init__.py`` files on the path of each
-test file, the test helper modules they import, the pytest configuration) and the **pull
+test file, the test helper modules they import and the modules outside the tests and src
+roots they import, the pytest configuration) and the **pull
 request's** ``src/`` and other non-test files, all read from git objects, never from the
 working tree. None of the pull request's test code is on disk there. Its property tests
 run in a fresh process of the test environment with the plugin on; every one must pass or
@@ -228,6 +229,17 @@ def _imports(source: bytes, path: str) -> list[tuple[str, int]]:
     return found
 
 
+def oracle_helpers(cfg: Config, view: TreeView) -> list[str]:
+    """The files outside the tests and src roots that the property files of one side
+    import, directly or through their helpers, and the ``__init__.py`` files of their
+    packages: oracle, placed from the oracle side in a reference tree, and an oracle
+    change when the pull request edits them (rules 44, 47)."""
+    side = _Side(view)
+    builder = TreeBuilder(cfg, side, side)
+    builder.add_tests(sorted(p for p in side.files if cfg.is_property(p)), side)
+    return sorted(p for p in builder.plan if not is_test_side(p, cfg) and not cfg.is_src(p))
+
+
 class TreeBuilder:
     """Plans which file of which revision goes into a reference tree, then writes it."""
 
@@ -303,13 +315,19 @@ class TreeBuilder:
                 pending += [(helper, owner) for helper in self.helpers(path, owner)]
 
     def helpers(self, path: str, side: _Side) -> list[str]:
+        """The modules a test file imports from ``side``: test helpers within the tests
+        roots, and oracle helpers outside both the tests and the src roots (a root
+        ``testing/oracle.py`` on ``pythonpath``, rule 44). A module under src is the code
+        under test, never the oracle's."""
         source = side.view_of(path).read(path) or b''
         found = []
         for module, level in _imports(source, path):
             if not level and module.split('.')[0] in MACHINERY:
                 continue
             for candidate in module_candidates(path, module, level, list(self.cfg.test_roots())):
-                if self.cfg.is_test(candidate) and candidate in side.files:
+                if candidate in side.files and (self.cfg.is_test(candidate) or (
+                        not self.cfg.is_src(candidate) and not is_test_side(candidate, self.cfg)
+                        and not _import_name(candidate, self.cfg.src_roots()))):
                     found.append(candidate)
                     break
         return found

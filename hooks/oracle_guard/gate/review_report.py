@@ -208,6 +208,30 @@ def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]
     return lines
 
 
+def oracle_helpers_section(cfg: Config, changes: ChangeSet) -> list[Item]:
+    """The modules outside the tests and src roots that the base revision's property files
+    import (directly or through their helpers), edited, removed or moved: oracle, as the
+    property files are (rules 44, 47)."""
+    if changes.base_view is None:
+        return []
+    touched = {p for c in changes.changes for p in (c.path, c.old_path) if p}
+    if not any(p.endswith('.py') and not cfg.is_test(p) and not cfg.is_src(p)
+               for p in touched):
+        return []  # no such module changed: the base's imports need not be followed
+    from oracle_guard.gate.reference import oracle_helpers
+
+    helpers = set(oracle_helpers(cfg, changes.base_view))
+    lines = []
+    for change in sorted(changes.changes, key=lambda c: c.path):
+        old = change.old_path or change.path
+        if old in helpers:
+            what = STATUS.get(change.status, change.status)
+            if change.old_path:
+                what += f' from {_code(change.old_path)}'
+            lines.append(Item(old, f'- {_code(old)}: {what} (a property imports it)'))
+    return lines
+
+
 def _tests(view: TreeView | None, path: str) -> dict[str, tuple[str, str]]:
     """identity -> (function name, body as syntax) of each test pytest's default rules
     collect from one file of ``view``."""
@@ -330,6 +354,8 @@ def report_sections(ctx: RunContext) -> list[Section]:
         Section('Baseline grown', baseline_section(cfg, changes)),
         Section('Fixtures added or rehashed', fixtures_section(cfg, changes)),
         Section('Properties edited', properties_section(cfgs, changes)),
+        Section('Oracle helpers edited (outside the tests roots)',
+                oracle_helpers_section(cfg, changes)),
         Section('Tests removed', removed),
         Section('Tests moved (name and body unchanged)', moved),
         Section('Test-run control and configuration changed', control_section(cfgs, changes)),
