@@ -542,7 +542,10 @@ def src_module_names(view: TreeView, cfg: Config) -> set[str]:
         for path in files:
             if not path.startswith(root) or not path.endswith('.py') or not cfg.is_src(path):
                 continue
-            parts = [*prefix, *path[len(root):-3].split('/')]
+            if root and not root.endswith('/'):  # a src root that is one module
+                parts = [posixpath.basename(path)[:-3]]
+            else:
+                parts = [*prefix, *path[len(root):-3].split('/')]
             if parts[-1] == '__init__':
                 parts.pop()
             for n in range(1, len(parts) + 1):  # its packages (namespace ones too)
