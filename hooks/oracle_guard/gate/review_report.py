@@ -227,7 +227,7 @@ def oracle_helpers_section(cfg: Config, changes: ChangeSet) -> list[Item]:
         if old in helpers:
             what = STATUS.get(change.status, change.status)
             if change.old_path:
-                what += f' from {_code(change.old_path)}'
+                what += f' to {_code(change.path)}'
             lines.append(Item(old, f'- {_code(old)}: {what} (a property imports it)'))
     return lines
 
