@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
+import subprocess
+import sys
 
 import pytest
 
@@ -253,3 +255,103 @@ def test_without_collect_a_hidden_part_stays_unresolved_and_is_noted(guarded):
     form = json.loads(guarded.read('tests/domain_lock.json'))['properties']['test_domain'][
         'strategies']['x']
     assert form['unresolved'] == 'bounded()'
+
+
+PARAMETRIZED_PROPERTY = '''\
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+
+@pytest.mark.parametrize("k", [1, 2])
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow])
+@given(xs=st.lists(st.integers()))
+def test_p(k, xs):
+    assert len(xs) >= 0 < k
+'''
+
+
+def adopted(repo, source: str) -> None:
+    """A repository with one property, adopted with `oracle-guard init` (the lock it writes
+    is what the test module spells) and committed."""
+    from oracle_guard.commands.init import main as init_main
+
+    repo.write('pyproject.toml', '[project]\nname = "app"\n')
+    repo.write('src/app.py', 'X = 1\n')
+    repo.write('tests/properties/test_p.py', source)
+    repo.commit('before adoption')
+    result = repo.run(init_main)
+    assert result.rc == 0, result.out + result.err
+    repo.commit('adopt oracle-guard')
+
+
+def run_pytest(repo, *args: str):  # type: ignore[no-untyped-def]
+    return subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                           *args], cwd=repo.path, capture_output=True, text=True)
+
+
+def test_health_check_hypothesis_adds_to_a_parametrized_property_passes_at_call_time(repo):
+    # Hypothesis' pytest plugin suppresses differing_executors on a parametrized @given
+    # test just before its call; init locks what the test spells (too_slow only).
+    adopted(repo, PARAMETRIZED_PROPERTY)
+    lock = json.loads(repo.read('tests/domain_lock.json'))
+    assert lock['properties']['test_p']['suppress_health_check'] == ['too_slow']
+    proc = run_pytest(repo)
+    assert proc.returncode == 0, proc.stdout
+    assert '2 passed' in proc.stdout
+
+
+def test_health_check_hypothesis_adds_through_a_parametrized_fixture_passes(repo):
+    adopted(repo, PARAMETRIZED_PROPERTY.replace(
+        '@pytest.mark.parametrize("k", [1, 2])\n',
+        '@pytest.fixture(params=[1, 2])\ndef k(request):\n    return request.param\n\n\n'
+    ).replace('[HealthCheck.too_slow]',
+              '[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]'))
+    proc = run_pytest(repo)
+    assert proc.returncode == 0, proc.stdout
+    assert '2 passed' in proc.stdout
+
+
+def test_differing_executors_the_test_spells_and_the_lock_lacks_still_fails(repo):
+    # the same health check written by the test: the settings at collection hold it
+    adopted(repo, PARAMETRIZED_PROPERTY)
+    repo.write('tests/properties/test_p.py', PARAMETRIZED_PROPERTY.replace(
+        '[HealthCheck.too_slow]', '[HealthCheck.too_slow, HealthCheck.differing_executors]'))
+    proc = run_pytest(repo)
+    assert proc.returncode != 0, proc.stdout
+    assert ('tests/properties/test_p.py::test_p[1]: tests less than its lock '
+            '(tests/domain_lock.json): suppress_health_check: locked at ["too_slow"], live '
+            'value ["too_slow", "differing_executors"]') in proc.stdout
+    assert 'no test was run' in proc.stdout
+
+
+DIFFERING_FROM_A_FIXTURE = '''\
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+
+@pytest.fixture
+def quiet(request):
+    request.function._hypothesis_internal_use_settings = settings(
+        request.function._hypothesis_internal_use_settings,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
+                               HealthCheck.differing_executors])
+
+
+@settings(max_examples=20, suppress_health_check=[HealthCheck.too_slow,
+                                                  HealthCheck.function_scoped_fixture])
+@given(xs=st.lists(st.integers()))
+def test_p(quiet, xs):
+    assert len(xs) >= 0
+'''
+
+
+def test_differing_executors_a_fixture_adds_to_an_unparametrized_property_fails(repo):
+    # Hypothesis adds nothing here, so the call-time check discounts nothing
+    adopted(repo, DIFFERING_FROM_A_FIXTURE)
+    proc = run_pytest(repo)
+    assert proc.returncode == 1, proc.stdout
+    assert 'oracle-guard: at call time this property tests less than its domain lock' in \
+        proc.stdout
+    assert ('suppress_health_check: locked at ["too_slow", "function_scoped_fixture"], '
+            'live value ["too_slow", "function_scoped_fixture", "differing_executors"]') in \
+        proc.stdout

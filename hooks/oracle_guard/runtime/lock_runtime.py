@@ -369,6 +369,27 @@ def _machine_problems(item: Any, entry: Any, lock: DomainLock) -> list[str]:
             for drift in compare_entry(entry, live, {}, None) if drift.field in SETTINGS_FIELDS]
 
 
+def added_by_hypothesis(item: Any) -> frozenset[str]:
+    """The health checks Hypothesis' own pytest plugin suppresses on this item just before
+    its call: ``differing_executors`` on a test that is parametrized or uses a parametrized
+    fixture (``_hypothesis_pytestplugin.pytest_runtest_call``, HypothesisWorks/hypothesis
+    issue 3733), written onto the function, so every later case sees it too. Discounted
+    at call time only: at collection the settings are still the ones the test module
+    built, so a suppression the user wrote and the lock does not hold fails there (rule 23).
+    Where this holds, Hypothesis suppresses the check whatever the settings say, so the
+    discount accepts nothing Hypothesis would not do anyway."""
+    config = getattr(item, 'config', None)
+    manager = getattr(config, 'pluginmanager', None)
+    if manager is None or not manager.has_plugin('hypothesispytest'):
+        return frozenset()
+    closest = getattr(item, 'get_closest_marker', None)
+    parametrized = callable(closest) and closest('parametrize') is not None
+    info = getattr(item, '_fixtureinfo', None)
+    for definitions in getattr(info, 'name2fixturedefs', {}).values():
+        parametrized = parametrized or any(getattr(d, 'params', None) for d in definitions)
+    return frozenset({'differing_executors'}) if parametrized else frozenset()
+
+
 def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False,
                    cfg: Config | None = None) -> list[str] | None:
     """The problems of one item against the lock; None when it is neither a Hypothesis
@@ -391,6 +412,10 @@ def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False
         return _machine_problems(item, entry, lock)
     problems = []
     settings = live_settings(test, [n for n in entry.fields if n in SETTINGS_FIELDS])
+    if at_call and isinstance(settings.get('suppress_health_check'), list):
+        added = added_by_hypothesis(item)
+        settings['suppress_health_check'] = [
+            name for name in settings['suppress_health_check'] if name not in added]
     given = given_strategies(test)
     counted = sum(transformations(s) for s in given.values())
     phases = live_phases(test)
