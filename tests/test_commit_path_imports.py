@@ -54,6 +54,23 @@ def test_without_the_closure_cache_the_first_commit_imports_nothing_heavy(guarde
     assert heavy == set()
 
 
+@pytest.mark.parametrize('helper', ['', 'def make():\n    return 1\n'])
+def test_a_commit_of_a_test_file_importing_a_quiet_module_imports_nothing_heavy(
+        guarded, helper):
+    # rule 14 through helpers: the imports are read without ast, the helper by its bytes
+    if helper:
+        guarded.write('tests/helpers.py', helper)
+    guarded.write('tests/test_app.py', 'from app import parse\n' +
+                  ('from helpers import make\n' if helper else '') +
+                  '\n\ndef test_other():\n    assert parse(b"x")\n')
+    guarded.add()
+
+    rc, heavy = imported_during_commit(guarded, 'oracle_guard.hooks.check_named_freezes')
+
+    assert rc == 0
+    assert heavy == set()
+
+
 def test_a_commit_staging_a_property_still_reads_it(guarded):
     source = guarded.read('tests/properties/test_parse.py').decode()
     guarded.write('tests/properties/test_parse.py', source.replace(

@@ -146,6 +146,18 @@ def test_new_skip_through_a_helper_fails_in_every_mode(
     assert result.has('OG301', TEST), result.out
 
 
+def test_skip_from_a_helper_in_a_file_without_a_silence_word_fails_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    _quiet_helper(user)
+
+    def change(repo: Repo) -> None:
+        repo.write(QUIET_TEST, QUIET)
+
+    result = judge(mode, user, hook_repo, change)
+    assert result.rc == 1, result.out
+    assert result.has('OG301', QUIET_TEST), result.out
+
+
 # -- the plugin and the gate accept what the baseline holds ------------------------------
 
 PYPROJECT = '[project]\nname = "app"\nrequires-python = ">=3.9"\n\n[tool.oracle-guard]\nsrc = ["src/"]\n'
@@ -218,3 +230,78 @@ def test_gate_fails_a_new_skip_through_a_helper(tmp_path) -> None:  # type: igno
     ci = calc.ci()
     assert ci.rc == 1, ci.out
     assert f'{TEST}:9:6: OG301 unittest.skip without a freeze id' in ci.out
+
+
+# -- a test file that spells no silence word (the byte prefilter would not parse it) -----
+
+LATER_HELPER = 'import pytest\n\nlater = pytest.mark.skip\n'
+QUIET_TEST = 'tests/test_quiet.py'
+QUIET = ('from helpers import later\n\n\n@later(reason="later")\ndef test_four():\n'
+         '    assert 0\n\n\ndef test_small():\n    assert 1\n')
+
+
+def _quiet_helper(repo: Repo) -> str:
+    """tests/helpers.py passes pytest.mark.skip on as ``later`` (committed past the hooks)."""
+    repo.write('tests/helpers.py', LATER_HELPER)
+    return repo.commit('a helper')
+
+
+def test_skip_from_a_helper_in_a_file_without_a_silence_word_fails_a_commit(
+        guarded: Repo) -> None:
+    _quiet_helper(guarded)
+    guarded.write(QUIET_TEST, QUIET)
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, QUIET_TEST)
+    assert result.codes == ['OG301'], result.out
+    assert result.out.startswith(f'{QUIET_TEST}:4:2: OG301 pytest.mark.skip without a '
+                                 'freeze id'), result.out
+
+
+def test_skip_from_a_helper_in_a_file_without_a_silence_word_fails_a_range(
+        guarded: Repo) -> None:
+    base = _quiet_helper(guarded)
+    guarded.write(QUIET_TEST, QUIET)
+    guarded.commit('the quiet test')
+    result = guarded.run(main, '--today', TODAY, '--from-ref', base, '--to-ref', 'HEAD')
+    assert f'{QUIET_TEST}:4:2: OG301 ' in result.out, result.out
+
+
+def test_skip_from_a_helper_in_a_file_without_a_silence_word_fails_all_files(
+        guarded: Repo) -> None:
+    _quiet_helper(guarded)
+    guarded.write(QUIET_TEST, QUIET)
+    guarded.commit('the quiet test')
+    for _ in range(2):  # the second run with the scan cache warm
+        result = guarded.run(main, '--today', TODAY, '--all-files')
+        assert f'{QUIET_TEST}:4:2: OG301 ' in result.out, result.out
+
+
+def test_quiet_test_file_cached_clean_is_judged_again_when_its_helper_silences(
+        guarded: Repo) -> None:
+    # the scan cache must not keep the verdict of a file whose helper changed
+    guarded.write('tests/helpers.py', 'def later(reason):\n    return lambda f: f\n')
+    guarded.write(QUIET_TEST, QUIET)
+    guarded.commit('a harmless helper')
+    assert guarded.run(main, '--today', TODAY, '--all-files').rc == 0
+    _quiet_helper(guarded)
+    result = guarded.run(main, '--today', TODAY, '--all-files')
+    assert f'{QUIET_TEST}:4:2: OG301 ' in result.out, result.out
+
+
+def test_skip_through_a_chain_of_quiet_helpers_fails_a_commit(guarded: Repo) -> None:
+    guarded.write('tests/helpers.py', LATER_HELPER)
+    guarded.write('tests/relay.py', 'from helpers import later as afterwards\n')
+    guarded.commit('a helper and a relay')
+    guarded.write(QUIET_TEST, QUIET.replace('from helpers import later', 
+                                            'from relay import afterwards as later'))
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, QUIET_TEST)
+    assert result.codes == ['OG301'], result.out
+
+
+def test_quiet_test_file_importing_a_quiet_helper_passes(guarded: Repo) -> None:
+    guarded.write('tests/helpers.py', 'def later(reason):\n    return lambda f: f\n')
+    guarded.commit('a harmless helper')
+    guarded.write(QUIET_TEST, QUIET)
+    guarded.add()
+    assert guarded.run(main, '--today', TODAY, QUIET_TEST).rc == 0

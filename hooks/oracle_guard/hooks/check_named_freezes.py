@@ -129,8 +129,15 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
             'save the file as UTF-8 and delete the coding line')], [], [])
     silences_possible, tampering_possible = might_silence(source), might_tamper(source)
     computing_possible = might_compute(source)
+    through_helpers = False
     if not (silences_possible or tampering_possible or computing_possible):
-        return FileScan([], [], [])
+        # No silence word here; one may still come from a helper it imports (rule 14).
+        reach = 0 if helpers is None else helpers.reaches_helpers(path, source)
+        if reach != 2:  # helper_paths.SILENCING_HELPER
+            scan = FileScan([], [], [])
+            scan.uses_helpers = reach == 1  # the helper's bytes decide, not only this file's
+            return scan
+        silences_possible = through_helpers = True
     from oracle_guard.reading.scanner import computed_access
     from oracle_guard.reading.scanner import ImportAliases
     from oracle_guard.reading.scanner import parse_python
@@ -167,7 +174,7 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
                  for line, col, what in computed]
     if not silences:
         scan = FileScan(findings, [], [])
-        scan.uses_helpers = aliases.uses_helpers
+        scan.uses_helpers = aliases.uses_helpers or through_helpers
         return scan
     from oracle_guard.reading.silence_acceptance import SilenceFacts
 
@@ -185,7 +192,7 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
         facts = [judge.facts_of(silence, reader) for silence in silences]
         minors = judge.minors() if any(f.condition is not None for f in facts) else None
         scan = FileScan(findings, facts, silences, minors)
-    scan.uses_helpers = aliases.uses_helpers
+    scan.uses_helpers = aliases.uses_helpers or through_helpers
     return scan
 
 
@@ -315,7 +322,9 @@ def check(ctx: RunContext) -> list[Finding]:
         return function_of(identity) in defined[path]
 
     judge = LazySilenceJudge(cfg, view or ctx.judged or TreeView(cfg.root, None))
-    helpers = LazyHelperModules(cfg, view or ctx.judged or TreeView(cfg.root, None))
+    # in a commit (view None) the test files are read from the working tree
+    helpers = LazyHelperModules(cfg, view or ctx.judged or TreeView(cfg.root, None),
+                                view or TreeView(cfg.root, None))
     unreviewed, links = symlinked_tests(ctx)
     findings = [
         Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
@@ -541,12 +550,27 @@ def inherited_baseline_silences(ctx: RunContext, path: str,
 
 class LazyHelperModules:
     """The helper modules under the tests roots on one side (rule 14), built when a file
-    is scanned: a commit whose test files hold no silence word imports nothing more."""
+    is scanned: a commit whose test files hold no silence word imports nothing more.
 
-    def __init__(self, cfg: Config, view: TreeView) -> None:
+    ``reaches_helpers`` is the prefilter's question about such a file, answered without
+    the scanner from ``prefilter_view``: in a commit the working tree, which the test
+    files themselves are read from (the index's files under pre-commit, which stashes
+    what is not staged), so no git process lists the index."""
+
+    def __init__(self, cfg: Config, view: TreeView,
+                 prefilter_view: TreeView | None = None) -> None:
         self.cfg = cfg
         self.view = view
+        self.prefilter_view = view if prefilter_view is None else prefilter_view
         self._modules = None
+        self._paths = None
+
+    def reaches_helpers(self, path: str, source: bytes) -> int:
+        if self._paths is None:
+            from oracle_guard.reading.helper_paths import HelperPaths
+
+            self._paths = HelperPaths.of(self.cfg, self.prefilter_view)
+        return self._paths.reaches_helpers(path, source)
 
     def seen_from(self, path: str):  # type: ignore[no-untyped-def]
         if self._modules is None:

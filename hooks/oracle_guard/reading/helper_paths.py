@@ -1,0 +1,236 @@
+"""Where the helper modules under the tests roots are, without parsing them (rule 14).
+
+``HelperPaths`` finds the module an import names the way pytest's default import mode
+does (``reading/helper_modules.py`` reads what the module binds). ``reaches_helpers``
+is the byte prefilter's second question, asked of a test file that spells no silence
+word: does it import a helper module that may pass one on? ``from helpers import later``
+after ``later = pytest.mark.skip`` in ``tests/helpers.py`` is a skip although the test
+file never says so. Neither imports ``ast`` or the scanner: the file's imports are read
+from the syntax tree ``compile`` builds in C (``_ast``), and a helper may pass a
+silence on only when its bytes hold a silence word, or it imports a helper that may.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import sys
+
+from oracle_guard.reading.silence_prefilter import as_python_reads
+from oracle_guard.reading.silence_prefilter import MARKER_WORDS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from collections.abc import Iterator
+    from collections.abc import Sequence
+
+    from oracle_guard.config import Config
+    from oracle_guard.repo.gitrepo import TreeView
+
+# Imports no helper module can answer: the runners themselves (a module of the
+# repository shadowing them is rule 34's) and the standard library.
+NOT_HELPERS = frozenset(('pytest', '_pytest', 'unittest', 'hypothesis', '__future__',
+                         *getattr(sys, 'stdlib_module_names', ())))
+_ONLY_AST = 0x400  # ast.PyCF_ONLY_AST: the tree, from C, without importing ast
+_BLOCKS = ('body', 'orelse', 'finalbody', 'handlers', 'cases')
+
+# What a test file's import reaches (``reaches_helpers``)
+NO_HELPER, QUIET_HELPER, SILENCING_HELPER = 0, 1, 2
+
+
+class HelperPaths:
+    """The helper modules' paths on one side of the repository (cached listings)."""
+
+    def __init__(self, view: TreeView, is_test_code: Callable[[str], bool],
+                 test_roots: Sequence[str], src_roots: Sequence[str] = ()) -> None:
+        self.view = view
+        self.is_test_code = is_test_code
+        self.test_roots = list(test_roots)
+        self.bases = [r.rstrip('/') for r in src_roots if r.rstrip('/') and '*' not in r]
+        self._tracked: dict[str, dict[str, bool]] | None = None
+        self._folders: dict[str, dict[str, bool]] = {}
+        self._modules: dict[tuple[str, str | None, int], str | None] = {}
+        self._may_silence: dict[str, bool] = {}
+
+    @classmethod
+    def of(cls, cfg: Config, view: TreeView):  # type: ignore[no-untyped-def]
+        return cls(view, cfg.is_test_code, cfg.test_roots(), cfg.src_roots())
+
+    def _folder(self, folder: str) -> dict[str, bool]:
+        """Name -> is a folder, of what ``folder`` holds on this side (cached)."""
+        if folder in self._folders:
+            return self._folders[folder]
+        found: dict[str, bool] = {}
+        if self.view.rev is None:  # the working tree, untracked files too (the plugin)
+            try:
+                with os.scandir(os.path.join(self.view.root, folder or '.')) as entries:
+                    for entry in entries:
+                        found[entry.name] = entry.is_dir()
+            except OSError:
+                pass
+        else:
+            if self._tracked is None:  # one listing per run, of the test code only
+                self._tracked = self._listing()
+            found = self._tracked.get(folder, {})
+        self._folders[folder] = found
+        return found
+
+    def _listing(self) -> dict[str, dict[str, bool]]:
+        tree: dict[str, dict[str, bool]] = {}
+        for path in (self.view.paths(self.test_roots) if self.test_roots else ()):
+            folder, name = posixpath.split(path)
+            tree.setdefault(folder, {})[name] = False
+            while folder:
+                folder, name = posixpath.split(folder)
+                tree.setdefault(folder, {})[name] = True
+        return tree
+
+    def is_file(self, path: str) -> bool:
+        folder, name = posixpath.split(path)
+        return self._folder(folder).get(name) is False
+
+    def is_folder(self, path: str) -> bool:
+        folder, name = posixpath.split(path)
+        return bool(self._folder(folder).get(name))
+
+    def module_file(self, stem: str) -> str | None:
+        """``stem.py`` or ``stem/__init__.py`` when it is test code on this side."""
+        for candidate in (f'{stem}.py', posixpath.join(stem, '__init__.py')):
+            if self.is_file(candidate) and self.is_test_code(candidate):
+                return candidate
+        return None
+
+    def module(self, folder: str, name: str | None, level: int) -> str | None:
+        """The helper module ``import name`` (``from .name``) in ``folder`` finds."""
+        key = (folder, name, level)
+        if key not in self._modules:
+            self._modules[key] = next(self._candidates(folder, name, level), None)
+        return self._modules[key]
+
+    def _candidates(self, folder: str, name: str | None, level: int) -> Iterator[str]:
+        """Every helper module the import could name, the one it finds first."""
+        if level:
+            for _ in range(level - 1):
+                if not folder:
+                    return  # above the repository
+                folder = posixpath.dirname(folder)
+            if not name:
+                found = self.module_file(folder) if folder else None
+                if found is not None:
+                    yield found
+                return
+            bases = [folder]
+        else:
+            if not name or name.split('.', 1)[0] in NOT_HELPERS:
+                return
+            bases = []
+            while folder:
+                bases.append(folder)
+                folder = posixpath.dirname(folder)
+            bases += ['', *self.bases]
+        *packages, last = name.split('.')
+        for base in bases:
+            stem = base
+            for part in packages:  # each package a folder: most bases fail at the first
+                stem = posixpath.join(stem, part)
+                if not self.is_folder(stem):
+                    break
+            else:
+                found = self.module_file(posixpath.join(stem, last))
+                if found is not None:
+                    yield found
+
+    # -- the prefilter's question -----------------------------------------------------------
+
+    def reaches_helpers(self, path: str, source: bytes) -> int:
+        """NO_HELPER, QUIET_HELPER (it imports helper modules, none of which may pass on a
+        silence) or SILENCING_HELPER, for a test file at ``path``. Every module an import
+        could name on this side counts, not only the one it finds first: in a commit
+        this is asked of the working tree, which holds the index's files and maybe more."""
+        imported = self._imported_helpers(path, source)
+        if imported is None:
+            return SILENCING_HELPER  # not readable here: the scanner judges it (OG307)
+        if not imported:
+            return NO_HELPER
+        seen = {path}
+        return SILENCING_HELPER if any(self._passes_on(p, seen) for p in imported) \
+            else QUIET_HELPER
+
+    def _passes_on(self, path: str, seen: set[str]) -> bool:
+        """Whether the helper at ``path`` may bind a name to a silence: its bytes hold a
+        silence word (``parametrize`` too: ``later = pytest.mark.parametrize``), or it
+        imports a helper that may."""
+        if path in self._may_silence:
+            return self._may_silence[path]
+        if path in seen:
+            return False  # an import cycle: judged where it started
+        seen.add(path)
+        source = self.view.read(path)
+        if source is None:
+            verdict = False
+        else:
+            text = as_python_reads(source)
+            if any(word in text for word in MARKER_WORDS):
+                verdict = True
+            else:
+                imported = self._imported_helpers(path, source)
+                verdict = imported is None or any(self._passes_on(p, seen) for p in imported)
+        self._may_silence[path] = verdict
+        return verdict
+
+    def _imported_helpers(self, path: str, source: bytes) -> list[str] | None:
+        """The helper modules (paths) the file's imports could name; None when the file
+        cannot be compiled here."""
+        imports = imports_of(source, path)
+        if imports is None:
+            return None
+        folder = posixpath.dirname(path)
+        found: dict[str, None] = {}
+        for level, module, names in imports:
+            wanted = [module] if module else []
+            if module and not level:  # `import a.b.c` runs a/__init__.py and a/b/__init__.py
+                parts = module.split('.')
+                wanted = ['.'.join(parts[:i]) for i in range(1, len(parts) + 1)]
+            if level and not module:
+                wanted.append(None)  # `from . import x`: the package's __init__.py
+            for name in names:  # `from pkg import sub`: a submodule
+                if name != '*':
+                    wanted.append(f'{module}.{name}' if module else name)
+            for name in wanted:
+                for candidate in self._candidates(folder, name, level):
+                    if candidate != path:
+                        found[candidate] = None
+        return list(found)
+
+
+def imports_of(source: bytes, path: str = '<test>'
+               ) -> list[tuple[int, str | None, tuple[str, ...]]] | None:
+    """(level, module, imported names) of every import statement at any depth; None when
+    the bytes do not compile. Without the word ``import`` there is none to read."""
+    if b'import' not in as_python_reads(source):
+        return []
+    if source.startswith(b'\xef\xbb\xbf'):
+        source = source[3:]
+    import warnings  # loaded at interpreter start-up: free
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # SyntaxWarning for odd escapes is not ours
+            tree = compile(source, path, 'exec', _ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    found: list[tuple[int, str | None, tuple[str, ...]]] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for block in _BLOCKS:
+            for child in getattr(node, block, None) or ():
+                kind = type(child).__name__
+                if kind == 'Import':
+                    found += [(0, alias.name, ()) for alias in child.names]
+                elif kind == 'ImportFrom':
+                    found.append((child.level or 0, child.module,
+                                  tuple(alias.name for alias in child.names)))
+                else:
+                    todo.append(child)
+    return found
