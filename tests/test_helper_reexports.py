@@ -305,3 +305,78 @@ def test_quiet_test_file_importing_a_quiet_helper_passes(guarded: Repo) -> None:
     guarded.write(QUIET_TEST, QUIET)
     guarded.add()
     assert guarded.run(main, '--today', TODAY, QUIET_TEST).rc == 0
+
+
+# -- re-exports the hooks missed (attacks 45, 46, 54) ------------------------------------
+
+REEXPORTS = {
+    # attack 45: a star import of unittest in a helper, star-imported by the test
+    'star import': ({'tests/_star.py': 'from unittest import *\n'},
+                    'from _star import *', '@skip("later")'),
+    'star import in the test': ({}, 'from unittest import *', '@skip("later")'),
+    'star import of _pytest': ({'tests/_star.py': 'from _pytest.mark import *\n'},
+                               'from _star import *', '@MARK_GEN.xfail'),
+    # attack 46: a helper outside the tests roots (and outside src)
+    'outside the tests roots': ({'testing/__init__.py': '',
+                                 'testing/harness.py': 'import unittest\n'
+                                                       'later = unittest.skip\n'},
+                                'from testing.harness import later', '@later("later")'),
+    'outside, a namespace package': ({'testing/harness.py': 'import unittest\n'
+                                                            'later = unittest.skip\n'},
+                                     'import testing.harness as h', '@h.later("later")'),
+    # attack 54: a class attribute
+    'class attribute': ({'tests/_cls.py': 'import unittest\n\n\nclass H:\n'
+                                          '    later = unittest.skip\n'},
+                        'from _cls import H', '@H.later("later")'),
+    'class attribute, module imported': ({'tests/_cls.py': 'import unittest\n\n\nclass H:\n'
+                                                           '    later = unittest.skip\n'},
+                                         'import _cls', '@_cls.H.later("later")'),
+    'class attribute, same file': ({}, 'import unittest\n\n\nclass H:\n'
+                                       '    later = unittest.skip', '@H.later("later")'),
+}
+
+
+def _reexport_test(imports: str, decorator: str) -> tuple[str, int]:
+    source = f'{imports}\n\n\n{decorator}\ndef test_four():\n    assert 0\n'
+    return source, source.splitlines().index(decorator) + 1
+
+
+@pytest.mark.parametrize('spelling', sorted(REEXPORTS))
+def test_skip_re_exported_by_a_helper_fails_every_mode(guarded: Repo, spelling: str) -> None:
+    helpers, imports, decorator = REEXPORTS[spelling]
+    for path, source in helpers.items():
+        guarded.write(path, source)
+    base = guarded.commit('helpers, past the hooks')
+    source, line = _reexport_test(imports, decorator)
+    guarded.write('tests/test_re.py', source)
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, 'tests/test_re.py')
+    assert result.codes == ['OG301'], result.out
+    assert result.out.startswith(f'tests/test_re.py:{line}:2: OG301 '), result.out
+    guarded.commit('the test')
+    for args in (('--from-ref', base, '--to-ref', 'HEAD'), ('--all-files',)):
+        found = guarded.run(main, '--today', TODAY, *args).out
+        assert f'tests/test_re.py:{line}:2: OG301 ' in found, (args, found)
+
+
+def test_class_attribute_that_is_no_silence_passes(guarded: Repo) -> None:
+    guarded.write('tests/_cls.py', 'import unittest\n\n\nclass H:\n    later = unittest.skip\n'
+                                   '    now = staticmethod(lambda reason: lambda f: f)\n')
+    guarded.commit('a helper')
+    guarded.write('tests/test_re.py', _reexport_test('from _cls import H', '@H.now("x")')[0])
+    guarded.add()
+    assert guarded.run(main, '--today', TODAY, 'tests/test_re.py').rc == 0
+
+
+def test_skip_from_a_helper_outside_the_tests_roots_fails_in_every_mode(
+        user: Repo, hook_repo: HookRepo, mode: str) -> None:
+    user.write('testing/harness.py', 'import unittest\nlater = unittest.skip\n')
+    user.commit('a harness outside tests/')
+
+    def change(repo: Repo) -> None:
+        repo.write('tests/test_re.py', _reexport_test('from testing.harness import later',
+                                                      '@later("later")')[0])
+
+    result = judge(mode, user, hook_repo, change)
+    assert result.rc == 1, result.out
+    assert result.has('OG301', 'tests/test_re.py'), result.out

@@ -570,6 +570,7 @@ class LazyHelperModules:
             from oracle_guard.reading.helper_paths import HelperPaths
 
             self._paths = HelperPaths.of(self.cfg, self.prefilter_view)
+            self._paths.by_stat = True
         return self._paths.reaches_helpers(path, source)
 
     def seen_from(self, path: str):  # type: ignore[no-untyped-def]

@@ -40,8 +40,9 @@ class HelperModules(HelperPaths):
     """The helper modules of one side of the repository, read lazily, once each."""
 
     def __init__(self, view: TreeView, is_test_code: Callable[[str], bool],
-                 test_roots: Sequence[str], src_roots: Sequence[str] = ()) -> None:
-        super().__init__(view, is_test_code, test_roots, src_roots)
+                 test_roots: Sequence[str], src_roots: Sequence[str] = (),
+                 is_src: Callable[[str], bool] | None = None) -> None:
+        super().__init__(view, is_test_code, test_roots, src_roots, is_src)
         self._exports: dict[str, dict[str, str]] = {}
         self._all: dict[str, tuple[str, ...] | None] = {}
         self._reading: set[str] = set()
@@ -75,12 +76,17 @@ class HelperModules(HelperPaths):
         self._all[path] = names
         return found
 
+    def owns(self, path: str, name: str) -> bool:
+        """Whether ``name`` is a class of the helper with attributes it exports."""
+        return any(n.startswith(f'{name}.') for n in self.exports(path))
+
     def star(self, path: str) -> dict[str, str]:
-        """What ``from helper import *`` binds: ``__all__``, else the public names."""
+        """What ``from helper import *`` binds: ``__all__``, else the public names (a
+        class's attributes, ``H.later``, with their class)."""
         found = self.exports(path)
         names = self._all.get(path)
         if names is not None:
-            return {n: t for n, t in found.items() if n in names}
+            return {n: t for n, t in found.items() if n.split('.', 1)[0] in names}
         return {n: t for n, t in found.items() if not n.startswith('_')}
 
 
@@ -107,6 +113,9 @@ class ImportingFile:
             sub = helpers.module_file(posixpath.join(posixpath.dirname(path), name))
             return None if sub is None else HELPER + sub
         return None
+
+    def owns(self, path: str, name: str) -> bool:
+        return self.helpers.owns(path, name)
 
     def star(self, path: str) -> dict[str, str]:
         return self.helpers.star(path)

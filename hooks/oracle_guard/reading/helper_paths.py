@@ -42,19 +42,52 @@ class HelperPaths:
     """The helper modules' paths on one side of the repository (cached listings)."""
 
     def __init__(self, view: TreeView, is_test_code: Callable[[str], bool],
-                 test_roots: Sequence[str], src_roots: Sequence[str] = ()) -> None:
+                 test_roots: Sequence[str], src_roots: Sequence[str] = (),
+                 is_src: Callable[[str], bool] | None = None) -> None:
         self.view = view
         self.is_test_code = is_test_code
+        # Outside the tests roots, a module of the repository that is not code under test
+        # is a helper too (attack 46: testing/harness.py); without ``is_src``, none is.
+        self.is_src = is_src
         self.test_roots = list(test_roots)
         self.bases = [r.rstrip('/') for r in src_roots if r.rstrip('/') and '*' not in r]
         self._tracked: dict[str, dict[str, bool]] | None = None
+        self._outside: dict[str, frozenset[str]] = {}
+        # The prefilter asks the working tree by stat, not by listing each folder: on a
+        # case-insensitive disk that finds more modules than there are, never fewer.
+        self.by_stat = False
         self._folders: dict[str, dict[str, bool]] = {}
         self._modules: dict[tuple[str, str | None, int], str | None] = {}
         self._may_silence: dict[str, bool] = {}
 
     @classmethod
     def of(cls, cfg: Config, view: TreeView):  # type: ignore[no-untyped-def]
-        return cls(view, cfg.is_test_code, cfg.test_roots(), cfg.src_roots())
+        return cls(view, cfg.is_test_code, cfg.test_roots(), cfg.src_roots(), cfg.is_src)
+
+    def is_helper(self, path: str) -> bool:
+        """Test code, or a Python module of the repository outside the code under test."""
+        if self.is_test_code(path):
+            return True
+        return self.is_src is not None and path.endswith('.py') and not self.is_src(path)
+
+    def _in_test_roots(self, path: str) -> bool:
+        return any(path.startswith(root) for root in self.test_roots)
+
+    def _outside_kind(self, path: str) -> str | None:
+        """'file', 'folder' or None for a path outside the tests roots, on a side read from
+        git: one listing per top-level name (``X`` and ``X.py`` together), none for a
+        folder of code under test."""
+        if self.is_src is None or self.is_src(f'{path}/__init__.py'):
+            return None
+        top = path.split('/', 1)[0]
+        name = top[:-3] if top.endswith('.py') else top
+        if name not in self._outside:
+            self._outside[name] = frozenset(self.view.paths([name, f'{name}.py']))
+        listed = self._outside[name]
+        if path in listed:
+            return 'file'
+        prefix = f'{path}/'
+        return 'folder' if any(p.startswith(prefix) for p in listed) else None
 
     def _folder(self, folder: str) -> dict[str, bool]:
         """Name -> is a folder, of what ``folder`` holds on this side (cached)."""
@@ -86,17 +119,25 @@ class HelperPaths:
         return tree
 
     def is_file(self, path: str) -> bool:
+        if self.by_stat and self.view.rev is None:
+            return os.path.isfile(os.path.join(self.view.root, path))
+        if self.view.rev is not None and not self._in_test_roots(path):
+            return self._outside_kind(path) == 'file'
         folder, name = posixpath.split(path)
         return self._folder(folder).get(name) is False
 
     def is_folder(self, path: str) -> bool:
+        if self.by_stat and self.view.rev is None:
+            return os.path.isdir(os.path.join(self.view.root, path))
+        if self.view.rev is not None and not self._in_test_roots(path):
+            return self._outside_kind(path) == 'folder'
         folder, name = posixpath.split(path)
         return bool(self._folder(folder).get(name))
 
     def module_file(self, stem: str) -> str | None:
-        """``stem.py`` or ``stem/__init__.py`` when it is test code on this side."""
+        """``stem.py`` or ``stem/__init__.py`` when it is a helper on this side."""
         for candidate in (f'{stem}.py', posixpath.join(stem, '__init__.py')):
-            if self.is_file(candidate) and self.is_test_code(candidate):
+            if self.is_helper(candidate) and self.is_file(candidate):
                 return candidate
         return None
 
@@ -211,11 +252,14 @@ def imports_of(source: bytes, path: str = '<test>'
         return []
     if source.startswith(b'\xef\xbb\xbf'):
         source = source[3:]
-    import warnings  # loaded at interpreter start-up: free
-
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')  # SyntaxWarning for odd escapes is not ours
+        if b'\\' in source:  # a SyntaxWarning for an odd escape is not ours to print
+            import warnings
+
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore')
+                tree = compile(source, path, 'exec', _ONLY_AST, dont_inherit=True)
+        else:
             tree = compile(source, path, 'exec', _ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None

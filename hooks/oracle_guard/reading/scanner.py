@@ -71,6 +71,8 @@ _CAUGHT_BY = {'pytest.skip.Exception': _SKIPPED, 'pytest.Skipped': _SKIPPED,
               'unittest.SkipTest': frozenset(('unittest.SkipTest', 'skipTest'))}
 # Names that `from pytest import *` brings in.
 _PYTEST_STAR = ('mark', 'skip', 'xfail', 'importorskip', 'param')
+# The silences among what `from unittest import *` brings in.
+_UNITTEST_STAR = ('skip', 'skipIf', 'skipUnless', 'expectedFailure', 'SkipTest')
 # The last name of every spelling in SILENCES (plus ``skipTest``): a silence is always
 # written on a line that holds one of them or a local name bound to one.
 _SILENCE_WORDS = (
@@ -200,6 +202,9 @@ def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
 # The dotted-name form of a helper module under the tests roots, by its path
 # (``reading/helper_modules``): no module name has a colon or a slash.
 HELPER = 'oracle-guard-helper:'
+# A class of a helper module whose attributes pass a silence on: HELPER + path + CLASS_IN +
+# the class's name.
+CLASS_IN = '::class:'
 
 
 class ImportAliases:
@@ -219,7 +224,10 @@ class ImportAliases:
         self.helper_modules: dict[str, str] = {}
         self.uses_helpers = False  # a name was bound through a helper module
         assignments = []
-        for node in _statements(tree):
+        statements = _statements(tree)
+        owner_class = {id(item): node.name for node in statements
+                       if isinstance(node, ast.ClassDef) for item in node.body}
+        for node in statements:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if helpers is not None and self._import_helper(alias):
@@ -235,9 +243,7 @@ class ImportAliases:
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     if alias.name == '*':
-                        if node.module == 'pytest':
-                            for name in _PYTEST_STAR:
-                                self.names.setdefault(name, f'pytest.{name}')
+                        self._runner_star(node.module)
                         continue
                     self.names[alias.asname or alias.name] = _canonical(
                         f'{node.module}.{alias.name}',
@@ -258,9 +264,37 @@ class ImportAliases:
                         changed = True
             if not changed:
                 break
+        # `class H: later = unittest.skip`, then `@H.later(...)` here or in a module that
+        # imports H (attack 54): the class's attribute under the dotted name `H.later`.
+        for node in assignments:
+            owner = owner_class.get(id(node))
+            if owner is None:
+                continue
+            value = self.resolve(node.value)
+            if value is None or not (is_runner_object(value) or value.startswith(HELPER)):
+                continue
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                if isinstance(target, ast.Name):
+                    self.names[f'{owner}.{target.id}'] = value
         for node in _outside_functions(tree):
             if _is_named_mark(node, self):
                 self.named_marks[node.targets[0].id] = node.value  # type: ignore[attr-defined]
+
+    def _runner_star(self, module: str) -> None:
+        """``from pytest import *`` and friends: the silences a star import of a runner
+        module binds (attack 45: ``from unittest import *``, in a test or a helper)."""
+        if module == 'pytest':
+            for name in _PYTEST_STAR:
+                self.names.setdefault(name, f'pytest.{name}')
+        elif module in ('unittest', 'unittest.case'):  # in unittest's __all__ since 3.1
+            for name in _UNITTEST_STAR:
+                self.names.setdefault(name, f'unittest.{name}')
+        elif module.startswith('_pytest.'):
+            # No _pytest module declares __all__ but _pytest.mark (MARK_GEN); the outcome
+            # functions are imported into many of them (_pytest.python has skip): bind what
+            # any may bring in.
+            for name in (*_PYTEST_OUTCOMES, 'MARK_GEN'):
+                self.names.setdefault(name, _canonical(f'{module}.{name}'))
 
     def _import_helper(self, alias: ast.alias) -> bool:
         """``import tests.harness [as h]`` of a helper module: bound to its path."""
@@ -287,11 +321,12 @@ class ImportAliases:
                 if base is not None:
                     self.uses_helpers = True
                     self.names.update(helpers.star(base))
-                elif node.module == 'pytest' and not node.level:
-                    for name in _PYTEST_STAR:
-                        self.names.setdefault(name, f'pytest.{name}')
+                elif node.module and not node.level:
+                    self._runner_star(node.module)
                 continue
             target = helpers.export(base, alias.name) if base is not None else None
+            if target is None and base is not None and helpers.owns(base, alias.name):
+                target = f'{HELPER}{base}{CLASS_IN}{alias.name}'  # a class, its members kept
             if target is None:
                 inner = f'{node.module}.{alias.name}' if node.module else alias.name
                 sub = helpers.module(inner, node.level)
@@ -307,8 +342,14 @@ class ImportAliases:
         """``base.attr``: the public spelling, or what a helper module binds ``attr`` to."""
         if self.helpers is not None:
             if base.startswith(HELPER):
-                return self.helpers.export(base[len(HELPER):], attr) or \
-                    f'{base}.{attr}'
+                path, owner = base[len(HELPER):], ''
+                if CLASS_IN in path:
+                    path, _, owner = path.rpartition(CLASS_IN)
+                    return self.helpers.export(path, f'{owner}.{attr}') or f'{base}.{attr}'
+                found = self.helpers.export(path, attr)
+                if found is None and self.helpers.owns(path, attr):
+                    return f'{base}{CLASS_IN}{attr}'
+                return found or f'{base}.{attr}'
             name = f'{base}.{attr}'
             if name in self.helper_modules:
                 return HELPER + self.helper_modules[name]
@@ -319,6 +360,10 @@ class ImportAliases:
         if isinstance(node, ast.Name):
             return self.names.get(node.id)
         if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name):
+                member = self.names.get(f'{node.value.id}.{node.attr}')  # a class attribute
+                if member is not None:
+                    return member
             base = self.resolve(node.value)
             return self._member(base, node.attr) if base else None
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.Constant) \
