@@ -380,3 +380,55 @@ def test_skip_from_a_helper_outside_the_tests_roots_fails_in_every_mode(
     result = judge(mode, user, hook_repo, change)
     assert result.rc == 1, result.out
     assert result.has('OG301', 'tests/test_re.py'), result.out
+
+
+# -- the prefilter reads a quiet file's imports from its bytes ---------------------------
+
+def test_imports_read_from_the_bytes_hold_every_import_the_compiler_sees() -> None:
+    """On code nobody here wrote (the installed pytest, _pytest and hypothesis), what the
+    byte reading finds is a superset of the imports in the compiled syntax tree, or it
+    says it is not sure and the tree is read."""
+    import glob
+    import os
+
+    import _pytest
+    import hypothesis
+    from oracle_guard.reading.helper_paths import _compiled_imports
+    from oracle_guard.reading.helper_paths import _imports_in_bytes
+    from oracle_guard.reading.silence_prefilter import as_python_reads
+
+    files = [f for package in (pytest, _pytest, hypothesis)
+             for f in glob.glob(os.path.join(os.path.dirname(package.__file__), '**', '*.py'),
+                                recursive=True)]
+    read = 0
+    for path in files:
+        with open(path, 'rb') as f:
+            source = f.read()
+        compiled = _compiled_imports(source, path)
+        found = _imports_in_bytes(as_python_reads(source))
+        if compiled is None or found is None:
+            continue
+        read += 1
+        assert set(compiled) <= set(found), path
+    assert read > 100
+
+
+TRICKY_IMPORTS = (
+    'from \\\n  helpers import later\n'
+    'from . import (\n    a,  # one\n    b as c,\n)\n'
+    'import x . y as z, w\n'
+    'if True: from .pkg.mod import *\n'
+    'x = 1; import q\n'
+    '# from commented import out\n'
+    'importlib = __import__("os")\n'
+)
+
+
+def test_imports_read_from_the_bytes_of_tricky_spellings() -> None:
+    from oracle_guard.reading.helper_paths import _compiled_imports
+    from oracle_guard.reading.helper_paths import imports_of
+
+    found = imports_of(TRICKY_IMPORTS.encode())
+    assert found == [(0, 'helpers', ('later',)), (1, None, ('a', 'b')), (0, 'x.y', ()),
+                     (0, 'w', ()), (1, 'pkg.mod', ('*',)), (0, 'q', ())]
+    assert set(_compiled_imports(TRICKY_IMPORTS.encode(), 't.py')) <= set(found)

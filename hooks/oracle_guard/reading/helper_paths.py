@@ -244,12 +244,116 @@ class HelperPaths:
         return list(found)
 
 
-def imports_of(source: bytes, path: str = '<test>'
-               ) -> list[tuple[int, str | None, tuple[str, ...]]] | None:
-    """(level, module, imported names) of every import statement at any depth; None when
-    the bytes do not compile. Without the word ``import`` there is none to read."""
-    if b'import' not in as_python_reads(source):
+Import = tuple  # (level, module or None, imported names)
+
+
+def imports_of(source: bytes, path: str = '<test>') -> list[Import] | None:
+    """(level, module, imported names) of every import statement at any depth, and maybe
+    of text that only looks like one (in a string); None when the bytes do not compile.
+    Without the word ``import`` there is none to read. The bytes are read first: the
+    first ``compile`` of a process costs as much as the whole commit's other work."""
+    text = as_python_reads(source)
+    if b'import' not in text:
         return []
+    found = _imports_in_bytes(text)
+    return found if found is not None else _compiled_imports(source, path)
+
+
+_NAME_BYTES = frozenset(b'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_'
+                        ) | frozenset(range(0x80, 0x100))
+_BLANKS = b' \t\f'
+_ENDS = (b'\n', b'\r', b';', b':')
+
+
+def _imports_in_bytes(text: bytes) -> list[Import] | None:
+    """Every ``import`` keyword of the text and the statement it begins or ends, without
+    compiling: a line continuation is joined first, a statement begins after a line end,
+    ``;`` or ``:``. None when a statement is not one this reading is sure of."""
+    for joint in (b'\\\r\n', b'\\\n', b'\\\r'):
+        text = text.replace(joint, b' ')
+    found: list[Import] = []
+    at = text.find(b'import')
+    while at >= 0:
+        end = at + 6
+        before = text[at - 1] if at else 0x20
+        after = text[end] if end < len(text) else 0x20
+        if before in _NAME_BYTES or before == 0x2e or after in _NAME_BYTES:
+            at = text.find(b'import', end)
+            continue  # part of a name (import_module, __import__, .import)
+        start = max(text.rfind(end_byte, 0, at) for end_byte in _ENDS) + 1
+        head = text[start:at].strip(_BLANKS)
+        names, end = _imported_names(text, end)
+        if head.startswith(b'#'):
+            pass  # a comment
+        elif not head:
+            for name in names:
+                dotted = _dotted(_before_as(name))
+                if dotted is None:
+                    return None
+                found.append((0, dotted, ()))
+        elif head.startswith(b'from') and (len(head) == 4 or head[4] not in _NAME_BYTES):
+            module = head[4:].strip(_BLANKS)
+            level = 0
+            while module.startswith(b'.'):
+                level += 1
+                module = module[1:].lstrip(_BLANKS)
+            dotted = _dotted(module) if module else ''
+            if dotted is None or (not dotted and not level):
+                return None
+            imported = []
+            for name in names:
+                first = _before_as(name)
+                if first == b'*':
+                    imported.append('*')
+                elif _dotted(first):
+                    imported.append(_dotted(first))  # type: ignore[arg-type]
+            found.append((level, dotted or None, tuple(imported)))
+        at = text.find(b'import', end)
+    return found
+
+
+def _imported_names(text: bytes, at: int) -> tuple[list[bytes], int]:
+    """The comma-separated names after ``import`` (a parenthesised list may span lines,
+    comments in it dropped), and where they end."""
+    pos = at
+    while pos < len(text) and text[pos] in _BLANKS:
+        pos += 1
+    if pos < len(text) and text[pos] == 0x28:  # (
+        close = text.find(b')', pos)
+        close = len(text) if close < 0 else close
+        body = b'\n'.join(line.split(b'#', 1)[0] for line in
+                          text[pos + 1:close].replace(b'\r', b'\n').split(b'\n'))
+        end = close
+    else:
+        end = len(text)
+        for stop in (b'\n', b'\r', b';', b'#'):
+            found = text.find(stop, pos, end)
+            if found >= 0:
+                end = found
+        body = text[pos:end]
+    names = [part.strip() for part in body.replace(b'\n', b' ').split(b',')]
+    return [n for n in names if n], end
+
+
+def _before_as(name: bytes) -> bytes:
+    """``a . b as c`` -> ``a.b``: the tokens before ``as``, joined."""
+    tokens = name.split()
+    if b'as' in tokens:
+        tokens = tokens[:tokens.index(b'as')]
+    return b''.join(tokens)
+
+
+def _dotted(name: bytes) -> str | None:
+    """``a . b`` as ``a.b`` when every part is an identifier, else None."""
+    parts = [part.strip(_BLANKS) for part in name.split(b'.')]
+    try:
+        text = [part.decode('utf-8') for part in parts]
+    except UnicodeDecodeError:
+        return None
+    return '.'.join(text) if all(part.isidentifier() for part in text) else None
+
+
+def _compiled_imports(source: bytes, path: str) -> list[Import] | None:
     if source.startswith(b'\xef\xbb\xbf'):
         source = source[3:]
     try:
