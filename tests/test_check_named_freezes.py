@@ -475,6 +475,10 @@ COMPUTED_ACCESS = {
     'vars-of-pytest': 'import pytest\n\nskip = vars(pytest.mark)["skip"]\n',
     'dict-of-pytest': 'import pytest\n\nskip = pytest.__dict__.get("skip")\n',
     'sys-modules': 'import sys\n\nimport pytest\n\nskip = sys.modules["py" + "test"].skip\n',
+    'sys-modules-in-pieces': 'import sys\n\nimport pytest\n\n'
+                             'python = sys.modules["_py" "test.python"]\n',
+    'sys-modules-escaped': 'import sys\n\nimport pytest\n\nmark = sys.modules["\\x70ytest"].mark\n',
+    'getattr-in-pieces': 'import pytest\n\npytestmark = getattr(pytest.mark, "s" "kip")\n',
     'variable-assigned-in-pieces': 'import importlib\n\nNAME = "_py" + "test.outcomes"\n'
                                    'outcomes = importlib.import_module(NAME)\n',
     'variable-naming-pytest': 'import importlib\n\nNAME = "_pytest.outcomes"\n'

@@ -984,6 +984,20 @@ def _leading_text(node: ast.AST) -> str | None:
     return None
 
 
+def _in_pieces(node: ast.AST | None, text: str | None) -> bool:
+    """A string literal whose value its own source does not spell: ``"_py" "test"`` or
+    ``"\\x73kip"`` is one constant to the parser, and no reader or byte search finds the
+    name (rule 35b). Unknown without the source text."""
+    if text is None or not _literal(node):
+        return False
+    segment = ast.get_source_segment(text, node)
+    return segment is not None and node.value not in segment  # type: ignore[attr-defined]
+
+
+def _names_runner(value: str) -> bool:
+    return _is_runner_object(value.split('.', 1)[0]) or _is_runner_object(value)
+
+
 def _cannot_name_runner(node: ast.AST | None) -> bool:
     """Whether a computed name provably names no pytest, _pytest or unittest module or
     global: the module's own ``__name__``, or a literal start that none of them has."""
@@ -1147,7 +1161,9 @@ def computed_access(tree: ast.Module, text: str | None = None,
             return
         if space not in _NAME_TABLES:
             found.append((node.lineno, node.col_offset + 1, f'reads the namespace {space}'))
-        elif not _literal(key) and names.may_name_runner(key):
+        elif (names.may_name_runner(key) if not _literal(key) else
+              _in_pieces(key, text) and _names_runner(key.value)):  # type: ignore[union-attr]
+            # sys.modules["_py" "test"]: one literal to the parser, spelled nowhere
             found.append((node.lineno, node.col_offset + 1,
                           f'looks up a name in {space} that the source does not spell'))
 
@@ -1159,7 +1175,8 @@ def computed_access(tree: ast.Module, text: str | None = None,
             name = aliases.resolve(func)
             plain = isinstance(func, ast.Name) and func.id not in aliases.names
             if plain and func.id == 'getattr' and len(node.args) >= 2 and \
-                    not _literal(node.args[1]) and _is_runner_object(aliases.resolve(first)):
+                    (not _literal(node.args[1]) or _in_pieces(node.args[1], text)) and \
+                    _is_runner_object(aliases.resolve(first)):
                 found.append((node.lineno, node.col_offset + 1,
                               f'getattr of a computed name on {aliases.resolve(first)}'))
             elif ((plain and func.id == '__import__') or
