@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import datetime
 import os
-import subprocess
 import sys
 
 import pytest
 
+from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import copy_template
 from ci_repo import git
 from ci_repo import Run
-from ci_repo import write
 
 GOOD = 'def dedupe(xs):\n    return sorted(set(xs))\n'
 BUG = '''\
@@ -73,22 +72,9 @@ PROPERTY_ID = 'tests/properties/test_dd_props.py::test_dedupe_matches_set'
 
 @pytest.fixture(scope='module')
 def template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    path = str(tmp_path_factory.mktemp('attacks') / 'repo')
-    repo = CiRepo(path)
-    subprocess.run(('git', 'init', '-q', '-b', 'main', path), check=True)
-    write(path, {'pyproject.toml': PYPROJECT, 'src/dd/__init__.py': GOOD,
-                 'tests/test_dd.py': UNIT_TESTS, 'tests/properties/test_dd_props.py': PROPERTY})
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'project')
-    init = subprocess.run((sys.executable, '-m', 'oracle_guard.cli', 'init', '--hook-repo',
-                           path, '--rev', 'HEAD'), cwd=path, env=repo.env(),
-                          capture_output=True, text=True)
-    assert init.returncode == 0, init.stdout + init.stderr
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'Adopt oracle-guard')
-    write(path, {'src/dd/__init__.py': BUG})
-    git(path, 'commit', '-q', '-am', 'dedupe: the bug')
-    return path
+    return adopt(str(tmp_path_factory.mktemp('attacks') / 'repo'), PYPROJECT, {
+        'src/dd/__init__.py': GOOD, 'tests/test_dd.py': UNIT_TESTS,
+        'tests/properties/test_dd_props.py': PROPERTY}, [{'src/dd/__init__.py': BUG}]).path
 
 
 @pytest.fixture

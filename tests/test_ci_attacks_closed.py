@@ -10,8 +10,6 @@ honest counterpart of each passes.
 """
 from __future__ import annotations
 
-import subprocess
-import sys
 
 from conftest import Repo
 from hook_modes import judge
@@ -20,36 +18,18 @@ from hook_modes import user  # noqa: F401 -- a fixture: the guarded repository
 from oracle_guard.commands.baseline import main as baseline
 from pre_commit_env import HookRepo
 
+from ci_repo import adopt as adopt_with_init
 from ci_repo import CiRepo
-from ci_repo import git
 from ci_repo import Run
-from ci_repo import write
 from test_ci_attacks import BUG
 from test_ci_attacks import gate
 from test_ci_attacks import GOOD
 from test_ci_attacks import PYPROJECT
 
 
-def adopt(path: str, project: dict[str, str], after: list[dict[str, str]],
+def adopt(path: str, project: dict[str, str], after: list[dict[str, str | None]],
           pyproject: str = PYPROJECT) -> CiRepo:
-    """``project`` committed, adopted with the README's commands, then each of ``after``
-    committed on main (the last one is the bug)."""
-    repo = CiRepo(path)
-    subprocess.run(('git', 'init', '-q', '-b', 'main', path), check=True)
-    write(path, {'pyproject.toml': pyproject, **project})
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'project')
-    init = subprocess.run((sys.executable, '-m', 'oracle_guard.cli', 'init', '--hook-repo',
-                           path, '--rev', 'HEAD'), cwd=path, env=repo.env(),
-                          capture_output=True, text=True)
-    assert init.returncode == 0, init.stdout + init.stderr
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'Adopt oracle-guard')
-    for n, files in enumerate(after):
-        write(path, files)
-        git(path, 'add', '-A')
-        git(path, 'commit', '-q', '-m', f'main {n}')
-    return repo
+    return adopt_with_init(path, pyproject, project, after)
 
 
 def pull_request(repo: CiRepo, files: dict[str, str | None]) -> tuple[Run, Run]:

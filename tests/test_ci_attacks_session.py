@@ -12,11 +12,11 @@ written here: this file asserts only what the gate catches.
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 
+from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import copy_template
 from ci_repo import git
@@ -27,27 +27,6 @@ from test_ci_attacks import gate
 from test_ci_attacks import GOOD
 from test_ci_attacks import PYPROJECT
 from test_ci_attacks import PYTEST
-
-
-def adopt(path: str, project: dict[str, str], after: list[dict[str, str]]) -> str:
-    """``project`` committed, adopted with the README's commands, then each of ``after``
-    committed on main (the last one is the bug)."""
-    repo = CiRepo(path)
-    subprocess.run(('git', 'init', '-q', '-b', 'main', path), check=True)
-    write(path, {'pyproject.toml': PYPROJECT, **project})
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'project')
-    init = subprocess.run((sys.executable, '-m', 'oracle_guard.cli', 'init', '--hook-repo',
-                           path, '--rev', 'HEAD'), cwd=path, env=repo.env(),
-                          capture_output=True, text=True)
-    assert init.returncode == 0, init.stdout + init.stderr
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'Adopt oracle-guard')
-    for n, files in enumerate(after):
-        write(path, files)
-        git(path, 'add', '-A')
-        git(path, 'commit', '-q', '-m', f'main {n}')
-    return path
 
 
 def cheat(repo: CiRepo, files: dict[str, str | None], *, plain_rc: int = 0) -> Run:
@@ -149,7 +128,8 @@ PROPS = 'tests/properties/test_dd_props.py'
 
 @pytest.fixture(scope='module')
 def case_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return adopt(str(tmp_path_factory.mktemp('case') / 'repo'), CASE_PROJECT, CASE_MAIN)
+    return adopt(str(tmp_path_factory.mktemp('case') / 'repo'), PYPROJECT, CASE_PROJECT,
+                 CASE_MAIN).path
 
 
 @pytest.fixture
@@ -204,9 +184,9 @@ HELPER_UNIT = SMALL + ''.join(f'\n\ndef test_{way}():\n{FOUR}' for way in WAYS)
 
 @pytest.fixture(scope='module')
 def helper_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return adopt(str(tmp_path_factory.mktemp('helpers') / 'repo'), {
+    return adopt(str(tmp_path_factory.mktemp('helpers') / 'repo'), PYPROJECT, {
         'src/dd/__init__.py': GOOD, 'tests/test_dd.py': HELPER_UNIT,
-        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}])
+        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}]).path
 
 
 @pytest.fixture
@@ -374,12 +354,12 @@ def test_every_case_of_a_function_recorded_whole_deselected_fails_ci_by_its_twin
     # the same parameters, so the unchanged conftest deselects the canary too.
     buggy_pure = IMPLS.replace('def _pure(xs):\n    return sorted(set(xs))\n',
                                BUGGY_FAST.replace('_fast', '_pure'))
-    path = adopt(str(tmp_path / 'repo'), dict(CASE_PROJECT, **{
+    path = adopt(str(tmp_path / 'repo'), PYPROJECT, dict(CASE_PROJECT, **{
         'src/dd/__init__.py': impls("Impl('fast', _fast, available=False)", '_pure')}), [
         {'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast, available=False)",
                                      '_pure')},
         {'src/dd/__init__.py': f"{buggy_pure}IMPLS = [Impl('pure', _pure), "
-                               "Impl('fast', _fast, available=False)]\ndedupe = _pure\n"}])
+                               "Impl('fast', _fast, available=False)]\ndedupe = _pure\n"}]).path
     with open(f'{path}/tests/oracle_baseline.json', encoding='utf-8') as f:
         assert f'"{PROPS}::test_impl_matches_set"' in f.read()
     ci = cheat(CiRepo(path), {
@@ -399,10 +379,10 @@ def test_test_moved_into_a_folder_addopts_ignores_fails_ci(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Attack 39: rule 52 takes it for a move (name and body unchanged), the record of what
     # adoption left out names the tests that were there, not this one.
-    path = adopt(str(tmp_path / 'repo'), {
-        'pyproject.toml': IGNORING, 'src/dd/__init__.py': GOOD, 'tests/test_dd.py': TWO_UNITS,
+    path = adopt(str(tmp_path / 'repo'), IGNORING, {
+        'src/dd/__init__.py': GOOD, 'tests/test_dd.py': TWO_UNITS,
         'tests/legacy/test_old.py': LEGACY,
-        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}])
+        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}]).path
     ci = cheat(CiRepo(path), {
         'tests/test_dd.py': TWO_UNITS.split('\n\ndef test_four')[0],
         'tests/legacy/test_old.py': LEGACY + '\n\ndef test_four():\n'
@@ -434,9 +414,9 @@ MOVES = {
 
 @pytest.fixture(scope='module')
 def two_units_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return adopt(str(tmp_path_factory.mktemp('moves') / 'repo'), {
+    return adopt(str(tmp_path_factory.mktemp('moves') / 'repo'), PYPROJECT, {
         'src/dd/__init__.py': GOOD, 'tests/test_dd.py': TWO_UNITS,
-        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}])
+        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}]).path
 
 
 @pytest.mark.parametrize('where', sorted(MOVES))

@@ -13,18 +13,17 @@ accepted only for what the base revision's own collection leaves out too.
 """
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 
+from ci_repo import adopt as adopt_with_init
 from ci_repo import CiRepo
 from ci_repo import copy_template
-from ci_repo import git
 from ci_repo import Run
-from ci_repo import write
 from test_ci_attacks import gate
 from test_ci_attacks import PYPROJECT
+from test_ci_attacks import PYTEST
 from test_ci_attacks_session import CONFTEST
 from test_ci_attacks_session import DD_UNIT
 from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG
@@ -75,24 +74,9 @@ def project(declared: str, dedupe: str) -> dict[str, str]:
 
 
 def adopt(path: str, files: dict[str, str], after: list[str]) -> CiRepo:
-    """``files`` committed, adopted with the README's commands, then each of ``after`` (a
-    src/dd/__init__.py) committed on main; the last one has the bug."""
-    repo = CiRepo(path)
-    subprocess.run(('git', 'init', '-q', '-b', 'main', path), check=True)
-    write(path, {'pyproject.toml': PYPROJECT, **files})
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'project')
-    init = subprocess.run((sys.executable, '-m', 'oracle_guard.cli', 'init', '--hook-repo',
-                           path, '--rev', 'HEAD'), cwd=path, env=repo.env(),
-                          capture_output=True, text=True)
-    assert init.returncode == 0, init.stdout + init.stderr
-    git(path, 'add', '-A')
-    git(path, 'commit', '-q', '-m', 'Adopt oracle-guard')
-    for n, src in enumerate(after):
-        write(path, {'src/dd/__init__.py': src})
-        git(path, 'add', '-A')
-        git(path, 'commit', '-q', '-m', f'main {n}')
-    return repo
+    """``files`` adopted, then each of ``after`` (a src/dd/__init__.py) committed on main;
+    the last one has the bug."""
+    return adopt_with_init(path, PYPROJECT, files, [{'src/dd/__init__.py': src} for src in after])
 
 
 def recorded(repo: CiRepo) -> str:
@@ -210,3 +194,41 @@ def test_the_honest_fix_with_the_record_still_true_passes_ci(rename: CiRepo) -> 
                              DD_UNIT)
     assert plain.rc == 0 and '1 deselected' in plain.out, plain.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+# == the base revision's collection does not complete: nothing recorded is accepted =======
+# The conftest needs a file each checkout makes for itself (ignored by git), so the tree of
+# the base revision the gate writes from git objects cannot be collected.
+NEEDS_LOCAL_FILE = '''\
+import os
+
+if not os.path.exists(os.path.join(os.path.dirname(__file__), 'local.cfg')):
+    raise RuntimeError('write tests/local.cfg first (see CONTRIBUTING)')
+
+
+''' + CONFTEST
+
+
+def test_when_the_base_collection_does_not_complete_no_recorded_test_is_accepted(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    files = project("Impl('pure', _pure), Impl('ref', _ref), "
+                    "Impl('fast', _fast, available=False)", '_pure')
+    files.update({'tests/conftest.py': NEEDS_LOCAL_FILE, '.gitignore': 'tests/local.cfg\n',
+                  'tests/local.cfg': 'local\n'})
+    repo = adopt(str(tmp_path / 'repo'), files, RENAME_MAIN)
+    assert f'"{FUNCTION}[fast]"' in recorded(repo)
+    # The honest fix: the record is still true, and would be accepted (the test above).
+    repo.pull_request({'src/dd/__init__.py': impls(
+        "Impl('pure', _pure), Impl('ref', _ref), Impl('fast', _fast, available=False)",
+        '_pure'), 'tests/test_dd.py': DD_UNIT}, bug=False)
+    ci = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(
+        PYTEST, '--no-reference-run', '--timings')[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any(f'{FUNCTION}[fast] was deselected' in line for line in ci.lines('OG704')), ci.out
+    assert "oracle-guard ci: note: the base revision's collection did not complete (" in \
+        ci.out, ci.out
+    assert 'write tests/local.cfg first' in ci.out, ci.out
+    assert 'no test the baseline records as left out at adoption is accepted (rule 39b)' in \
+        ci.out, ci.out
+    assert any(line.startswith('oracle-guard ci: timing: base collection: wall ')
+               for line in ci.out.splitlines()), ci.out
