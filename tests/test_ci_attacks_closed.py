@@ -117,6 +117,23 @@ def test_importorskip_words_from_a_baselined_helper_fail_ci(tmp_path) -> None:
     assert og706_tests(ci) == ['tests/test_dd.py::test_four'], ci.out
 
 
+LATER = "import pytest\n\n\ndef later(why):\n    pytest.skip(f'later: {why}')\n"
+
+
+def test_new_call_of_a_baselined_helper_skip_fails_ci(tmp_path) -> None:
+    # The open end of attack 57: the baselined helper skips with words of its own, so the
+    # audit's importorskip check has nothing to say; the call in test_four is new since
+    # the base, and the baseline records the calls that existed (rule 39): OG301.
+    repo = adopt(str(tmp_path / 'repo'), unit_project(**{'tests/_support.py': LATER}),
+                 [{'src/dd/__init__.py': BUG}])
+    unit = TWO_UNITS.replace('from dd import dedupe\n',
+                             'from dd import dedupe\nfrom _support import later\n')
+    ci = cheat(repo, {'tests/test_dd.py': unit.replace(
+        'def test_four():\n', 'def test_four():\n    later("flaky")\n')})
+    assert any(line.startswith('tests/test_dd.py:') and 'calls tests/_support.py::later' in line
+               for line in ci.lines('OG301')), ci.out
+
+
 def test_importorskip_of_a_declared_module_that_is_missing_passes_ci(tmp_path) -> None:
     # The honest counterpart: a new test importorskips a declared dependency this
     # environment lacks, in its own body; pytest reports the skip at that call.

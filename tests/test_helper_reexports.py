@@ -432,3 +432,84 @@ def test_imports_read_from_the_bytes_of_tricky_spellings() -> None:
     assert found == [(0, 'helpers', ('later',)), (1, None, ('a', 'b')), (0, 'x.y', ()),
                      (0, 'w', ()), (1, 'pkg.mod', ('*',)), (0, 'q', ())]
     assert set(_compiled_imports(TRICKY_IMPORTS.encode(), 't.py')) <= set(found)
+
+
+# -- rule 39: a new call of a helper function whose skip the baseline holds --------------
+
+NEED = 'import pytest\n\n\ndef need(module):\n    pytest.skip(f"{module} is not here")\n'
+LEGACY_CALLS = ('from _support import need\n\n\ndef test_old():\n    need("gpu")\n'
+                '    assert 0\n\n\ndef test_b():\n    assert 1\n')
+CALLS_TEST = 'tests/test_calls.py'
+FROZEN = '''\
+budget: 1
+freezes:
+  - id: FZ-7
+    nodeid: tests/test_calls.py::test_b
+    class: order-dependent
+    evidence: "fails after test_cache_warm"
+    owner: alice
+    expires: 2026-12-31
+'''
+
+
+def _baselined_need(repo: Repo) -> str:
+    """tests/_support.py's need() skips; test_old calls it; both baselined at adoption."""
+    repo.write('tests/_support.py', NEED)
+    repo.write(CALLS_TEST, LEGACY_CALLS)
+    repo.commit('legacy tests')
+    assert repo.run(baseline_main).rc == 0
+    entries = json.loads(repo.read('tests/oracle_baseline.json'))['silences']
+    assert [(e['path'], e['tests']) for e in entries] == [('tests/_support.py', ['need'])]
+    return repo.commit('oracle-guard baseline')
+
+
+NEW_CALLS = {
+    'an existing test calls it': LEGACY_CALLS.replace(
+        'def test_b():\n    assert 1\n', 'def test_b():\n    need("net")\n    assert 1\n'),
+    'a new test calls it': LEGACY_CALLS + '\n\ndef test_new():\n    need("net")\n',
+    'through the module': LEGACY_CALLS + '\n\ndef test_new():\n    import _support\n'
+                                         '    _support.need("net")\n',
+    'a new fixture calls it': 'import pytest\n\n' + LEGACY_CALLS +
+                              '\n\n@pytest.fixture\ndef net():\n    need("net")\n',
+}
+
+
+@pytest.mark.parametrize('change', sorted(NEW_CALLS))
+def test_new_call_of_a_baselined_helper_skip_fails(guarded: Repo, change: str) -> None:
+    base = _baselined_need(guarded)
+    source = NEW_CALLS[change]
+    line = next(n for n, text in enumerate(source.splitlines(), 1)
+                if 'need("net")' in text)
+    guarded.write(CALLS_TEST, source)
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, CALLS_TEST)
+    assert result.codes == ['OG301'], result.out
+    assert f'{CALLS_TEST}:{line}:' in result.out
+    assert 'calls tests/_support.py::need, whose skip the baseline holds, in a call the ' \
+           'base did not have' in result.out, result.out
+    guarded.commit('the change')
+    for args in (('--from-ref', base, '--to-ref', 'HEAD'), ('--all-files',)):
+        found = guarded.run(main, '--today', TODAY, *args)
+        assert f'{CALLS_TEST}:{line}:' in found.out and 'OG301' in found.out, (args, found.out)
+
+
+def test_calls_the_baseline_saw_pass_in_every_mode(guarded: Repo) -> None:
+    base = _baselined_need(guarded)
+    guarded.write(CALLS_TEST, LEGACY_CALLS.replace('assert 0', 'assert 0  # still broken'))
+    guarded.add()
+    assert guarded.run(main, '--today', TODAY, CALLS_TEST).rc == 0
+    guarded.commit('an edit beside the old call')
+    for args in (('--from-ref', base, '--to-ref', 'HEAD'), ('--all-files',)):
+        result = guarded.run(main, '--today', TODAY, *args)
+        assert result.rc == 0, (args, result.out)
+
+
+def test_new_call_of_a_baselined_helper_skip_with_its_own_freeze_passes(guarded: Repo) -> None:
+    _baselined_need(guarded)
+    guarded.write('tests/freeze_ledger.yaml', FROZEN)
+    guarded.commit('a freeze for test_b')
+    guarded.write(CALLS_TEST, NEW_CALLS['an existing test calls it'].replace(
+        'need("net")', 'need("net")  # FZ-7'))
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY, CALLS_TEST)
+    assert result.rc == 0, result.out

@@ -348,6 +348,9 @@ def check(ctx: RunContext) -> list[Finding]:
                                        judge, environment, helpers, inherited))
             findings.extend(added_environment_conditions(ctx, path, environment))
             findings.extend(inherited_baseline_silences(ctx, path, inherited))
+            findings.extend(new_calls_of_baselined_silences(
+                ctx, path, source, judge, helpers,
+                lambda silence: judge_silence(path, silence, ledger(), ctx.today, defines)))
             continue
         # A run over the whole tree (no base: rule 40b has nothing to ask) re-judges what
         # an earlier run found in the same bytes, without parsing them again.
@@ -548,6 +551,51 @@ def inherited_baseline_silences(ctx: RunContext, path: str,
                  None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old))
 
 
+def new_calls_of_baselined_silences(ctx: RunContext, path: str, source: bytes, judge,  # type: ignore[no-untyped-def]
+                                    helpers, judged: Callable[[Silence], list[Finding]],
+                                    ) -> list[Finding]:
+    """Rule 39, where there is a base to ask: a call of a helper function whose silence the
+    baseline holds (``need("x")`` after ``def need(m): pytest.skip(...)`` was baselined),
+    made by a test, fixture or helper that did not make it at the base, is a new silence
+    (``reading/helper_calls.py``); ``judged`` judges it like any (OG301 without a freeze)."""
+    if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE) or \
+            not ctx.changes.has_base:
+        return []
+    from oracle_guard.reading.silence_prefilter import might_silence
+
+    if not might_silence(source) and helpers.reaches_helpers(path, source) != 2:
+        return []  # it can call no function holding a silence
+    wanted = judge.baselined_functions()
+    if not wanted or not any(name.encode() in source
+                             for names in wanted.values() for name in names):
+        return []
+    from oracle_guard.reading.helper_calls import new_calls
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import source_text
+
+    try:
+        tree = parse_python(source, path)
+    except ScanError:
+        return []  # reported as OG307 by the scan
+    old = next((c.old_path for c in ctx.changes.changes
+                if c.path == path and c.status in ('R', 'C') and c.old_path), path)
+    raw, base_tree = ctx.changes.read_base(old), None
+    if raw is not None:
+        try:
+            base_tree = parse_python(raw, old)
+        except ScanError:
+            base_tree = None
+    base = ctx.changes.base_view
+    base_helpers = None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old)
+    findings: list[Finding] = []
+    for silence in new_calls(path, tree, source_text(source), helpers.seen_from(path),
+                             base_tree, old, base_helpers, wanted):
+        if silence.kind not in ctx.cfg.allow_silences:
+            findings.extend(judged(silence))
+    return findings
+
+
 class LazyHelperModules:
     """The helper modules under the tests roots on one side (rule 14), built when a file
     is scanned: a commit whose test files hold no silence word imports nothing more.
@@ -601,6 +649,11 @@ def history_check(ctx: RunContext) -> list[Finding]:
                    environment=environment, helpers=helpers, inherited=inherited)
         findings.extend(added_environment_conditions(ctx, path, environment))
         findings.extend(inherited_baseline_silences(ctx, path, inherited))
+        # The ledger of each commit is not judged here: a call without a freeze id is.
+        findings.extend(new_calls_of_baselined_silences(
+            ctx, path, source, judge, helpers,
+            lambda silence: [] if silence.freeze_ids else judge_silence(
+                path, silence, _no_ledger(cfg), ctx.today)))
     return findings
 
 
@@ -640,6 +693,15 @@ class LazySilenceJudge:
 
     def stale_entries(self):  # type: ignore[no-untyped-def]
         return self._get().stale_entries()
+
+    def baselined_functions(self):  # type: ignore[no-untyped-def]
+        """path -> function -> entry, of the helper functions the baseline holds a
+        silence of (``reading/helper_calls``), read once."""
+        if not hasattr(self, '_functions'):
+            from oracle_guard.reading.helper_calls import baselined_functions
+
+            self._functions = baselined_functions(self._get()._baseline())
+        return self._functions
 
 
 def _link_target(view: TreeView, path: str) -> str:

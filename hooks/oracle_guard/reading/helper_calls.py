@@ -1,0 +1,164 @@
+"""New calls of a helper function whose silence the baseline holds (rule 39).
+
+``tests/_support.py`` has ``def need(module): pytest.skip(f"no {module}")`` from before
+adoption, so the baseline holds that skip (its entry names ``need``). A baseline records
+what existed when it was written: the calls of ``need`` adoption saw. A call the base did
+not have (a new test, or an existing test, fixture or helper that now calls it) is a new
+silence of whatever calls it, judged as any silence: without a freeze id it fails (OG301);
+the id goes in a comment on the call's line (``need("numpy")  # FZ-12``), as for
+``expectedFailure``, or in a string argument.
+
+What is followed: a module-level function of a helper module (or of the file itself),
+called by its name, through ``from helper import need [as n]``, ``import helper [as h]``
+then ``h.need(...)``, or a star import of the helper. Not followed: methods (``Util::bail``),
+a function passed on by another helper, calls through a variable or ``getattr``, and
+importorskip entries (their calls are judged at run time: an importorskip's words
+explain a skip only at that very call, rule 41).
+"""
+from __future__ import annotations
+
+import ast
+
+from oracle_guard.reading.scanner import _reason_ids
+from oracle_guard.reading.scanner import _statements
+from oracle_guard.reading.scanner import Silence
+from oracle_guard.reading.scanner import test_functions
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.oracle.baseline import Baseline
+    from oracle_guard.oracle.baseline import BaselineEntry
+
+Target = tuple  # (helper path, function name)
+
+
+def baselined_functions(baseline: Baseline) -> dict[str, dict[str, BaselineEntry]]:
+    """path -> module-level function name -> the entry of the silence in its body."""
+    found: dict[str, dict[str, BaselineEntry]] = {}
+    for entry in baseline.entries:
+        if entry.kind == 'importorskip' or entry.scope != 'test':
+            continue
+        for name in entry.tests:
+            if '::' not in name and name.isidentifier():
+                found.setdefault(entry.path, {}).setdefault(name, entry)
+    return found
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f'{base}.{node.attr}'
+    return None
+
+
+def _bindings(tree: ast.Module, path: str, helpers, wanted) -> tuple[dict, dict]:  # type: ignore[no-untyped-def]
+    """(local name -> Target, dotted module name -> helper path) for the functions of
+    ``wanted`` this file can call by name."""
+    functions: dict[str, Target] = {}
+    modules: dict[str, str] = {}
+    if path in wanted:  # the file's own functions
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    node.name in wanted[path]:
+                functions[node.name] = (path, node.name)
+    if helpers is None:
+        return functions, modules
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found = helpers.module(alias.name, 0)
+                if found in wanted:
+                    modules[alias.asname or alias.name] = found
+        elif isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            base = helpers.module(node.module, node.level)
+            for alias in node.names:
+                if base in wanted and alias.name == '*':
+                    functions.update({n: (base, n) for n in wanted[base]
+                                      if not n.startswith('_')})
+                elif base in wanted and alias.name in wanted[base]:
+                    functions[alias.asname or alias.name] = (base, alias.name)
+                else:
+                    inner = f'{node.module}.{alias.name}' if node.module else alias.name
+                    sub = helpers.module(inner, node.level)
+                    if sub in wanted:
+                        modules[alias.asname or alias.name] = sub
+    return functions, modules
+
+
+def _callers(tree: ast.Module) -> list[tuple[str, ast.AST]]:
+    """(identity, node) of each place code runs from: every module-level function and
+    method (``Class::method``, nested functions counted with theirs), class bodies, and
+    the module level itself ('')."""
+    found: list[tuple[str, ast.AST]] = []
+    loose: list[ast.AST] = []
+
+    def visit(body: list[ast.stmt], prefix: str, into: list[ast.AST]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((f'{prefix}{node.name}', node))
+            elif isinstance(node, ast.ClassDef):
+                own: list[ast.AST] = []
+                visit(node.body, f'{prefix}{node.name}::', own)
+                found.extend((f'{prefix}{node.name}', n) for n in own)
+            else:
+                into.append(node)
+
+    visit(tree.body, '', loose)
+    found.extend(('', node) for node in loose)
+    return found
+
+
+def calls(tree: ast.Module, path: str, helpers, wanted  # type: ignore[no-untyped-def]
+          ) -> dict[str, dict[Target, ast.Call]]:
+    """identity -> each function of ``wanted`` it calls -> its first call."""
+    functions, modules = _bindings(tree, path, helpers, wanted)
+    if not functions and not modules:
+        return {}
+    found: dict[str, dict[Target, ast.Call]] = {}
+    for identity, node in _callers(tree):
+        for sub in ast.walk(node):
+            if not isinstance(sub, ast.Call):
+                continue
+            target = None
+            if isinstance(sub.func, ast.Name):
+                target = functions.get(sub.func.id)
+            elif isinstance(sub.func, ast.Attribute):
+                owner = modules.get(_dotted(sub.func.value) or '')
+                if owner is not None and sub.func.attr in wanted[owner]:
+                    target = (owner, sub.func.attr)
+            if target is not None:
+                calls_here = found.setdefault(identity, {})
+                if target not in calls_here or sub.lineno < calls_here[target].lineno:
+                    calls_here[target] = sub
+    return found
+
+
+def new_calls(path: str, tree: ast.Module, text: str, helpers, base_tree: ast.Module | None,  # type: ignore[no-untyped-def]
+              base_path: str, base_helpers, wanted: dict[str, dict[str, BaselineEntry]]
+              ) -> list[Silence]:
+    """Each call of a baselined helper silence that the same caller did not make at the
+    base, as the silence of the caller (its test, when it is one)."""
+    now = calls(tree, path, helpers, wanted)
+    if not now:
+        return []
+    before = calls(base_tree, base_path, base_helpers, wanted) if base_tree is not None \
+        else {}
+    tests = {identity for identity, _ in test_functions(tree)}
+    lines = text.splitlines()
+    found = []
+    for identity, targets in sorted(now.items()):
+        for target, call in sorted(targets.items(), key=lambda item: item[1].lineno):
+            if target in before.get(identity, {}):
+                continue
+            entry = wanted[target[0]][target[1]]
+            name = _dotted(call.func) or target[1]
+            found.append(Silence(
+                call.lineno, call.col_offset + 1, entry.kind,
+                _reason_ids(call, call, lines, 'expectedFailure'),
+                (identity,) if identity in tests else (), 'test',
+                f'{name}() calls {target[0]}::{target[1]}, whose {entry.kind} the baseline '
+                'holds, in a call the base did not have, and is a new silence',
+                call, call))
+    return found
