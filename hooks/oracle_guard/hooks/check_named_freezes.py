@@ -619,7 +619,11 @@ class LazyHelperModules:
 
             self._paths = HelperPaths.of(self.cfg, self.prefilter_view)
             self._paths.by_stat = True
-        return self._paths.reaches_helpers(path, source)
+            self._reach: dict[tuple[str, bytes], int] = {}
+        key = (path, source)
+        if key not in self._reach:  # asked again by rule 39's call check
+            self._reach[key] = self._paths.reaches_helpers(path, source)
+        return self._reach[key]
 
     def seen_from(self, path: str):  # type: ignore[no-untyped-def]
         if self._modules is None:
