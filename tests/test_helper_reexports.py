@@ -418,6 +418,7 @@ TRICKY_IMPORTS = (
     'from . import (\n    a,  # one\n    b as c,\n)\n'
     'import x . y as z, w\n'
     'if True: from .pkg.mod import *\n'
+    'from .import sibling\n'
     'x = 1; import q\n'
     '# from commented import out\n'
     'importlib = __import__("os")\n'
@@ -430,7 +431,8 @@ def test_imports_read_from_the_bytes_of_tricky_spellings() -> None:
 
     found = imports_of(TRICKY_IMPORTS.encode())
     assert found == [(0, 'helpers', ('later',)), (1, None, ('a', 'b')), (0, 'x.y', ()),
-                     (0, 'w', ()), (1, 'pkg.mod', ('*',)), (0, 'q', ())]
+                     (0, 'w', ()), (1, 'pkg.mod', ('*',)), (1, None, ('sibling',)),
+                     (0, 'q', ())]
     assert set(_compiled_imports(TRICKY_IMPORTS.encode(), 't.py')) <= set(found)
 
 

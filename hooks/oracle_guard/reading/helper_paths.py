@@ -277,9 +277,9 @@ def _imports_in_bytes(text: bytes) -> list[Import] | None:
         end = at + 6
         before = text[at - 1] if at else 0x20
         after = text[end] if end < len(text) else 0x20
-        if before in _NAME_BYTES or before == 0x2e or after in _NAME_BYTES:
+        if before in _NAME_BYTES or after in _NAME_BYTES:
             at = text.find(b'import', end)
-            continue  # part of a name (import_module, __import__, .import)
+            continue  # part of a name (import_module, __import__); `from .import x` is not
         start = max(text.rfind(end_byte, 0, at) for end_byte in _ENDS) + 1
         head = text[start:at].strip(_BLANKS)
         names, end = _imported_names(text, end)
