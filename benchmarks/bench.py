@@ -1,7 +1,9 @@
 """One command, machine-independent ratios for every speed promise of the hooks.
 
     python benchmarks/bench.py [--venv DIR] [--suites-venv DIR] [--fixtures-mb 256 | --big]
-                               [--runs 5] [--only commit scan hash imports profile]
+                               [--runs 5] [--only commit scan hash imports profile gate]
+                               [--gate-suites PKG ... [--gate-python PATH] [--gate-runs 3]
+                                [--gate-compare PYTHON]]
 
 Everything runs with the interpreter of a *clean* virtual environment, the kind pre-commit
 builds for a hook repository: ``python -m venv``, ``pip install .`` (not editable: only
@@ -33,7 +35,12 @@ Prints, in one run:
 4. which of yaml, jsonschema, identify and hypothesis each hook module imports, at import
    and during the one-file commit;
 5. (``--only profile``) per hook, the self time ``python -X importtime`` charges to each
-   module imported during the one-file commit, summed, with the costliest ones named.
+   module imported during the one-file commit, summed, with the costliest ones named;
+6. with ``--gate-suites attrs==26.1.0 more-itertools==11.2.1 boltons==26.2.0``: the whole
+   gate (``oracle-guard ci``, reference run on) against the bare test command on those
+   real suites, by ``benchmarks/ci_overhead.py --gate`` run with ``--gate-python`` (an
+   interpreter with oracle-guard, pytest, Hypothesis and the suites' test dependencies;
+   default: this one), CPU and wall, ``--gate-runs`` interleaved rounds (minutes).
 
 Commands are interleaved (A B A B ...) and the median of ``--runs`` runs is used, so other
 load on the machine hits both sides of a ratio alike. Everything is written in a
@@ -638,6 +645,29 @@ def profile(tmp: str, venv: CleanVenv, runs: int) -> list[str]:
     return lines
 
 
+def gate_rows(suites: list[str], python: str, runs: int, tmp: str,
+              compare: list[str] | None = None) -> list[str]:
+    """The gate row of issue 20: ``ci_overhead.py --gate`` on real suites, its tables
+    shown, each suite's CPU ratio summarised (of this checkout's gate; ``compare``: other
+    interpreters whose gate runs interleaved, shown in the tables only)."""
+    out = os.path.join(tmp, 'gate.json')
+    proc = subprocess.run([python, os.path.join(REPO, 'benchmarks', 'ci_overhead.py'),
+                           '--gate', *[a for s in suites for a in ('--package', s)],
+                           *[a for c in compare or () for a in ('--compare', c)],
+                           '--runs', str(runs), '--json', out],
+                          capture_output=True, text=True)
+    if proc.returncode or not os.path.isfile(out):
+        return ['## oracle-guard ci vs the bare test command: did not complete', '',
+                *proc.stderr.strip().splitlines()[-10:]]
+    with open(out, encoding='utf-8') as f:
+        measured = json.load(f)
+    for result in [r for r in measured['results'] if r['gate'] == 'this']:
+        summarise(f'`oracle-guard ci` vs the bare test command, CPU, {result["package"]}',
+                  result['cpu_ratio'], 1.25)
+    return ['## oracle-guard ci vs the bare test command (benchmarks/ci_overhead.py --gate)',
+            '', proc.stdout.strip()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--venv', help='a clean virtual environment holding oracle-guard '
@@ -650,9 +680,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--big', action='store_true', help='2 GB of fixtures')
     parser.add_argument('--runs', type=int, default=5)
     parser.add_argument('--only', nargs='+',
-                        choices=('commit', 'scan', 'hash', 'imports', 'profile'))
+                        choices=('commit', 'scan', 'hash', 'imports', 'profile', 'gate'))
+    parser.add_argument('--gate-suites', nargs='+', metavar='PKG',
+                        help='real suites (PyPI sdists, e.g. attrs==26.1.0) for the gate row')
+    parser.add_argument('--gate-python', default=sys.executable,
+                        help='interpreter for the gate row (oracle-guard, pytest, Hypothesis '
+                             'and the suites\' test dependencies installed)')
+    parser.add_argument('--gate-runs', type=int, default=3)
+    parser.add_argument('--gate-compare', action='append', metavar='PYTHON',
+                        help='also run the gate of this interpreter\'s oracle-guard (an older '
+                             'checkout), interleaved, for the tables; repeatable')
     args = parser.parse_args(argv)
-    only = set(args.only or ('commit', 'scan', 'hash', 'imports', 'profile'))
+    only = set(args.only or ('commit', 'scan', 'hash', 'imports', 'profile', 'gate'))
     tmp = tempfile.mkdtemp(prefix='og-bench-')
     try:
         venv = CleanVenv.ensure(args.venv or os.path.join(tmp, 'clean-venv'))
@@ -680,13 +719,17 @@ def main(argv: list[str] | None = None) -> int:
             show(scanning(tmp, args.suites_venv, args.runs, venv, args.corpus))
         if 'hash' in only:
             show(hashing(tmp, 2048 if args.big else args.fixtures_mb, args.runs, venv))
+        if 'gate' in only and args.gate_suites:
+            show(gate_rows(args.gate_suites, args.gate_python, args.gate_runs, tmp,
+                           args.gate_compare))
         load = os.getloadavg()[0] if hasattr(os, 'getloadavg') else float('nan')
+        gate_row = [] if 'gate' in only and args.gate_suites else [
+            '| `oracle-guard ci` vs the bare test command | not measured in this run: give '
+            '--gate-suites (real suites, minutes) | ≤ 1.25× | |']
         show(['## issue 20 in one table (this run; load average at the end '
               f'{load:.1f} on {os.cpu_count()} CPUs)', '',
               '| what | measured | target | |', '|---|---|---|---|',
-              *(f'| {w} | {m} | {t} | {ok} |' for w, m, t, ok in SUMMARY),
-              '| `oracle-guard ci` vs the bare test command | not measured here: '
-              '`benchmarks/ci_overhead.py` runs real suites (minutes) | ≤ 1.25× | |'])
+              *(f'| {w} | {m} | {t} | {ok} |' for w, m, t, ok in SUMMARY), *gate_row])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0

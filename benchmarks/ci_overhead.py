@@ -3,7 +3,7 @@
     python benchmarks/ci_overhead.py [--package attrs==26.1.0] [--runs 5] [--workdir DIR]
                                      [--xdist N] [--warm]
     python benchmarks/ci_overhead.py --gate --package P [--package P ...] [--runs 3]
-                                     [--warm] [--compare PYTHON ...]
+                                     [--warm] [--compare PYTHON ...] [--json FILE]
 
 Downloads the package's source distribution from PyPI into a temporary folder (nothing
 is committed here), makes it a git repository with a base commit and a one-line pull
@@ -181,11 +181,14 @@ def timed_gate(command: list[str], cwd: str, env: dict[str, str]
     return wall, cpu, lines[-1] if lines else '', steps, (load, os.getloadavg()[0])
 
 
-def gate(packages: list[str], runs: int, warm: bool, compare: list[str]) -> None:
+def gate(packages: list[str], runs: int, warm: bool, compare: list[str],
+         json_file: str | None = None) -> None:
     """The whole gate as adopted, reference run on, against the bare test command;
     ``compare``: other interpreters whose own oracle-guard runs the gate too (an older
-    checkout installed in an environment of its own), interleaved with the rest."""
+    checkout installed in an environment of its own), interleaved with the rest;
+    ``json_file``: the ratios written there too (``benchmarks/bench.py --gate-suites``)."""
     rows, breakdowns, loads = [], [], []
+    results: list[dict[str, object]] = []
     gates = [('this', sys.executable), *[(f'python {i + 1}', python)
                                          for i, python in enumerate(compare)]]
     for package in packages:
@@ -237,6 +240,10 @@ def gate(packages: list[str], runs: int, warm: bool, compare: list[str]) -> None
             rows.append(f'| {package} | {label} | {bare_line} | {b_wall:.2f} | {g_wall:.2f} | '
                         f'{g_wall / b_wall:.3f} | {b_cpu:.2f} | {g_cpu:.2f} | '
                         f'{g_cpu / b_cpu:.3f} |')
+            results.append({'package': package, 'gate': label, 'bare_cpu': b_cpu,
+                            'gate_cpu': g_cpu, 'cpu_ratio': g_cpu / b_cpu,
+                            'bare_wall': b_wall, 'gate_wall': g_wall,
+                            'wall_ratio': g_wall / b_wall, 'verdict': ci_lines[label]})
             print(f'{package}: ci ({label}): {ci_lines[label]}', file=sys.stderr)
             names = list(dict.fromkeys(name for found in steps[label] for name in found))
             for name in names:
@@ -258,6 +265,11 @@ def gate(packages: list[str], runs: int, warm: bool, compare: list[str]) -> None
           'command (s) |')
     print('|---|---|---|---|---|---|')
     print('\n'.join(breakdowns))
+    if json_file:
+        import json
+
+        with open(json_file, 'w', encoding='utf-8') as f:
+            json.dump({'runs': runs, 'load': [min(loads), max(loads)], 'results': results}, f)
 
 
 def main() -> int:
@@ -277,10 +289,12 @@ def main() -> int:
     parser.add_argument('--compare', action='append', metavar='PYTHON',
                         help='with --gate: also run the gate with this interpreter (its own '
                              'oracle-guard installed), interleaved; repeatable')
+    parser.add_argument('--json', metavar='FILE',
+                        help='with --gate: also write the ratios to FILE as JSON')
     args = parser.parse_args()
     args.package = args.package or ['attrs==26.1.0']
     if args.gate:
-        gate(args.package, args.runs, args.warm, args.compare or [])
+        gate(args.package, args.runs, args.warm, args.compare or [], args.json)
         return 0
     args.package = args.package[0]
 

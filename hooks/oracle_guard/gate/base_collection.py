@@ -61,8 +61,13 @@ class BaseCollector:
         self.out = os.path.join(self.folder, 'collected.json')
         env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
         env[OUTPUT] = self.out
+        # --assert=plain: a collection runs no assert, and rewriting every test module
+        # was about 40 % of its CPU (attrs: 2.2 s against 1.3 s). Which tests are kept,
+        # deselected or never collected does not depend on it; the tree holds only the
+        # base revision's own code, nothing of the pull request's.
         command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(self.root, cfg.src)),
-                   '--collect-only', '-q', '-p', 'no:cacheprovider', f'--rootdir={self.root}',
+                   '--collect-only', '-q', '-p', 'no:cacheprovider', '--assert=plain',
+                   f'--rootdir={self.root}',
                    '--continue-on-collection-errors', '-p', 'no:oracle_guard',
                    '-p', 'oracle_guard.runtime.collection_probe']
         self.output = open(os.path.join(self.folder, 'output.txt'), 'w+b')  # noqa: SIM115

@@ -211,8 +211,20 @@ def is_test_side(path: str, cfg: Config) -> bool:
             or posixpath.basename(path) == 'conftest.py' or path in PYTEST_CONFIGS)
 
 
+# (path, source) -> its imports: the same file is read for the reference tree and for the
+# evidence trees (rules 48, 49); parsed once per gate run.
+_IMPORTS: dict[tuple[str, bytes], list[tuple[str, int]]] = {}
+
+
 def _imports(source: bytes, path: str) -> list[tuple[str, int]]:
     """(module, level) of every import in a file, ``from a import b`` also as ``a.b``."""
+    key = (path, source)
+    if key not in _IMPORTS:
+        _IMPORTS[key] = _parse_imports(source, path)
+    return list(_IMPORTS[key])
+
+
+def _parse_imports(source: bytes, path: str) -> list[tuple[str, int]]:
     try:
         tree = parse_python(source, path)
     except ScanError:
