@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 
+from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import Run
 from test_ci_attacks import BUG
@@ -20,7 +21,6 @@ from test_ci_attacks import PYPROJECT
 from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
-from test_ci_attacks_session import adopt
 from test_ci_attacks_session import cheat
 
 # A property every dedupe passes, bug or not: only the test the inventory does not know
@@ -42,8 +42,8 @@ def test_dedupe_is_sorted(xs):
 def project(tmp_path, files: dict[str, str], main: dict[str, str] | None = None) -> CiRepo:  # type: ignore[no-untyped-def]
     """The dd project with ``files``, adopted, then ``main`` (by default the bug)."""
     path = str(tmp_path / 'repo')
-    adopt(path, {'src/dd/__init__.py': GOOD, 'tests/test_dd.py': UNIT_TESTS,
-                 'tests/properties/test_dd_props.py': PROPERTY, **files},
+    adopt(path, PYPROJECT, {'src/dd/__init__.py': GOOD, 'tests/test_dd.py': UNIT_TESTS,
+                            'tests/properties/test_dd_props.py': PROPERTY, **files},
           [main or {'src/dd/__init__.py': BUG}])
     return CiRepo(path)
 
