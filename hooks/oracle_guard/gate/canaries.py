@@ -323,7 +323,7 @@ def inconclusive_notes(plan: CanaryPlan, record: RunRecord) -> list[str]:
             crash = str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
             if record.outcome(nodeid) == canary.expect and canary.message not in crash and \
                     _refused_the_sentinel(crash):
-                notes.append(f'oracle-guard ci: note: the {canary.kind} canary is '
+                notes.append(f'oracle-guard ci: note: {canary.kind}: the canary is '
                              f'inconclusive: the compared value refused the sentinel '
                              f'({crash[:120]}), so its == was not checked')
     return notes

@@ -90,7 +90,9 @@ from oracle_guard.runtime.run_record import RunRecord
 # and, should one get this far, is rerun too.
 FLAKY_CLASSES = (*FREEZABLE, 'flaky')
 # Files at the root that configure pytest: always the oracle side's (or absent).
-PYTEST_CONFIGS = ('pytest.ini', '.pytest.ini', 'pyproject.toml', 'tox.ini', 'setup.cfg')
+# pytest 9 reads pytest.toml and .pytest.toml before the others.
+PYTEST_CONFIGS = ('pytest.toml', '.pytest.toml', 'pytest.ini', '.pytest.ini', 'pyproject.toml',
+                  'tox.ini', 'setup.cfg')
 # Import names a non-test file of the pull request may not take in the tree: they would
 # stand in for the test machinery (rules 28, 34 at the root and in a src root).
 # Hypothesis' pytest plugin is the top-level module `_hypothesis_pytestplugin`, loaded by its
