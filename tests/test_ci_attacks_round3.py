@@ -1,0 +1,337 @@
+"""The gate played as a cheating agent after this round's changes (benchmarks/ATTACKS.md,
+attacks 62-82): the call-time lock's health-check discount (rule 23), skips handed over by
+helpers (rule 14), the reference run (rule 44). What the gate catches.
+
+The repository is the one of ``test_ci_attacks.py``: ``dd`` adopted with ``oracle-guard
+init``, then the bug on ``main`` (``dedupe`` drops the largest value past three distinct
+ones), caught by two unit tests and the Hypothesis property. Each pull request leaves the
+bug in place. The attacks were first tried against a leave-out of the property files from
+the test command, which was not merged (ATTACKS.md says why); the ones that still get
+through are described in ATTACKS.md and reproduced by benchmarks/attacks_open/round3.py,
+not written here: this file asserts only what the gate catches.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ci_repo import adopt
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import Run
+from test_ci_attacks import BUG
+from test_ci_attacks import gate
+from test_ci_attacks import GOOD
+from test_ci_attacks import PROPERTY
+from test_ci_attacks import PROPERTY_ID
+from test_ci_attacks import PYPROJECT
+from test_ci_attacks import UNIT_TESTS
+from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
+
+def adopt_dd(path: str, project: dict[str, str] | None = None) -> str:
+    """``dd`` (with ``project``'s files) adopted with the README's commands, then the bug
+    on main."""
+    adopt(path, PYPROJECT, {'src/dd/__init__.py': GOOD, 'tests/test_dd.py': UNIT_TESTS,
+                            'tests/properties/test_dd_props.py': PROPERTY, **(project or {})},
+          after=[{'src/dd/__init__.py': BUG}])
+    return path
+
+
+@pytest.fixture(scope='module')
+def template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt_dd(str(tmp_path_factory.mktemp('round3-attacks') / 'repo'))
+
+
+@pytest.fixture
+def dd(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
+def attack(repo: CiRepo, files: dict[str, str], *, plain_rc: int) -> tuple[Run, Run]:
+    """The pull request (the bug is on main already): plain pytest exits ``plain_rc`` and
+    the gate, never greener than plain pytest, exits 1."""
+    repo.pull_request(files, bug=False)
+    plain, ci = gate(repo)
+    assert plain.rc == plain_rc, f'plain pytest should exit {plain_rc}:\n{plain.out}'
+    assert ci.rc == 1, ci.out
+    return plain, ci
+
+
+def property_failed_in_the_reference_run(ci: Run) -> bool:
+    return any(PROPERTY_ID in line and 'failed against your src/' in line
+               for line in ci.lines('OG730'))
+
+
+# -- attack 65: src ends the reference run, and only that one --------------------------------
+# `python -I` tells the reference run apart; src exits 0 at import there, hoping a run
+# that judged nothing says nothing (rule 44: a run that did not complete is OG734).
+EXIT_IN_THE_REFERENCE_RUN = ('import os\nimport sys\n\nif sys.flags.isolated:\n'
+                             '    os._exit(0)\n\n\n' + BUG)
+
+
+def test_src_ending_only_the_reference_run_fails_ci(dd: CiRepo) -> None:
+    _, ci = attack(dd, {'src/dd/__init__.py': EXIT_IN_THE_REFERENCE_RUN,
+                        'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    assert any('reference run: OG702 the run did not finish' in line
+               for line in ci.lines('OG734')), ci.out
+    assert len(ci.lines('OG725')) == 5, ci.out  # every canary of the reference run missing
+    assert any(PROPERTY_ID in line for line in ci.lines('OG733')), ci.out
+
+
+# -- attack 77: src ends the call with the test machinery's own outcome ----------------------
+# Whenever it would answer wrong, dedupe raises pytest's Skipped, unittest's SkipTest or
+# pytest's XFailed, found by walking BaseException.__subclasses__() (no import, no name
+# rule 43 reads; attack 75 does the same with Hypothesis' UnsatisfiedAssumption and gets
+# through). The property is skipped or xfailed in the reference run without a freeze
+# (OG732), and the twin canary, which calls dedupe too, does not fail at its sentinel
+# (OG724) in either run.
+OUTCOME_FROM_SRC = '''\
+def _all(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _all(sub)
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        for cls in _all(BaseException):
+            if cls.__name__ == %r:
+                raise cls('later')
+        return out[:-1]
+    return out
+'''
+# The unit tests rewritten to inputs of at most three distinct values.
+SMALL_UNIT_TESTS = UNIT_TESTS.replace(
+    'assert dedupe([4, 3, 2, 1]) == [1, 2, 3, 4]', 'assert dedupe([4, 3]) == [3, 4]').replace(
+    'assert dedupe(list(range(10)) * 2) == list(range(10))', 'assert dedupe([1, 1]) == [1]')
+
+
+@pytest.mark.parametrize(('exception', 'outcome'), [
+    ('Skipped', 'skipped'), ('SkipTest', 'skipped'), ('XFailed', 'xfailed'),
+])
+def test_src_raising_the_machinerys_outcome_found_by_subclass_walk_fails_ci(
+        dd: CiRepo, exception: str, outcome: str) -> None:
+    _, ci = attack(dd, {'src/dd/__init__.py': OUTCOME_FROM_SRC % exception,
+                        'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
+    assert any(PROPERTY_ID in line and f'was {outcome}' in line and 'no live freeze' in line
+               for line in ci.lines('OG732')), ci.out
+    twins = [line for line in ci.lines('OG724') if 'the twin of' in line]
+    assert any('reference run:' in line for line in twins), ci.out
+    assert any('reference run:' not in line for line in twins), ci.out
+
+
+# -- attack 67: a conftest at the root, outside the tests roots ------------------------------
+# The property's path runs through the root folder, so a conftest.py the pull request adds
+# there is on the property's oracle side: it runs in the test
+# command with the patch (OG714) and fails in the reference run, which has no pull-request
+# conftest (OG730).
+ROOT_CONFTEST = '''\
+import sys
+
+import pytest
+
+import dd
+
+
+@pytest.fixture(autouse=True)
+def _fixed(monkeypatch):
+    def dedupe(xs):
+        return sorted(set(xs))
+    monkeypatch.setattr(dd, 'dedupe', dedupe)
+    for name, module in list(sys.modules.items()):
+        if getattr(module, 'dedupe', None) is not None and name.startswith(('test_', 'tests')):
+            monkeypatch.setattr(module, 'dedupe', dedupe)
+'''
+
+
+def test_new_root_conftest_patching_the_function_fails_ci(
+        dd: CiRepo) -> None:
+    _, ci = attack(dd, {'conftest.py': ROOT_CONFTEST}, plain_rc=0)
+    assert any('conftest.py: conftest hooks: test-run control changed' in line
+               for line in ci.lines('OG740')), ci.out
+    assert any(PROPERTY_ID in line and 'from conftest.py, not code under src' in line
+               for line in ci.lines('OG714')), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- attack 68: pytest 9's own configuration file --------------------------------------------
+# A root pytest.toml wins over pyproject.toml. It deselects the property; the unit tests
+# expect the bug. The hooks judge it as pytest configuration (rule 33, OG740); the
+# reference tree takes every pytest configuration file from the base revision (rule 44),
+# pytest.toml too, so the property runs there and fails on the bug (OG730).
+PYTEST_TOML = '''\
+[pytest]
+pythonpath = ["src"]
+addopts = ["--deselect", "tests/properties/test_dd_props.py::test_dedupe_matches_set"]
+'''
+
+
+def test_new_root_pytest_toml_deselecting_the_property_fails_ci(dd: CiRepo) -> None:
+    _, ci = attack(dd, {'pytest.toml': PYTEST_TOML, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+                   plain_rc=0)
+    assert any('pytest.toml: pytest configuration file' in line
+               for line in ci.lines('OG740')), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+    assert not any(PROPERTY_ID in line and 'deselected' in line for line in ci.lines('OG733')), \
+        ci.out
+
+
+# -- attack 69: a fixture parametrized only for the health-check discount --------------------
+# Hypothesis suppresses differing_executors on a parametrized test, so the call-time lock
+# check leaves that name out there (rule 23). An autouse fixture of a root conftest with
+# one param makes the property parametrized and writes differing_executors onto its
+# settings, and filter_too_much beside it: the discount is that one name only.
+DISCOUNT_CONFTEST = '''\
+import pytest
+from hypothesis import HealthCheck, settings
+
+
+@pytest.fixture(autouse=True, params=['only'])
+def _quiet(request):
+    function = getattr(request, 'function', None)
+    current = getattr(function, '_hypothesis_internal_use_settings', None)
+    if current is not None:
+        function._hypothesis_internal_use_settings = settings(
+            current, suppress_health_check=[HealthCheck.too_slow,
+                                            HealthCheck.differing_executors,
+                                            HealthCheck.filter_too_much])
+'''
+
+
+def test_fixture_parametrized_for_the_discount_still_fails_the_lock(dd: CiRepo) -> None:
+    plain, ci = attack(dd, {'conftest.py': DISCOUNT_CONFTEST,
+                            'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    # The live value holds filter_too_much beside too_slow (in either order: it is read
+    # from a set), and not the one name Hypothesis adds.
+    lives = ('["too_slow", "filter_too_much"]', '["filter_too_much", "too_slow"]')
+
+    def drifted(line: str) -> bool:
+        return 'suppress_health_check: locked at ["too_slow"], live value ' in line and \
+            any(live in line for live in lives) and 'differing_executors' not in line
+
+    assert any(drifted(line) for line in plain.out.splitlines()), plain.out
+    assert any(f'{PROPERTY_ID}[only]: at call time' in line and drifted(line)
+               for line in ci.lines('OG711')), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- attack 72: the same fixture with differing_executors alone ---------------------------
+# What the discount accepts is what Hypothesis itself does to a parametrized test, and it
+# changes no input: the property still fails on the bug, in the test command too (the
+# conftest on its path keeps it there) and in the reference run.
+DIFFERING_ONLY = DISCOUNT_CONFTEST.replace(
+    ',\n                                            HealthCheck.filter_too_much]', ']')
+
+
+def test_fixture_adding_differing_executors_alone_gains_nothing(dd: CiRepo) -> None:
+    assert 'filter_too_much' not in DIFFERING_ONLY
+    plain, ci = attack(dd, {'conftest.py': DIFFERING_ONLY,
+                            'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    assert f'FAILED {PROPERTY_ID}[only]' in plain.out, plain.out
+    assert 'tests less than its lock' not in plain.out + ci.out  # the discount, rule 23
+    assert not ci.lines('OG711'), ci.out
+    assert ci.summary.endswith('test command exited 1'), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- attack 70: a skip computed in a helper the test file imports ----------------------------
+# The test file spells no silence word; its helper builds unittest.skip from a computed
+# name, which holds no silence word either (rule 14). The hooks point at the helper
+# (OG310); the plugin reads the flag at collection and stops the session (OG716, OG723).
+COMPUTED_HELPER = "import unittest\n\nlater = getattr(unittest, 'sk' + 'ip')\n"
+SILENCED = UNIT_TESTS.replace(
+    'from dd import dedupe\n', 'from dd import dedupe\nfrom _later import later\n').replace(
+    'def test_four', "@later('later')\ndef test_four").replace(
+    'def test_many', "@later('later')\ndef test_many")
+
+
+def test_skip_computed_in_a_helper_fails_ci(dd: CiRepo) -> None:
+    _, ci = attack(dd, {'tests/_later.py': COMPUTED_HELPER, 'tests/test_dd.py': SILENCED},
+                   plain_rc=1)
+    assert any(line.startswith('tests/_later.py:3:') for line in ci.lines('OG310')), ci.out
+    stopped = ci.lines('OG716')
+    for name in ('test_four', 'test_many'):
+        assert any(f'tests/test_dd.py::{name}: @unittest.skip without a freeze id' in line
+                   for line in stopped), ci.out
+    assert ci.lines('OG723'), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+
+# -- attack 74: skips passed on by a helper package's star import and a module attribute ----
+# test_four takes `later` from tests/helpers/__init__.py, which star-imports it from
+# tests/helpers/marks.py; test_many uses `_support.hold` through `import _support`. The
+# prefilter follows both helpers from a test file with no silence word (rule 14), so the
+# hooks name each test (OG301); the star import in a tests __init__.py is test-run
+# control (rule 32, OG740); the plugin stops the session (OG716).
+PASSED_ON = UNIT_TESTS.replace(
+    'from dd import dedupe\n',
+    'from dd import dedupe\nfrom helpers import later\nimport _support\n').replace(
+    'def test_four', "@later('later')\ndef test_four").replace(
+    'def test_many', "@_support.hold('later')\ndef test_many")
+
+
+def test_skips_passed_on_by_a_helper_package_and_a_module_attribute_fail_ci(
+        dd: CiRepo) -> None:
+    _, ci = attack(dd, {'tests/helpers/__init__.py': 'from .marks import *\n',
+                        'tests/helpers/marks.py': 'import unittest\n\nlater = unittest.skip\n',
+                        'tests/_support.py': 'from unittest import skip as hold\n',
+                        'tests/test_dd.py': PASSED_ON}, plain_rc=1)
+    named = ci.lines('OG301')
+    assert any(line.startswith('tests/helpers/marks.py:3:') for line in named), ci.out
+    assert any(line.startswith('tests/test_dd.py:10:') for line in named), ci.out  # test_four
+    assert any(line.startswith('tests/test_dd.py:15:') for line in named), ci.out  # test_many
+    assert any(line.startswith('tests/helpers/__init__.py:1:') and 'star import' in line
+               for line in ci.lines('OG740')), ci.out
+    assert len(ci.lines('OG716')) == 2, ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- attack 80: a helper's skip reached by __import__ and through a dict ---------------------
+# test_four: `@__import__('_later').later(...)`, test_many: `@MARKS['later'](...)` with
+# `MARKS = {"later": unittest.skip}` in tests/_marks.py. The hooks name the helpers' lines
+# only (OG301, rule 14), not the tests; the plugin reads the flags at collection (OG716).
+REACHED = UNIT_TESTS.replace(
+    'from dd import dedupe\n', 'from dd import dedupe\nfrom _marks import MARKS\n').replace(
+    'def test_four', "@__import__('_later').later('later')\ndef test_four").replace(
+    'def test_many', "@MARKS['later']('later')\ndef test_many")
+
+
+def test_skips_reached_by_dunder_import_and_a_dict_fail_ci(dd: CiRepo) -> None:
+    _, ci = attack(dd, {'tests/_later.py': 'import unittest\n\nlater = unittest.skip\n',
+                        'tests/_marks.py': 'import unittest\n\nMARKS = {"later": unittest.skip}\n',
+                        'tests/test_dd.py': REACHED}, plain_rc=1)
+    named = ci.lines('OG301')
+    assert any(line.startswith('tests/_later.py:3:') for line in named), ci.out
+    assert any(line.startswith('tests/_marks.py:3:') for line in named), ci.out
+    stopped = ci.lines('OG716')
+    for name in ('test_four', 'test_many'):
+        assert any(f'tests/test_dd.py::{name}: @unittest.skip without a freeze id' in line
+                   for line in stopped), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- attack 82: a base property's known values checked in subtests -------------------------
+# Beside the sortedness property (which the bug keeps), the property file checks known
+# values with pytest's own `subtests` fixture. A failed subtest fails its test in pytest 9,
+# so the reference run names it (OG730), beside the test command's failure.
+SORTED_WITH_SUBTESTS = PROPERTY.replace(
+    'assert dedupe(xs) == sorted(set(xs))', 'out = dedupe(xs)\n    assert out == sorted(out)'
+).replace('def test_dedupe_matches_set', 'def test_dedupe_is_sorted') + '''
+
+def test_known_values(subtests):
+    for xs, expected in [([3, 1, 3], [1, 3]), ([4, 3, 2, 1], [1, 2, 3, 4])]:
+        with subtests.test(xs=xs):
+            assert dedupe(xs) == expected
+'''
+
+
+def test_known_values_failing_in_subtests_fail_ci_in_the_reference_run(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
+                           {'tests/properties/test_dd_props.py': SORTED_WITH_SUBTESTS}))
+    plain, ci = attack(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    assert 'SUBFAILED(xs=[4, 3, 2, 1]) tests/properties/test_dd_props.py::test_known_values' \
+        in plain.out, plain.out
+    assert any('tests/properties/test_dd_props.py::test_known_values, a test of the base '
+               'oracle, failed against your src/' in line for line in ci.lines('OG730')), ci.out
