@@ -335,3 +335,66 @@ def test_known_values_failing_in_subtests_fail_ci_in_the_reference_run(
         in plain.out, plain.out
     assert any('tests/properties/test_dd_props.py::test_known_values, a test of the base '
                'oracle, failed against your src/' in line for line in ci.lines('OG730')), ci.out
+
+
+# -- attack 78: a session teardown failure that lands on a canary ----------------------------
+# Beside a sortedness property (which the bug keeps), the adoption commit's
+# tests/properties/conftest.py checks a known value in a session-scoped autouse fixture's
+# teardown. pytest reports that failure on the last item of the run, which the secret may
+# make a canary; taken out with the canary, it went unseen in about half the runs. A canary
+# is planted to end in its call, so a failed set-up or teardown on one is the run's own
+# failure (rule 45, OG724); on a real test it is OG731 in the reference run.
+SESSION_CHECK = '''\
+import pytest
+
+import dd
+
+
+@pytest.fixture(scope='session', autouse=True)
+def _known_values():
+    yield
+    assert dd.dedupe([4, 3, 2, 1]) == [1, 2, 3, 4]
+'''
+SORTED_ONLY = PROPERTY.replace(
+    'assert dedupe(xs) == sorted(set(xs))', 'out = dedupe(xs)\n    assert out == sorted(out)'
+).replace('def test_dedupe_matches_set', 'def test_dedupe_is_sorted')
+
+
+def test_session_teardown_failure_on_a_canary_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
+                           {'tests/properties/test_dd_props.py': SORTED_ONLY,
+                            'tests/properties/conftest.py': SESSION_CHECK}))
+    plain, ci = attack(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    assert '1 error' in plain.out, plain.out
+    on_a_canary = [line for line in ci.lines('OG724') if 'failed in its teardown' in line]
+    on_the_property = [line for line in ci.lines('OG731') if 'test_dedupe_is_sorted' in line]
+    assert on_a_canary or on_the_property, ci.out
+    assert all('assert [1, 2, 3] == [1, 2, 3, 4]' in line or 'AssertionError' in line
+               for line in on_a_canary), ci.out
+
+
+def test_canary_whose_teardown_failed_is_a_finding() -> None:
+    # The same as the run above, where the secret put the canary last, read from the
+    # record as the plugin writes it: the canary failed at its sentinel in its call, and
+    # the session's teardown failed on it too.
+    from oracle_guard.gate.canaries import Canary
+    from oracle_guard.gate.canaries import CanaryPlan
+    from oracle_guard.gate.canaries import judge_canaries
+    from oracle_guard.runtime.run_record import RunRecord
+
+    canary = Canary('test_0f3a.py', 'test_planted', 'failed', 'assert', message='planted 0f3a')
+    nodeid = 'tests/test_0f3a.py::test_planted'
+    call = {'outcome': 'failed', 'crash': 'AssertionError: planted 0f3a'}
+    teardown = {'outcome': 'failed', 'crash': 'assert [1, 2, 3] == [1, 2, 3, 4]'}
+    record = RunRecord(items={nodeid: {}},
+                       reports={nodeid: {'setup': {'outcome': 'passed'}, 'call': call,
+                                         'teardown': teardown}})
+    plan = CanaryPlan('plan.json', (canary,))
+
+    found = judge_canaries(plan, record)
+
+    assert [f.code for f in found] == ['OG724']
+    assert 'failed in its teardown' in found[0].message
+    assert 'assert [1, 2, 3] == [1, 2, 3, 4]' in found[0].message
+    record.reports[nodeid]['teardown'] = {'outcome': 'passed'}
+    assert judge_canaries(plan, record) == []  # as planted: nothing to say

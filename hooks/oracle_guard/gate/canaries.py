@@ -345,7 +345,21 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
             continue
         for nodeid in nodeids:
             outcome = record.outcome(nodeid)
-            crash = str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
+            phases = record.reports.get(nodeid, {})
+            crash = str((phases.get('call') or {}).get('crash', ''))
+            # A canary is planted to end in its call. A failed set-up or teardown on it is
+            # the run's own failure that landed there (a session-scoped fixture's teardown
+            # lands on the last item, which the secret may make a canary): taken out with
+            # the canary it would go unseen (rule 45).
+            for when in ('setup', 'teardown'):
+                report = phases.get(when) or {}
+                if report.get('outcome') == 'failed':
+                    findings.append(Finding(
+                        '.', 1, 1, 'OG724', f'a canary the gate planted ({canary.kind}) '
+                        f'failed in its {when}, where it cannot fail by itself: '
+                        f'{str(report.get("crash", ""))[:200] or "no message"}',
+                        'a fixture of the run (often a session-scoped one, whose teardown '
+                        'lands on the last test) fails: fix it, it fails the run'))
             if outcome == canary.expect and canary.message and canary.message not in crash:
                 if _refused_the_sentinel(crash):
                     continue  # inconclusive_notes says so
