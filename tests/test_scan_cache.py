@@ -319,3 +319,55 @@ def test_a_file_using_a_helpers_name_is_judged_with_the_helper_as_it_is_now(repo
     second = repo.run(main, '--all-files')
 
     assert second.rc == 1 and 'tests/test_a.py:4' in second.out, second.out
+
+
+def test_a_file_using_a_helpers_name_is_not_parsed_again_while_the_helper_answers_the_same(
+        repo, parses):
+    # Rule 14: the scan keeps the questions it asked of tests/harness.py and their answers;
+    # a warm run asks them again and, while the answers hold, parses the file no more.
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n')
+    repo.write('tests/harness.py', 'def skip(reason):\n    return lambda f: f\n')
+    repo.write('tests/test_a.py', 'from harness import skip\n\n\n@skip("later")\n'
+                                  'def test_a():\n    assert 1\n')
+    repo.commit('tests')
+
+    first = repo.run(main, '--all-files')
+    second = repo.run(main, '--all-files')
+
+    assert first.rc == second.rc == 0, (first.out, second.out)
+    assert parses.count('tests/test_a.py') == 1, parses
+
+
+def test_a_helper_that_appears_after_the_scan_is_asked_about_again(repo, parses):
+    # The first scan asked where `harness` is and got no answer (no such helper yet); the
+    # helper then appears, passing unittest's skip on: the same bytes of test_a.py are
+    # judged anew, and the skip has no freeze id (rule 14).
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n')
+    repo.write('tests/test_a.py', 'from harness import skip\n\n\n@skip("later")\n'
+                                  'def test_a():\n    assert 1\n')
+    repo.commit('tests')
+    first = repo.run(main, '--all-files')
+    assert first.rc == 0, first.out
+
+    repo.write('tests/harness.py', 'from unittest import skip  # noqa: F401\n')
+    second = repo.run(main, '--all-files')
+
+    assert second.rc == 1 and 'tests/test_a.py:4' in second.out, second.out
+    assert parses.count('tests/test_a.py') == 2, parses  # the answers changed: parsed again
+
+
+def test_a_file_with_no_silence_word_is_asked_about_its_helpers_again(repo):
+    # tests/test_a.py spells no silence word and imports `later` from a module that is
+    # not there yet: clean. The helper then appears, passing unittest's skip on, and the
+    # same bytes of test_a.py are judged anew (rule 14).
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n')
+    repo.write('tests/test_a.py', 'from harness import later\n\n\n@later("soon")\n'
+                                  'def test_a():\n    assert 1\n')
+    repo.commit('tests')
+    first = repo.run(main, '--all-files')
+    assert first.rc == 0, first.out
+
+    repo.write('tests/harness.py', 'import unittest\n\nlater = unittest.skip\n')
+    second = repo.run(main, '--all-files')
+
+    assert second.rc == 1 and 'tests/test_a.py:4' in second.out, second.out

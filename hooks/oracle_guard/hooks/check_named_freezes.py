@@ -107,13 +107,15 @@ def _content_finding(line: int, col: int, code: str, message: str, hint: str) ->
 
 
 def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-def]
-              helpers=None) -> FileScan:
+              helpers=None, record: bool = False) -> FileScan:
     """Rules 35, 35b and 36, and every silence with the facts ``judge_scan`` needs: all
     that the bytes decide (the scan cache keeps it). ``judge``: a SilenceJudge (rules
     39-41), whose project facts give the Python versions conditions are judged on.
     ``helpers``: where names imported from helper modules under the tests roots are
     followed (rule 14); a file that imports such a name is marked ``uses_helpers``: its
-    scan then depends on the helper's bytes too, and is not cached by its own."""
+    scan then depends on the helper's bytes too, and is not cached by its own.
+    ``record``: keep the questions asked of the helpers and their answers in ``asked``
+    (the scan cache asks them again before it uses the scan)."""
     from oracle_guard.reading.scan_cache import FileScan
     from oracle_guard.reading.silence_prefilter import foreign_encoding
     from oracle_guard.reading.silence_prefilter import might_silence
@@ -135,7 +137,10 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
         reach = 0 if helpers is None else helpers.reaches_helpers(path, source)
         if reach != 2:  # helper_paths.SILENCING_HELPER
             scan = FileScan([], [], [])
-            scan.uses_helpers = reach == 1  # the helper's bytes decide, not only this file's
+            # The helpers decide, not only this file's bytes: a helper it imports may
+            # gain a silence, or appear where none was found. Asking again is cheap (no
+            # parse), so such a verdict is never cached.
+            scan.uses_helpers = helpers is not None
             return scan
         silences_possible = through_helpers = True
     from oracle_guard.reading.scanner import computed_access
@@ -152,7 +157,9 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
         tree = parse_python(source, path)
         text = source_text(source)
         # One collection of the file's imports and aliases serves rules 14-17 and 35.
-        aliases = ImportAliases(tree, None if helpers is None else helpers.seen_from(path))
+        importing = None if helpers is None else \
+            helpers.recorded_from(path) if record else helpers.seen_from(path)
+        aliases = ImportAliases(tree, importing)
         silences = scan_silences(tree, text, aliases) if silences_possible else []
         # rule 35, walking only the lines that spell a word of a tampering site
         tampered = tampering(tree, aliases, text) if tampering_possible else []
@@ -175,7 +182,7 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
     if not silences:
         scan = FileScan(findings, [], [])
         scan.uses_helpers = aliases.uses_helpers or through_helpers
-        return scan
+        return _with_answers(scan, importing, through_helpers)
     from oracle_guard.reading.silence_acceptance import SilenceFacts
 
     readers: list = []
@@ -193,6 +200,18 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
         minors = judge.minors() if any(f.condition is not None for f in facts) else None
         scan = FileScan(findings, facts, silences, minors)
     scan.uses_helpers = aliases.uses_helpers or through_helpers
+    return _with_answers(scan, importing, through_helpers)
+
+
+def _with_answers(scan: FileScan, importing, through_helpers: bool) -> FileScan:  # type: ignore[no-untyped-def]
+    """The scan with the helpers' answers it rests on, when they were recorded: any
+    question counts, "no such helper" too (a helper added later changes that answer). A
+    file parsed only because a helper it imports may pass a silence on
+    (``through_helpers``) rests on that byte-level answer too, which is not recorded:
+    never cached."""
+    asked = getattr(importing, 'asked', None)
+    if asked and not through_helpers:
+        scan.asked = asked
     return scan
 
 
@@ -333,6 +352,8 @@ def check(ctx: RunContext) -> list[Finding]:
     ]
     files = [p for p in test_files(ctx) if p not in links]  # a link's text is no code
     scans = scan_cache(ctx)
+    if scans is not None:
+        from oracle_guard.reading.helper_modules import answers_hold
     real_root = os.path.realpath(cfg.root)
     for path in files:
         source = _read(cfg.root, path, real_root) if view is None else view.read(path)
@@ -356,9 +377,13 @@ def check(ctx: RunContext) -> list[Finding]:
         # an earlier run found in the same bytes, without parsing them again.
         key = scans.key(source)
         scan = scans.get(key, judge.minors)
+        if scan is not None and scan.asked is not None and (
+                helpers is None or not answers_hold(helpers.seen_from(path), scan.asked)):
+            scan = None  # rule 14: a helper it imports answers otherwise now
         if scan is None:
-            scan = scan_file(path, source, judge, helpers)
-            if not scan.uses_helpers:  # a helper's bytes are not in this file's key
+            scan = scan_file(path, source, judge, helpers, record=True)
+            # A helper's bytes are not in this file's key: kept only with its answers.
+            if scan.asked is not None or not scan.uses_helpers:
                 scans.put(key, scan)
         findings.extend(judge_scan(path, scan, cfg, ledger, lambda: ctx.today, defines,
                                    judge))
@@ -625,12 +650,18 @@ class LazyHelperModules:
             self._reach[key] = self._paths.reaches_helpers(path, source)
         return self._reach[key]
 
-    def seen_from(self, path: str):  # type: ignore[no-untyped-def]
+    def _helpers(self):  # type: ignore[no-untyped-def]
         if self._modules is None:
             from oracle_guard.reading.helper_modules import HelperModules
 
             self._modules = HelperModules.of(self.cfg, self.view)
-        return self._modules.seen_from(path)
+        return self._modules
+
+    def seen_from(self, path: str):  # type: ignore[no-untyped-def]
+        return self._helpers().seen_from(path)
+
+    def recorded_from(self, path: str):  # type: ignore[no-untyped-def]
+        return self._helpers().recorded_from(path)
 
 
 def history_check(ctx: RunContext) -> list[Finding]:

@@ -50,6 +50,10 @@ class HelperModules(HelperPaths):
     def seen_from(self, path: str) -> ImportingFile:
         return ImportingFile(self, path)
 
+    def recorded_from(self, path: str) -> RecordingFile:
+        """``seen_from``, keeping every question asked and its answer (the scan cache)."""
+        return RecordingFile(self, path)
+
     def exports(self, path: str) -> dict[str, str]:
         """Name -> what the helper binds it to, for the names worth passing on: pytest's
         and unittest's objects, and helper modules."""
@@ -119,6 +123,64 @@ class ImportingFile:
 
     def star(self, path: str) -> dict[str, str]:
         return self.helpers.star(path)
+
+
+class RecordingFile(ImportingFile):
+    """An ImportingFile that keeps the questions the scanner asked of the helpers and
+    their answers, in order. What a test file's scan finds is a function of its bytes and
+    of these answers alone (the scanner reaches the helpers through these four questions
+    only), so a cached scan holds while ``answers_hold`` says the helpers answer the same
+    (rule 14: the scan cache of check-named-freezes)."""
+
+    def __init__(self, helpers: HelperModules, path: str) -> None:
+        super().__init__(helpers, path)
+        self.asked: list[list] = []  # [question, arguments..., answer]
+
+    def module(self, name: str | None, level: int) -> str | None:
+        found = super().module(name, level)
+        self.asked.append(['module', name, level, found])
+        return found
+
+    def export(self, path: str, name: str) -> str | None:
+        found = super().export(path, name)
+        self.asked.append(['export', path, name, found])
+        return found
+
+    def owns(self, path: str, name: str) -> bool:
+        found = super().owns(path, name)
+        self.asked.append(['owns', path, name, found])
+        return found
+
+    def star(self, path: str) -> dict[str, str]:
+        found = super().star(path)
+        self.asked.append(['star', path, sorted([k, v] for k, v in found.items())])
+        return found
+
+
+def answers_hold(importing: ImportingFile, asked: list) -> bool:
+    """Whether the helpers, as ``importing`` sees them now, answer every question of
+    ``asked`` (a RecordingFile's) as they did then."""
+    for entry in asked:
+        if not isinstance(entry, list) or not entry:
+            return False
+        question, *arguments = entry
+        try:
+            if question == 'module' and len(arguments) == 3:
+                now = importing.module(arguments[0], arguments[1])
+            elif question in ('export', 'owns') and len(arguments) == 3:
+                now = getattr(importing, question)(arguments[0], arguments[1])
+            elif question == 'star' and len(arguments) == 2:
+                now = sorted([k, v] for k, v in importing.star(arguments[0]).items())
+                if now != arguments[1]:
+                    return False
+                continue
+            else:
+                return False
+        except (TypeError, AttributeError, ValueError):
+            return False  # not a record this scanner writes
+        if now != arguments[-1]:
+            return False
+    return True
 
 
 def _declared_all(tree: ast.Module) -> tuple[str, ...] | None:

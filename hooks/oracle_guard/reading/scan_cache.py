@@ -51,7 +51,7 @@ class FileScan:
     file nobody can parse), and the facts of each silence the judgement and the ledger
     read. ``silences``: their syntax, for rule 40b ([] when read from the scan cache)."""
 
-    __slots__ = ('findings', 'facts', 'silences', 'minors', 'uses_helpers')
+    __slots__ = ('findings', 'facts', 'silences', 'minors', 'uses_helpers', 'asked')
 
     def __init__(self, findings: list[Finding], facts: list, silences: list,  # type: ignore[type-arg]
                  minors: tuple[int, ...] | None = None) -> None:
@@ -62,8 +62,11 @@ class FileScan:
         # no condition was), which a cached scan must match.
         self.minors = minors
         # Whether a name was imported from a helper module of the tests roots (rule 14):
-        # the scan then depends on the helper's bytes as well, and is not cached.
+        # the scan then depends on the helpers as well. ``asked``: the questions it asked
+        # of them and their answers (helper_modules.RecordingFile), kept with the scan and
+        # asked again before a cached one is used; None when not recorded (not cached).
         self.uses_helpers = False
+        self.asked: list | None = None  # type: ignore[type-arg]
 
     def is_clean(self) -> bool:
         return not self.findings and not self.facts
@@ -114,15 +117,18 @@ def _optional(value: object) -> bool:
 def _encode(scan: FileScan) -> str:
     import json
 
-    if scan.is_clean():
+    if scan.is_clean() and scan.asked is None:
         return '-'
-    return json.dumps({
+    record = {
         'f': [[f.line, f.col, f.code, f.message, f.hint] for f in scan.findings],
         's': [[s.line, s.col, s.kind, list(s.freeze_ids), list(s.targets), s.scope, s.code,
                s.digest, s.module, None if s.condition is None else list(s.condition)]
               for s in scan.facts],
         'm': None if scan.minors is None else list(scan.minors),
-    }, separators=(',', ':'), ensure_ascii=True)
+    }
+    if scan.asked is not None:
+        record['h'] = scan.asked
+    return json.dumps(record, separators=(',', ':'), ensure_ascii=True)
 
 
 def _decode(raw: str) -> FileScan | None:
@@ -139,8 +145,9 @@ def _decode(raw: str) -> FileScan | None:
         data = json.loads(raw)
     except ValueError:
         return None
-    if not isinstance(data, dict) or set(data) != {'f', 's', 'm'} or \
-            not isinstance(data['f'], list) or not isinstance(data['s'], list):
+    if not isinstance(data, dict) or set(data) - {'h'} != {'f', 's', 'm'} or \
+            not isinstance(data['f'], list) or not isinstance(data['s'], list) or \
+            not isinstance(data.get('h', []), list):
         return None
     minors = data['m']
     if minors is not None and not (isinstance(minors, list) and all(_line_col(m) for m in minors)):
@@ -160,7 +167,10 @@ def _decode(raw: str) -> FileScan | None:
                 (row[9] is None or (_strings(row[9]) and len(row[9]) == 2))):
             return None
         facts.append(SilenceFacts(*row))
-    return FileScan(findings, facts, [], None if minors is None else tuple(minors))
+    scan = FileScan(findings, facts, [], None if minors is None else tuple(minors))
+    if 'h' in data:
+        scan.uses_helpers, scan.asked = True, data['h']
+    return scan
 
 
 class ScanCache:
@@ -203,7 +213,11 @@ class ScanCache:
         return scan
 
     def is_clean(self, key: str) -> bool:
-        return self.known.get(key) == '-'
+        """Whether the content under ``key`` was scanned and found nothing (with or
+        without the helpers' answers it rests on)."""
+        raw = self.known.get(key)
+        scan = None if raw is None else _decode(raw)
+        return scan is not None and scan.is_clean()
 
     def put(self, key: str, scan: FileScan) -> None:
         raw = _encode(scan)
