@@ -382,6 +382,29 @@ def test_skip_from_a_helper_outside_the_tests_roots_fails_in_every_mode(
     assert result.has('OG301', 'tests/test_re.py'), result.out
 
 
+def test_a_commit_asks_git_once_for_the_top_names_not_once_per_imported_library(
+        guarded: Repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A helper may live outside the tests roots (attack 46), so an import of a name the
+    repository might hold is looked up on the committed side; the top of the tree is
+    listed once, and only a name it holds is listed further: three libraries the
+    repository does not hold cost no listing of their own."""
+    from conftest import git_calls
+
+    guarded.write('testing/harness.py', 'import unittest\nlater = unittest.skip\n')
+    guarded.commit('a harness outside tests/')
+    guarded.write('tests/test_re.py', 'import sys\n\nimport numpy\nimport pandas\n'
+                  'import scipy\nimport pytest\nfrom testing.harness import later\n\n\n'
+                  '@later("later")\ndef test_a():\n    assert numpy and pandas and scipy\n')
+    guarded.add()
+    calls = git_calls(monkeypatch)
+
+    result = guarded.run(main, 'tests/test_re.py')
+
+    assert result.rc == 1 and 'OG301' in result.out, result.out  # the harness still found
+    # the top of the tree, then `testing` (which it holds); no listing of numpy, pandas, scipy
+    assert calls.count('ls-tree') == 2, calls
+
+
 # -- the prefilter reads a quiet file's imports from its bytes ---------------------------
 
 def test_imports_read_from_the_bytes_hold_every_import_the_compiler_sees() -> None:

@@ -82,7 +82,10 @@ class HelperPaths:
         top = path.split('/', 1)[0]
         name = top[:-3] if top.endswith('.py') else top
         if name not in self._outside:
-            self._outside[name] = frozenset(self.view.paths([name, f'{name}.py']))
+            top = self.view.top_names()  # one git process for every name (most are absent)
+            self._outside[name] = frozenset() if top is not None and \
+                name not in top and f'{name}.py' not in top else \
+                frozenset(self.view.paths([name, f'{name}.py']))
         listed = self._outside[name]
         if path in listed:
             return 'file'

@@ -437,6 +437,22 @@ class TreeView:
             return 'index'
         return self.rev[:12]
 
+    def top_names(self) -> frozenset[str] | None:
+        """The names at the top of this side's tree (files and folders), from one git
+        process that does not read the index (a commit, or the index staged on a known
+        HEAD: HEAD's names and the staged paths' first parts, a superset); None where
+        that cannot be told so cheaply (the working tree, an index without HEAD)."""
+        rev = self.rev if self.rev else self._head
+        if rev is None or rev == '':
+            return None
+        if not hasattr(self, '_top'):
+            out = git('ls-tree', '-z', '--name-only', '--full-tree', rev, cwd=self.root)
+            names = {os.fsdecode(n) for n in out.split(b'\0') if n}
+            if self.rev == '':
+                names |= {p.split('/', 1)[0] for p in self._staged}
+            self._top = frozenset(names)
+        return self._top
+
     def entries(self, prefixes: Sequence[str] = ()) -> list[Entry]:
         """Tracked paths (optionally below some folders) with their modes."""
         if self.rev == '' and prefixes and all(p in self._staged_modes for p in prefixes):
