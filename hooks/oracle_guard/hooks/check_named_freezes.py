@@ -552,12 +552,26 @@ def added_environment_conditions(ctx: RunContext, path: str, accepted: list[Sile
         return []
     from oracle_guard.reading.silence_acceptance import added_environment_conditions as added
 
-    # A file renamed in the change is the same file: its tests ran under the old name.
+    old, base_helpers = _at_base(ctx, path)
+    return added(path, accepted, ctx.changes.read_base(old), base_helpers)
+
+
+# The base side's helper modules, for the last base view asked about: rules 39 and 40b
+# ask them of every judged file of a run, and each helper is read once.
+_BASE_HELPERS: list = [None, None]  # [the base view, its LazyHelperModules]
+
+
+def _at_base(ctx: RunContext, path: str):  # type: ignore[no-untyped-def]
+    """(``path`` at the base, the base's helper modules as that file imports them). A
+    file renamed in the change is the same file: its tests ran under the old name."""
     old = next((c.old_path for c in ctx.changes.changes
                 if c.path == path and c.status in ('R', 'C') and c.old_path), path)
     base = ctx.changes.base_view
-    return added(path, accepted, ctx.changes.read_base(old),
-                 None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old))
+    if base is None:
+        return old, None
+    if _BASE_HELPERS[0] is not base:
+        _BASE_HELPERS[:] = [base, LazyHelperModules(ctx.base_cfg, base)]
+    return old, _BASE_HELPERS[1].seen_from(old)
 
 
 def inherited_baseline_silences(ctx: RunContext, path: str,
@@ -569,11 +583,8 @@ def inherited_baseline_silences(ctx: RunContext, path: str,
         return []
     from oracle_guard.reading.silence_acceptance import inherited_baseline_silences as found
 
-    old = next((c.old_path for c in ctx.changes.changes
-                if c.path == path and c.status in ('R', 'C') and c.old_path), path)
-    base = ctx.changes.base_view
-    return found(path, inherited, ctx.changes.read_base(old),
-                 None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old))
+    old, base_helpers = _at_base(ctx, path)
+    return found(path, inherited, ctx.changes.read_base(old), base_helpers)
 
 
 def new_calls_of_baselined_silences(ctx: RunContext, path: str, source: bytes, judge,  # type: ignore[no-untyped-def]
@@ -603,16 +614,13 @@ def new_calls_of_baselined_silences(ctx: RunContext, path: str, source: bytes, j
         tree = parse_python(source, path)
     except ScanError:
         return []  # reported as OG307 by the scan
-    old = next((c.old_path for c in ctx.changes.changes
-                if c.path == path and c.status in ('R', 'C') and c.old_path), path)
+    old, base_helpers = _at_base(ctx, path)
     raw, base_tree = ctx.changes.read_base(old), None
     if raw is not None:
         try:
             base_tree = parse_python(raw, old)
         except ScanError:
             base_tree = None
-    base = ctx.changes.base_view
-    base_helpers = None if base is None else LazyHelperModules(ctx.base_cfg, base).seen_from(old)
     findings: list[Finding] = []
     for silence in new_calls(path, tree, source_text(source), helpers.seen_from(path),
                              base_tree, old, base_helpers, wanted):

@@ -406,6 +406,7 @@ class TreeView:
         self._head_listings: dict[str, list[tuple[str, str, str]]] = {}
         # Objects a hook asked for with HEAD's first answers (see remember_objects).
         self.objects: dict[str, tuple[str, str, bytes] | None] = {}
+        self._top: frozenset[str] | None = None  # see top_names
 
     def unstaged_from(self, head: str | None, staged: Iterable[Change]) -> TreeView:
         """Let the index view answer from the staged diff and ``head``, not the index.
@@ -445,7 +446,7 @@ class TreeView:
         rev = self.rev if self.rev else self._head
         if rev is None or rev == '':
             return None
-        if not hasattr(self, '_top'):
+        if self._top is None:
             out = git('ls-tree', '-z', '--name-only', '--full-tree', rev, cwd=self.root)
             names = {os.fsdecode(n) for n in out.split(b'\0') if n}
             if self.rev == '':
