@@ -12,6 +12,9 @@ not written here: this file asserts only what the gate catches.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+
 import pytest
 
 from ci_repo import adopt
@@ -118,6 +121,92 @@ def test_src_raising_the_machinerys_outcome_found_by_subclass_walk_fails_ci(
     twins = [line for line in ci.lines('OG724') if 'the twin of' in line]
     assert any('reference run:' in line for line in twins), ci.out
     assert any('reference run:' not in line for line in twins), ci.out
+
+
+# -- attack 75: src throws the revealing examples away ---------------------------------------
+# Whenever it would answer wrong, dedupe raises Hypothesis's UnsatisfiedAssumption, found by
+# the same subclass walk: Hypothesis takes it as assume(False) and drops the example, so the
+# property sees only inputs of at most three distinct values, and so does the twin canary.
+# The plugin sees where the exception came from: code under src (rule 43 at run time, OG717;
+# in the reference run OG734).
+DISCARDING_SRC = OUTCOME_FROM_SRC.replace('%r', "'Unsatisfied' + 'Assumption'")
+
+
+@pytest.mark.parametrize('raising', ["raise cls('later')", "exec('raise c()', {'c': cls})"],
+                         ids=['raised', 'raised-by-exec'])
+def test_src_discarding_the_examples_that_expose_the_bug_fails_ci(
+        dd: CiRepo, raising: str) -> None:
+    source = DISCARDING_SRC.replace("raise cls('later')", raising)
+    _, ci = attack(dd, {'src/dd/__init__.py': source,
+                        'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
+    discarded = [line for line in ci.lines('OG717')
+                 if PROPERTY_ID in line and 'src/dd/__init__.py:12' in line]
+    assert discarded, ci.out
+    assert any('reference run: OG717' in line and PROPERTY_ID in line
+               for line in ci.lines('OG734')), ci.out
+
+
+# The property's own assume(), in its body and in a strategy of its file, discards examples
+# too: that is the owner's choice, and an honest fix passes.
+ASSUMING_PROPERTY = PROPERTY.replace(
+    'from hypothesis import HealthCheck, given, settings, strategies as st',
+    'from hypothesis import HealthCheck, assume, given, settings, strategies as st').replace(
+    '# No deadline',
+    '@st.composite\ndef odd_free(draw):\n    xs = draw(st.lists(st.integers(-50, 50), '
+    'max_size=30))\n    assume(7 not in xs)\n    return xs\n\n\n# No deadline').replace(
+    '@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))',
+    '@given(odd_free())').replace(
+    '    assert dedupe(xs) == sorted(set(xs))',
+    '    assume(len(xs) != 5)\n    assert dedupe(xs) == sorted(set(xs))')
+
+
+def test_a_property_discarding_its_own_examples_passes_ci(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
+                           {'tests/properties/test_dd_props.py': ASSUMING_PROPERTY}))
+    repo.pull_request({'src/dd/__init__.py': GOOD}, bug=False)
+    plain, ci = gate(repo)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+# A project whose src ships Hypothesis helpers lists hypothesis in src-test-imports (rule 43):
+# their assume() is the project's own, at base as in the pull request.
+SRC_TESTING = ('from hypothesis import assume\n\n\n'
+               'def require_short(xs):\n    assume(len(xs) < 25)\n')
+PROPERTY_WITH_SRC_HELPER = PROPERTY.replace(
+    'from dd import dedupe\n',
+    'from dd import dedupe\nfrom dd.testing import require_short\n').replace(
+    '    assert dedupe(xs) == sorted(set(xs))',
+    '    require_short(xs)\n    assert dedupe(xs) == sorted(set(xs))')
+
+
+@pytest.mark.parametrize('listed', [True, False], ids=['listed', 'not-listed'])
+def test_src_helpers_of_a_project_that_lists_hypothesis_may_discard(
+        tmp_path, listed: bool) -> None:  # type: ignore[no-untyped-def]
+    path = adopt_dd(str(tmp_path / 'repo'), {
+        'src/dd/testing.py': SRC_TESTING,
+        'tests/properties/test_dd_props.py': PROPERTY_WITH_SRC_HELPER})
+    repo = CiRepo(path)
+    if listed:
+        pyproject = os.path.join(path, 'pyproject.toml')
+        with open(pyproject, encoding='utf-8') as f:
+            text = f.read()
+        with open(pyproject, 'w', encoding='utf-8') as f:
+            f.write(text.replace('[tool.oracle-guard]\n',
+                                 '[tool.oracle-guard]\nsrc-test-imports = ["hypothesis"]\n'))
+        subprocess.run(['git', 'commit', '-q', '-am', 'src ships test helpers'], cwd=path,
+                       check=True)
+    repo.pull_request({'src/dd/__init__.py': GOOD}, bug=False)
+    plain, ci = gate(repo)
+    assert plain.rc == 0, plain.out
+    if listed:
+        assert ci.rc == 0, ci.out
+        assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+    else:
+        assert ci.rc == 1, ci.out
+        assert any('src/dd/testing.py:5' in line for line in ci.lines('OG717')), ci.out
 
 
 # -- attack 67: a conftest at the root, outside the tests roots ------------------------------

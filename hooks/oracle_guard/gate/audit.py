@@ -30,6 +30,8 @@ OG714 a property called code other than what its imports bind (a name rebound, a
 OG715 pytest loaded a plugin whose package metadata is committed in the repository
 OG716 the oracle-guard plugin itself stopped the session (an unlocked or shrunk property,
       a ledger problem found at collection): its reason, never an early exit of the code
+OG717 code under ``src`` threw away a property's generated examples (it raised
+      Hypothesis's ``UnsatisfiedAssumption``, rule 43 at run time)
 """
 from __future__ import annotations
 
@@ -890,6 +892,14 @@ class _Audit:
             self.add(path, line, 'OG711', f'{nodeid}: at call time: {problem}',
                      'restore the settings and strategies the lock records; loosening the '
                      'lock is a change of its own')
+        discarded = call.get('discarded_by_src') or {}
+        if discarded:
+            where = ', '.join(f'{at} ({n})' for at, n in discarded.items())
+            self.add(path, line, 'OG717', f'{nodeid}: code under src threw away generated '
+                     f'examples (it raised Hypothesis\'s UnsatisfiedAssumption): {where}',
+                     'production code must not discard the property\'s inputs: remove what '
+                     'raises it; a project whose src ships Hypothesis strategies lists '
+                     'hypothesis in src-test-imports')
         examples = call.get('examples')
         if examples is not None and not call.get('raised') and \
                 examples - (call.get('explicit') or 0) <= 0:

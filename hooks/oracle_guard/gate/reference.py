@@ -31,7 +31,7 @@ OG731 a base oracle test errored (set-up, teardown, or its module could not be c
 OG732 a base oracle test was skipped or xfailed and no freeze live at base explains it
 OG733 a base oracle test did not run (not collected, deselected, never started)
 OG734 the reference run did not complete (no record, a crash, an early exit), a run
-      mechanism the audit names (OG707-OG715) was seen in it, or pytest exited non-zero
+      mechanism the audit names (OG707-OG717) was seen in it, or pytest exited non-zero
       while the run (canaries taken out) reported no failed test of the oracle
 OG735 a freeze added for a flaky test whose test passed in none of the reruns
 OG736 a test the pull request adds or changes passes without its src/ change

@@ -478,7 +478,7 @@ class RunRecorder:
         replaced = self._replaced_names(item)
         if replaced:
             event['replaced'] = replaced
-        counter = _ExampleCounter.install(obj)
+        counter = _ExampleCounter.install(obj, self._discards())
         # A property's own function is the inner test the counter calls: a call counted
         # is the proof, and Hypothesis's engine runs unprofiled.
         counted = counter is not None and own is not None and \
@@ -503,7 +503,22 @@ class RunRecorder:
         if counter is not None:
             event['examples'] = counter.calls
             event['explicit'] = counter.explicit
+            if counter.discarded_by_src:
+                event['discarded_by_src'] = dict(sorted(counter.discarded_by_src.items())[:5])
         self._write(event)
+
+    def _discards(self) -> _Discards | None:
+        """The judge of discarded examples (rule 43 at run time), one per session; none
+        for a project whose ``src`` may use Hypothesis (``src-test-imports``: it ships
+        strategies, and their ``assume`` is its own)."""
+        cfg = self.cfg
+        if cfg is None or any(name.split('.')[0] == 'hypothesis'
+                              for name in cfg.src_test_imports):
+            return None
+        judge = getattr(self, '_discard_judge', None)
+        if judge is None:
+            judge = self._discard_judge = _Discards(cfg.root, cfg.is_src)
+        return judge
 
     def _lock_problems(self, item: Any, obj: Any) -> list[str]:
         """The runtime lock check again, at call time: settings swapped after collection."""
@@ -720,14 +735,17 @@ class _CodeWatch:
 class _ExampleCounter:
     """Counts the calls of a Hypothesis test's inner function during one test call."""
 
-    def __init__(self, handle: Any, inner: Any, explicit: int) -> None:
+    def __init__(self, handle: Any, inner: Any, explicit: int,
+                 discards: _Discards | None = None) -> None:
         self.handle = handle
         self.inner = inner
         self.explicit = explicit
         self.calls = 0
+        self.discards = discards
+        self.discarded_by_src: dict[str, int] = {}  # 'src/pkg/x.py:12' -> examples
 
     @classmethod
-    def install(cls, obj: Any) -> _ExampleCounter | None:
+    def install(cls, obj: Any, discards: _Discards | None = None) -> _ExampleCounter | None:
         function = getattr(obj, '__func__', obj)
         if not getattr(function, 'is_hypothesis_test', False):
             return None
@@ -736,12 +754,20 @@ class _ExampleCounter:
         if inner is None:
             return None
         explicit = len(getattr(function, 'hypothesis_explicit_examples', ()) or ())
-        counter = cls(handle, inner, explicit)
+        counter = cls(handle, inner, explicit, discards)
 
         @functools.wraps(inner)
         def counted(*args: Any, **kwargs: Any) -> Any:
             counter.calls += 1
-            return inner(*args, **kwargs)
+            try:
+                return inner(*args, **kwargs)
+            except BaseException as exc:
+                if counter.discards is not None:
+                    where = counter.discards.by_src(exc)
+                    if where is not None:
+                        counter.discarded_by_src[where] = \
+                            counter.discarded_by_src.get(where, 0) + 1
+                raise
 
         try:
             handle.inner_test = counted
@@ -754,6 +780,66 @@ class _ExampleCounter:
             self.handle.inner_test = self.inner
         except AttributeError:
             pass
+
+
+class _Discards:
+    """Which code threw away a generated example (rule 43 at run time).
+
+    Hypothesis drops an example whose test raised ``UnsatisfiedAssumption`` (what
+    ``assume(False)`` and ``reject()`` raise). A property may discard its own inputs; code
+    under the ``src`` roots that raises it hides exactly the inputs it would answer wrong
+    (found by a walk of ``BaseException.__subclasses__()``, with no import rule 43 reads).
+    The frame that decides is the innermost one of the traceback outside Hypothesis's own
+    package, skipping generated code (``<...>`` file names) and module-level code run by
+    ``exec``: whoever called ``assume`` or raised the exception itself.
+    """
+
+    def __init__(self, root: str, is_src: Any) -> None:
+        self.root = os.path.realpath(root)
+        self.is_src = is_src
+        self._hypothesis: str | None = None
+        self._rel: dict[str, str | None] = {}  # frame file -> repository path under src
+
+    def _hypothesis_folder(self) -> str:
+        if self._hypothesis is None:
+            module = sys.modules.get('hypothesis')
+            file = getattr(module, '__file__', None)
+            self._hypothesis = os.path.dirname(os.path.realpath(file)) + os.sep \
+                if isinstance(file, str) else '\0'
+        return self._hypothesis
+
+    def _src_path(self, file: str) -> str | None:
+        if file not in self._rel:
+            real = os.path.realpath(file)
+            rel = None
+            if real.startswith(self.root + os.sep):
+                rel = os.path.relpath(real, self.root).replace(os.sep, '/')
+                if not self.is_src(rel):
+                    rel = None
+            self._rel[file] = rel
+        return self._rel[file]
+
+    def by_src(self, exc: BaseException) -> str | None:
+        """``path:line`` of the code under ``src`` that discarded the example, or None."""
+        errors = sys.modules.get('hypothesis.errors')
+        unsatisfied = getattr(errors, 'UnsatisfiedAssumption', None)
+        if not isinstance(unsatisfied, type) or not isinstance(exc, unsatisfied):
+            return None
+        frames = []
+        tb = exc.__traceback__
+        while tb is not None:
+            frames.append((tb.tb_frame.f_code, tb.tb_lineno))
+            tb = tb.tb_next
+        hypothesis = self._hypothesis_folder()
+        for code, line in reversed(frames[1:]):  # frames[0]: the counting wrapper
+            file = code.co_filename
+            if not isinstance(file, str) or file.startswith('<') or code.co_name == '<module>':
+                continue
+            if os.path.realpath(file).startswith(hypothesis):
+                continue
+            rel = self._src_path(file)
+            return f'{rel}:{line}' if rel is not None else None
+        return None
 
 
 # -- reading the record back (the ci process) ---------------------------------------------
