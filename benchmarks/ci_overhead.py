@@ -64,14 +64,25 @@ GIT = ('git', '-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid',
        '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=base')
 
 
+def unpack(archive: str, workdir: str) -> str:
+    """The sdist unpacked, owned by whoever runs this (root keeps the archive's owners,
+    and git then refuses the folder as of dubious ownership)."""
+    with tarfile.open(archive) as tar:
+        tar.extractall(workdir)  # noqa: S202 -- a PyPI sdist, into a temporary folder
+    suite = archive[:-len('.tar.gz')]
+    uid, gid = os.getuid(), os.getgid()
+    for folder, dirs, files in os.walk(suite):
+        for name in (folder, *(os.path.join(folder, n) for n in dirs + files)):
+            os.lchown(name, uid, gid)
+    return suite
+
+
 def prepare(package: str, workdir: str) -> str:
     """Download and unpack the sdist; a git repository with a base and a pull request."""
     subprocess.run([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
                     '--no-binary', ':all:', package, '-d', workdir], check=True)
     archive = glob.glob(os.path.join(workdir, '*.tar.gz'))[0]
-    with tarfile.open(archive) as tar:
-        tar.extractall(workdir)  # noqa: S202 -- a PyPI sdist, into a temporary folder
-    suite = archive[:-len('.tar.gz')]
+    suite = unpack(archive, workdir)
     subprocess.run([*GIT, 'init', '-q'], cwd=suite, check=True)
     subprocess.run([*GIT, 'add', '-A'], cwd=suite, check=True)
     subprocess.run([*GIT, 'commit', '-q', '-m', 'base'], cwd=suite, check=True)
@@ -107,9 +118,7 @@ def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
     subprocess.run([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
                     '--no-binary', ':all:', package, '-d', workdir], check=True)
     archive = glob.glob(os.path.join(workdir, '*.tar.gz'))[0]
-    with tarfile.open(archive) as tar:
-        tar.extractall(workdir)  # noqa: S202 -- a PyPI sdist, into a temporary folder
-    suite = archive[:-len('.tar.gz')]
+    suite = unpack(archive, workdir)
     if os.path.exists(os.path.join(suite, '.pre-commit-config.yaml')):
         os.remove(os.path.join(suite, '.pre-commit-config.yaml'))  # its hooks need the network
     git('init', '-q', cwd=suite)

@@ -174,12 +174,12 @@ def test_a_property_discarding_its_own_examples_passes_ci(
 # A project whose src ships Hypothesis helpers lists hypothesis in src-test-imports (rule 43):
 # their assume() is the project's own, at base as in the pull request.
 SRC_TESTING = ('from hypothesis import assume\n\n\n'
-               'def require_short(xs):\n    assume(len(xs) < 25)\n')
+               'def no_singletons(xs):\n    assume(len(xs) != 1)\n')
 PROPERTY_WITH_SRC_HELPER = PROPERTY.replace(
     'from dd import dedupe\n',
-    'from dd import dedupe\nfrom dd.testing import require_short\n').replace(
+    'from dd import dedupe\nfrom dd.testing import no_singletons\n').replace(
     '    assert dedupe(xs) == sorted(set(xs))',
-    '    require_short(xs)\n    assert dedupe(xs) == sorted(set(xs))')
+    '    no_singletons(xs)\n    assert dedupe(xs) == sorted(set(xs))')
 
 
 @pytest.mark.parametrize('listed', [True, False], ids=['listed', 'not-listed'])
@@ -207,6 +207,75 @@ def test_src_helpers_of_a_project_that_lists_hypothesis_may_discard(
     else:
         assert ci.rc == 1, ci.out
         assert any('src/dd/testing.py:5' in line for line in ci.lines('OG717')), ci.out
+
+
+# -- the reference tree rewritten from the test command ---------------------------------------
+# The test command runs beside the reference run, as the same user. A unit test module finds
+# the reference pytest process by its --rootdir, stops it, rewrites the base property in its
+# tree to pass, and lets it go on. The reference run collects before the test command starts
+# (its modules are compiled from the tree as the gate wrote it), so the property still fails
+# there (OG730), and the rewritten file is OG734 when the run ends (rule 44).
+TAMPERING_UNIT_TESTS = """\
+import glob
+import os
+import signal
+import time
+
+from dd import dedupe
+
+
+def _rewrite_the_reference_tree():
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        for cmdline in glob.glob('/proc/[0-9]*/cmdline'):
+            try:
+                with open(cmdline, 'rb') as f:
+                    args = f.read().split(b'\\0')
+            except OSError:
+                continue
+            roots = [a[len(b'--rootdir='):].decode() for a in args
+                     if a.startswith(b'--rootdir=') and b'oracle-guard-reference' in a]
+            if not roots:
+                continue
+            pid = int(cmdline.split('/')[2])
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                with open(os.path.join(roots[0], 'tests', 'properties',
+                                       'test_dd_props.py'), 'w') as f:
+                    f.write('def test_dedupe_matches_set():\\n    pass\\n')
+                return
+            except OSError:
+                continue
+            finally:
+                os.kill(pid, signal.SIGCONT)
+        time.sleep(0.002)
+
+
+if 'ORACLE_GUARD_STREAM' in os.environ:  # in the gate's test command only
+    _rewrite_the_reference_tree()
+
+
+def test_small():
+    assert dedupe([3, 1, 3]) == [1, 3]
+"""
+
+
+# src holds the reference run up (it tells it apart by python -I) while it collects: the
+# oracle's conftest imports it, and the property module is collected after.
+PROPERTIES_CONFTEST = 'import dd  # noqa: F401 -- the package under test, for its fixtures\n'
+SLOW_IN_THE_REFERENCE_RUN = 'import sys\nimport time\n\nif sys.flags.isolated:\n' \
+    '    time.sleep(3)\n\n\n' + BUG
+
+
+def test_a_test_command_rewriting_the_reference_tree_fails_ci(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
+                           {'tests/properties/conftest.py': PROPERTIES_CONFTEST}))
+    _, ci = attack(repo, {'src/dd/__init__.py': SLOW_IN_THE_REFERENCE_RUN,
+                          'tests/test_dd.py': TAMPERING_UNIT_TESTS}, plain_rc=1)
+    assert property_failed_in_the_reference_run(ci), ci.out
+    assert any('reference run: the reference tree was changed while it ran: '
+               'tests/properties/test_dd_props.py' in line for line in ci.lines('OG734')), ci.out
 
 
 # -- attack 67: a conftest at the root, outside the tests roots ------------------------------

@@ -30,9 +30,10 @@ OG730 a base oracle test failed against the pull request's src/ (every item of a
 OG731 a base oracle test errored (set-up, teardown, or its module could not be collected)
 OG732 a base oracle test was skipped or xfailed and no freeze live at base explains it
 OG733 a base oracle test did not run (not collected, deselected, never started)
-OG734 the reference run did not complete (no record, a crash, an early exit), a run
-      mechanism the audit names (OG707-OG717) was seen in it, or pytest exited non-zero
-      while the run (canaries taken out) reported no failed test of the oracle
+OG734 the reference run did not complete (no record, a crash, an early exit), its tree
+      was changed while it ran, a run mechanism the audit names (OG707-OG717) was seen
+      in it, or pytest exited non-zero while the run (canaries taken out) reported no
+      failed test of the oracle
 OG735 a freeze added for a flaky test whose test passed in none of the reruns
 OG736 a test the pull request adds or changes passes without its src/ change
       (only with ``require-fail-to-pass = true``; otherwise listed in the review report)
@@ -42,6 +43,7 @@ from __future__ import annotations
 import ast
 import atexit
 import datetime
+import hashlib
 import json
 import os
 import posixpath
@@ -131,6 +133,20 @@ class Tree:
     root: str
     sources: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # not placed, and why
+    digests: dict[str, str] = field(default_factory=dict)  # path -> sha256 of what was written
+
+    def changed(self, paths: Iterable[str]) -> list[str]:
+        """The files among ``paths`` whose bytes on disk are no longer what was written."""
+        changed = []
+        for path in paths:
+            try:
+                with open(os.path.join(self.root, *path.split('/')), 'rb') as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                digest = None
+            if digest != self.digests.get(path):
+                changed.append(path)
+        return changed
 
     def by_side(self) -> dict[str, list[str]]:
         sides: dict[str, list[str]] = {}
@@ -371,6 +387,7 @@ class TreeBuilder:
                     with open(full, 'wb') as f:
                         f.write(data)
                     tree.sources[path] = view.label
+                    tree.digests[path] = hashlib.sha256(data).hexdigest()
         return tree
 
 
@@ -769,6 +786,13 @@ class ReferenceRuns:
                                 sealed=True)
             if child.proc is not None:
                 self.watcher = watch_exit(child.proc.pid, step)
+                # The test command, which runs the pull request's test code, starts only
+                # once this run has collected: the oracle's modules (conftests, helpers,
+                # canaries) are compiled from the bytes written above by then, and a test
+                # command that rewrites the tree changes nothing they run (rule 44).
+                proc, listener = child.proc, child.listener
+                assert listener is not None
+                listener.wait_for('collected', lambda: proc.poll() is None)
         self.pending = (tree, oracle_tests, inventory, child)
 
     def finish_reference(self) -> None:
@@ -783,7 +807,8 @@ class ReferenceRuns:
         cpu, children = time.process_time(), children_cpu()
         try:
             run = child.wait()
-            found = run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
+            found = tampered(tree, self.cfg) + run.sealed + judge_reference(
+                                                 run, tree, self.cfg, self.oracle.view,
                                                  self.head.view, inventory,
                                                  self.ledger(self.oracle), self.ctx.today,
                                                  self.base_collection,
@@ -889,12 +914,27 @@ class ReferenceRuns:
                                    self.files_section(tree)))
 
 
+def tampered(tree: Tree, cfg: Config) -> list[Finding]:
+    """OG734: a file of the oracle side of the tree that is not what the gate wrote when
+    the run ended (the test command ran beside it, as the same user)."""
+    changed = tree.changed(p for p in tree.sources if not cfg.is_src(p))
+    if not changed:
+        return []
+    shown = ', '.join(changed[:5]) + (f' and {len(changed) - 5} more' if len(changed) > 5
+                                       else '')
+    return [Finding('.', 1, 1, 'OG734', 'reference run: the reference tree was changed while '
+                    f'it ran: {shown}',
+                    'nothing may write into the gate\'s reference tree: remove what does '
+                    '(a test or conftest that looks for it)')]
+
+
 def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
                          approved_files: Iterable[str] | None = None,
                          timings: Timings | None = None) -> ReferenceRuns:
     """Build the reference tree from git objects and start the reference run (rule 44),
-    before the test command runs: it runs beside it, and nothing the test command writes
-    can reach a tree written before it started. ``finish_reference_runs`` waits for it,
+    before the test command runs: it runs beside it once it has collected (its modules are
+    compiled from the tree as written), and a file of the tree's oracle side that is not
+    what was written when it ends is OG734. ``finish_reference_runs`` waits for it,
     then reruns newly frozen flaky tests (rule 48) and runs the pull request's new or
     changed tests against the base src/ (rule 49)."""
     if not ctx.changes.has_base:

@@ -137,6 +137,27 @@ class EventListener:
     def record(self) -> RunRecord:
         return record_of((s.name, s.events()) for s in self.streams)
 
+    def wait_for(self, kind: str, alive: Any, poll: float = 0.01) -> bool:
+        """Block until a stream has sent an event of ``kind`` (True), or ``alive()`` is
+        false and no stream sent one (False). No timeout: a process that never gets there
+        keeps the gate waiting, as it would keep its job waiting."""
+        needle = b'{"event": "%s"' % kind.encode()
+        seen: dict[int, int] = {}
+        while True:
+            running = alive()
+            with self._lock:
+                streams = list(self.streams)
+            for stream in streams:
+                lines = stream.lines
+                start = seen.get(id(stream), 0)
+                end = len(lines)
+                if any(line.startswith(needle) for line in lines[start:end]):
+                    return True
+                seen[id(stream)] = end
+            if not running:
+                return False
+            time.sleep(poll)
+
 
 # -- contradictions in the gate's copy -------------------------------------------------------
 def contradictions(streams: Iterable[Stream]) -> list[Finding]:

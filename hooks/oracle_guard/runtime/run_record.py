@@ -72,7 +72,7 @@ def routine(event: dict[str, Any]) -> bool:
     if kind == 'call':
         return event.get('entered') is True and event.get('raised') is None and \
             not event.get('lock') and not event.get('replaced') and \
-            event.get('examples') != 0
+            event.get('examples') != 0 and not event.get('discarded_by_src')
     return False
 
 
