@@ -103,10 +103,24 @@ def connect_stream(address: str | None) -> Any:
     return sock
 
 
+_REAL: dict[str, str] = {}  # file name -> its real path, once per process
+
+
+def _real(name: str) -> str:
+    """``os.path.realpath`` of a file name, looked up once: every test call asks it of
+    its code's file and its item's path (it walks the file system each time)."""
+    found = _REAL.get(name) if type(name) is str else None
+    if found is None:
+        found = os.path.normcase(os.path.realpath(name))
+        if type(name) is str and len(_REAL) < 100_000:
+            _REAL[name] = found
+    return found
+
+
 def same_file(a: str, b: str) -> bool:
     try:
-        return os.path.normcase(os.path.realpath(a)) == os.path.normcase(os.path.realpath(b))
-    except (OSError, ValueError):
+        return _real(a) == _real(b)
+    except (OSError, ValueError, TypeError):
         return False
 
 
