@@ -20,7 +20,9 @@ import pytest
 from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import copy_template
+from ci_repo import git
 from ci_repo import Run
+from ci_repo import write
 from test_ci_attacks import BUG
 from test_ci_attacks import gate
 from test_ci_attacks import GOOD
@@ -29,6 +31,10 @@ from test_ci_attacks import PROPERTY_ID
 from test_ci_attacks import PYPROJECT
 from test_ci_attacks import UNIT_TESTS
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
+from test_ci_attacks_session import DD_UNIT
+from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG
+from test_ci_attacks_session import IMPL_PROPERTY
+from test_ci_attacks_session import impls
 
 def adopt_dd(path: str, project: dict[str, str] | None = None) -> str:
     """``dd`` (with ``project``'s files) adopted with the README's commands, then the bug
@@ -562,3 +568,90 @@ def test_canary_whose_teardown_failed_is_a_finding() -> None:
     assert 'assert [1, 2, 3] == [1, 2, 3, 4]' in found[0].message
     record.reports[nodeid]['teardown'] = {'outcome': 'passed'}
     assert judge_canaries(plan, record) == []  # as planted: nothing to say
+
+
+# -- attack 79: a case the base ran, dropped by src ------------------------------------------
+# The property is parametrized over the implementations src declares
+# (`@pytest.mark.parametrize('impl', dd.IMPLS, ids=str)`); adoption ran `pure` and `fast`,
+# so the baseline records nothing left out. main gets the bug in `_fast` (the default);
+# the pull request stops declaring `fast` and keeps `dedupe = _fast`. A property whose
+# parameters are not literals of its own module makes the gate collect the base revision
+# too (rule 39b), and the base's `[fast]`, gone from the run, did not run (OG703; in the
+# reference run OG733).
+IMPL_PROPS = 'tests/properties/test_dd_props.py'
+
+
+@pytest.fixture(scope='module')
+def impl_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt(str(tmp_path_factory.mktemp('round3-impls') / 'repo'), PYPROJECT, {
+        'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast)", '_fast'),
+        'tests/test_dd.py': DD_UNIT, IMPL_PROPS: IMPL_PROPERTY},
+        after=[{'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast)",
+                                            '_fast', buggy=True)}]).path
+
+
+@pytest.fixture
+def impl_dd(impl_template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(impl_template, str(tmp_path / 'repo'))
+
+
+def test_case_the_base_ran_dropped_by_src_fails_ci(impl_dd: CiRepo) -> None:
+    with open(f'{impl_dd.path}/tests/oracle_baseline.json', encoding='utf-8') as f:
+        assert 'test_impl_matches_set' not in f.read()  # adoption left nothing out
+    _, ci = attack(impl_dd, {'src/dd/__init__.py': impls("Impl('pure', _pure)", '_fast',
+                                                         buggy=True),
+                             'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, plain_rc=0)
+    gone = f'{IMPL_PROPS}::test_impl_matches_set[fast] ran in the base revision\'s collection'
+    assert any(gone in line for line in ci.lines('OG703')), ci.out
+    assert any(gone in line and 'reference run:' in line for line in ci.lines('OG733')), ci.out
+
+
+@pytest.mark.parametrize('added', ["Impl('faster', _fast)", "Impl('fast', _pure)"],
+                         ids=['a new id', 'an id the base had'])
+def test_case_added_by_src_passes_ci(impl_dd: CiRepo, added: str) -> None:
+    # The honest pull request of the same shape: it fixes `_fast` and declares one more
+    # implementation. With an id the base had, pytest numbers the two (`[fast0]`,
+    # `[fast1]`): `[fast]` still runs.
+    impl_dd.pull_request({'src/dd/__init__.py': impls(
+        f"Impl('pure', _pure), Impl('fast', _fast), {added}", '_fast')}, bug=False)
+    plain, ci = gate(impl_dd)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 0 and ci.summary.endswith('0 finding(s); test command exited 0'), ci.out
+
+
+def test_base_collection_is_made_only_for_cases_written_outside_the_property(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Rule 39b, decided statically: a parametrize over a literal (or a module-level name
+    # bound to one) needs no base collection; one over a name taken from src, a
+    # fixture's params from src, or a pytest_generate_tests hook does.
+    from oracle_guard.config import load_config
+    from oracle_guard.gate.base_collection import cases_from_code
+    from oracle_guard.repo.gitrepo import TreeView
+
+    literal = ('import pytest\n\nCASES = [1, 2, pytest.param(3, id="three")]\n\n\n'
+               '@pytest.mark.parametrize("n", CASES)\ndef test_a(n):\n    assert n\n\n\n'
+               '@pytest.mark.parametrize("n", [(1, 2)], ids=str)\ndef test_b(n):\n'
+               '    assert n\n')
+    from_code = {
+        'tests/properties/test_src.py': 'import pytest\nimport dd\n\n\n'
+                                        '@pytest.mark.parametrize("impl", dd.IMPLS)\n'
+                                        'def test_c(impl):\n    assert impl\n',
+        'tests/properties/test_grown.py': literal.replace(
+            '\n\n\n@pytest.mark.parametrize("n", CASES)',
+            '\nCASES.extend(range(4))\n\n\n@pytest.mark.parametrize("n", CASES)'),
+        'tests/properties/test_hook.py': 'def pytest_generate_tests(metafunc):\n    pass\n',
+        'tests/properties/conftest.py': 'import pytest\nimport dd\n\n\n'
+                                        '@pytest.fixture(params=dd.IMPLS)\n'
+                                        'def impl(request):\n    return request.param\n',
+    }
+    path = str(tmp_path / 'repo')
+    adopt(path, PYPROJECT, {'src/dd/__init__.py': GOOD,
+                            'tests/properties/test_literal.py': literal,
+                            'tests/test_dd.py': UNIT_TESTS})
+    # The properties' folder named (init names it where the properties use Hypothesis).
+    cfg = load_config(path).replace(properties=('tests/properties/',))
+    assert cases_from_code(TreeView(path, 'HEAD'), cfg) == []
+    write(path, from_code)
+    git(path, 'add', '-A')
+    git(path, 'commit', '-q', '-m', 'cases from code')
+    assert cases_from_code(TreeView(path, 'HEAD'), cfg) == sorted(from_code)

@@ -252,13 +252,15 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         approved_files=[item.path for item in approval.changes],
         timings=timings) if args.reference_run else None
     # Rule 39b: what the baseline records as left out at adoption is accepted only while
-    # the base revision's own collection leaves it out too; that collection runs beside
-    # the test command, in a tree of the base revision written from git objects now.
+    # the base revision's own collection leaves it out too, and a case of a property whose
+    # parameters come from code (src/) that the base ran must run; that collection runs
+    # beside the test command, in a tree of the base revision written from git objects now.
     collector = None
-    if ctx.changes.has_base and base_collection.needed(head_view, cfg):
-        with timings.step('base collection'):
-            collector = base_collection.BaseCollector(
-                cfg, TreeView(cfg.root, ctx.changes.base), test_python)
+    if ctx.changes.has_base:
+        base_view = TreeView(cfg.root, ctx.changes.base)
+        if base_collection.needed(head_view, cfg, base_view):
+            with timings.step('base collection'):
+                collector = base_collection.BaseCollector(cfg, base_view, test_python)
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,

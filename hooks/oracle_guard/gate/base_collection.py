@@ -11,13 +11,18 @@ fresh ``python -I`` process of the test environment. A recorded identity is acce
 when that collection left it out too, and a case that collection kept which is gone from
 the pull request's run (neither collected nor deselected) is not run.
 
-Run only when the baseline records excluded tests: without a record there is nothing it
-would accept.
+Run when the baseline records excluded tests, and when a property's cases are not all
+written in its own module (``parametrize`` over a name imported from ``src``, a fixture's
+``params``, a ``pytest_generate_tests`` hook): ``src`` could then stop declaring a case the
+base ran, and only the base's own collection says it ran. A property whose parameters are
+literals of its own module cannot lose a case without a change to it (rule 11).
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
+import posixpath
 import shutil
 import subprocess
 import tempfile
@@ -136,16 +141,122 @@ class BaseCollector:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def needed(view: TreeView, cfg: Config) -> bool:
-    """Whether the pull request's baseline records excluded tests (rule 39b)."""
+def needed(view: TreeView, cfg: Config, base: TreeView | None = None) -> bool:
+    """Whether the gate makes the base revision's collection (rule 39b): the pull
+    request's baseline records excluded tests, or a property of the base revision takes
+    its cases from outside its own module (``cases_from_code``)."""
     from oracle_guard.findings import ConfigError
     from oracle_guard.oracle.baseline import read_baseline
 
+    if base is not None and cases_from_code(base, cfg):
+        return True
     try:
         baseline = read_baseline(view, cfg.baseline)
     except ConfigError:
         return False  # check-named-freezes reports it; nothing is accepted by it
     return bool(baseline and baseline.excluded)
+
+
+def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
+    """The property files (and the conftests on their path) of ``view`` whose parameters
+    are not literals of their own module: a ``parametrize`` whose values are neither a
+    literal nor a module-level name bound to one, a fixture's non-literal ``params``, a
+    ``pytest_generate_tests`` hook. Read statically, one parse per file (rule 39b)."""
+    from oracle_guard.config import is_test_module
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.reading.scanner import ScanError
+
+    properties = [p for p in view.paths(cfg.property_roots())
+                  if cfg.is_property(p) and is_test_module(p)]
+    if not properties:
+        return []
+    folders = {posixpath.dirname(p) for p in properties}
+    conftests = [p for p in view.paths() if posixpath.basename(p) == 'conftest.py' and any(
+        f == posixpath.dirname(p) or f.startswith(posixpath.dirname(p) + '/')
+        or posixpath.dirname(p) == '' for f in folders)]
+    files = sorted({*properties, *conftests})
+    view.read_many(files)
+    found = []
+    for path in files:
+        source = view.read(path)
+        if not source or (b'parametrize' not in source and b'params' not in source
+                          and b'pytest_generate_tests' not in source):
+            continue
+        try:
+            tree = parse_python(source, path)
+        except ScanError:
+            continue
+        if _cases_from_code(tree):
+            found.append(path)
+    return found
+
+
+def _literal(node: ast.AST, names: dict[str, ast.AST], depth: int = 0) -> bool:
+    """A literal, a list or tuple of literals and ``pytest.param(<literals>, ...)``, or a
+    module-level name bound once to one of those."""
+    if depth > 20:
+        return False
+    if isinstance(node, ast.Name):
+        bound = names.get(node.id)
+        return bound is not None and _literal(bound, names, depth + 1)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_literal(e, names, depth + 1) for e in node.elts)
+    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
+            (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == 'param':
+        return all(_literal(a, names, depth + 1) for a in node.args) and all(
+            k.arg != 'id' or _literal(k.value, names, depth + 1) for k in node.keywords)
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _literal_names(tree: ast.Module) -> dict[str, ast.AST]:
+    """Names bound once, at module level, by ``NAME = <value>``, never rebound (no other
+    assignment, import, definition or loop target) and never reached into (no attribute
+    or subscript on them: ``CASES.append(...)``, ``CASES[0] = ...``)."""
+    names: dict[str, ast.AST] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            names[node.targets[0].id] = node.value
+    bindings: dict[str, int] = {}
+    spoiled: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bindings[node.id] = bindings.get(node.id, 0) + 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            spoiled.update((a.asname or a.name).split('.')[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            spoiled.add(node.name)
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and \
+                isinstance(node.value, ast.Name):
+            spoiled.add(node.value.id)
+        elif isinstance(node, ast.Global):
+            spoiled.update(node.names)
+    return {name: value for name, value in names.items()
+            if bindings.get(name) == 1 and name not in spoiled}
+
+
+def _cases_from_code(tree: ast.Module) -> bool:
+    names = _literal_names(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.name == 'pytest_generate_tests':
+            return True
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        if node.func.attr == 'parametrize':
+            values = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == 'argvalues'), None)
+            if values is None or not _literal(values, names):
+                return True
+        elif node.func.attr == 'fixture':
+            params = next((k.value for k in node.keywords if k.arg == 'params'), None)
+            if params is not None and not _literal(params, names):
+                return True
+    return False
 
 
 def function_of_nodeid(nodeid: str) -> str:
