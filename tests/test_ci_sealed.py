@@ -428,17 +428,6 @@ def test_twin_of_a_module_that_reads_data_beside_it_passes_ci(tmp_path) -> None:
     assert 'its 3 canaries ended as planted' in (tmp_path / 'review.md').read_text()
 
 
-def test_twin_whose_module_does_not_import_elsewhere_is_left_out_with_a_note(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # Its data is found through the module's spec, which names the file it was loaded from.
-    calc = twin_repo(tmp_path, 'from calc import add\n\n'
-                     'ROWS = open(__spec__.origin.replace(".py", ".csv")).read()\n\n\n'
-                     'def test_add_named():\n    assert add(2, 3) == 5\n',
-                     **{'tests/test_calc.csv': '2,3,5\n'})
-    ci = calc.ci(PYTEST)
-    assert ci.rc == 0, ci.out
-    assert 'the twin canary (the twin of tests/test_calc.py::test_add_named' in ci.out, ci.out
-
-
 BAG = '''\
 class Bag:
     def __init__(self, items):
