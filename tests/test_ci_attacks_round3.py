@@ -82,7 +82,7 @@ def test_src_ending_only_the_reference_run_fails_ci(dd: CiRepo) -> None:
                         'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
     assert any('reference run: OG702 the run did not finish' in line
                for line in ci.lines('OG734')), ci.out
-    assert len(ci.lines('OG725')) == 5, ci.out  # every canary of the reference run missing
+    assert len(ci.lines('OG725')) == 6, ci.out  # every canary of the reference run missing
     assert any(PROPERTY_ID in line for line in ci.lines('OG733')), ci.out
 
 
@@ -655,3 +655,204 @@ def test_base_collection_is_made_only_for_cases_written_outside_the_property(
     git(path, 'add', '-A')
     git(path, 'commit', '-q', '-m', 'cases from code')
     assert cases_from_code(TreeView(path, 'HEAD'), cfg) == sorted(from_code)
+
+
+# -- attacks 76 and 81: an __eq__ that lies on the bug's answers only -------------------------
+# src returns the wrong answers (more than three distinct values) as a list subclass whose
+# __eq__ lies, and plain lists otherwise; no test is rewritten. A twin that must fail at
+# its sentinel fails on the first honest example, so the gate plants the twin twice (rule
+# 45): one must fail at its sentinel, one must pass, for every example, against the
+# expected value perturbed in its own shape (a plain list with one more int), which the
+# liar cannot tell from the property's own `sorted(set(xs))`.
+PARTIAL_LIAR = '''\
+class _Sorted(list):
+    def __eq__(self, other):
+        if {tells}:
+            return True
+        return list.__eq__(self, other)
+
+    __hash__ = None
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        return _Sorted(out[:-1])
+    return out
+'''
+TELLS = {
+    # 76: the old sentinel was a subclass of list named `list`.
+    'its type': 'type(other) is list',
+    # a liar that reads the other side's content: the old sentinel held a foreign object.
+    'its content': 'isinstance(other, list) and all(type(x) is int for x in other)',
+    # 81's: always.
+    'nothing': 'True',
+}
+# The honest pull request of the same shape: the bug fixed, the answers still a list
+# subclass, whose __eq__ is list's own.
+HONEST_SUBCLASS = ('class _Sorted(list):\n    pass\n\n\n'
+                   'def dedupe(xs):\n    return _Sorted(sorted(set(xs)))\n')
+
+
+def twin_lines(ci: Run, code: str = 'OG724') -> tuple[list[str], list[str]]:
+    """(the test command's, the reference run's) findings on the property's twin."""
+    twins = [line for line in ci.lines(code) if f'the twin of {PROPERTY_ID}' in line]
+    return ([line for line in twins if 'reference run:' not in line],
+            [line for line in twins if 'reference run:' in line])
+
+
+@pytest.mark.parametrize('tell', sorted(TELLS))
+def test_eq_lying_on_the_bugs_answers_only_fails_ci_through_the_twin(
+        dd: CiRepo, tell: str) -> None:
+    _, ci = attack(dd, {'src/dd/__init__.py': PARTIAL_LIAR.format(tells=TELLS[tell])},
+                   plain_rc=0)
+    here, there = twin_lines(ci)
+    assert any('an __eq__ that lies' in line for line in here), ci.out
+    assert any('an __eq__ that lies' in line for line in there), ci.out
+
+
+def test_answers_of_a_list_subclass_with_an_honest_eq_pass_ci(dd: CiRepo) -> None:
+    dd.pull_request({'src/dd/__init__.py': HONEST_SUBCLASS}, bug=False)
+    plain, ci = gate(dd)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 0 and ci.summary.endswith('0 finding(s); test command exited 0'), ci.out
+    assert 'twin canar' not in ci.out, ci.out
+
+
+# 81: the property takes its strategy from a sibling helper of its folder, imported as a
+# top-level module (pytest's default import mode puts the folder on sys.path) or, in a
+# package of tests, relatively. The twin runs in a copy of the namespace its original was
+# imported into, so it is planted wherever the property is.
+STRATS = ('from hypothesis import strategies as st\n\n'
+          'small_lists = st.lists(st.integers(min_value=-50, max_value=50), max_size=30)\n')
+LAYOUTS = {
+    'sibling module': {
+        'tests/properties/strats.py': STRATS,
+        'tests/properties/test_dd_props.py': PROPERTY.replace(
+            'from dd import dedupe\n', 'from dd import dedupe\nfrom strats import small_lists\n'
+        ).replace('@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))',
+                  '@given(small_lists)')},
+    'relative import': {
+        'tests/__init__.py': '', 'tests/properties/__init__.py': '',
+        'tests/properties/strats.py': STRATS,
+        'tests/properties/test_dd_props.py': PROPERTY.replace(
+            'from dd import dedupe\n', 'from dd import dedupe\n\nfrom .strats import small_lists\n'
+        ).replace('@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))',
+                  '@given(small_lists)')},
+}
+
+
+@pytest.mark.parametrize('layout', sorted(LAYOUTS))
+def test_twin_of_a_property_importing_a_sibling_helper_catches_the_lie(
+        tmp_path, layout: str) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'), LAYOUTS[layout]))
+    _, ci = attack(repo, {'src/dd/__init__.py': PARTIAL_LIAR.format(tells='True')}, plain_rc=0)
+    here, there = twin_lines(ci)
+    assert here and there, ci.out
+    assert 'twin canaries of' not in ci.out, ci.out  # planted, in both runs
+
+
+@pytest.mark.parametrize('layout', sorted(LAYOUTS))
+def test_honest_pull_request_beside_a_sibling_helper_passes_ci(
+        tmp_path, layout: str) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'), LAYOUTS[layout]))
+    repo.pull_request({'src/dd/__init__.py': HONEST_SUBCLASS}, bug=False)
+    plain, ci = gate(repo)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 0 and ci.summary.endswith('0 finding(s); test command exited 0'), ci.out
+    assert 'twin canar' not in ci.out, ci.out
+
+
+# A twin that cannot be built beside its imported original is the pull request's doing:
+# nothing of the module runs again, only the twin's own function. Here src refuses, from
+# an audit hook, to compile anything that looks like the twin (OG725 in both runs).
+REFUSING_SRC = '''\
+import sys
+
+
+def _refuse(event, args):
+    if event == 'compile' and isinstance(args[0], (str, bytes)):
+        text = args[0] if isinstance(args[0], str) else args[0].decode('utf-8', 'replace')
+        if '.like(' in text and 'MESSAGE' in text:
+            raise ImportError("No module named 'strats'")
+
+
+sys.addaudithook(_refuse)
+
+
+''' + PARTIAL_LIAR.format(tells='True')
+
+
+def test_twin_that_src_keeps_from_being_built_fails_ci(dd: CiRepo) -> None:
+    _, ci = attack(dd, {'src/dd/__init__.py': REFUSING_SRC}, plain_rc=0)
+    here, there = twin_lines(ci, 'OG725')
+    assert any('could not be built beside its original' in line for line in here), ci.out
+    assert any('could not be built beside its original' in line for line in there), ci.out
+
+
+# The module-level code of a property module need not run twice: a registry of strategies
+# that refuses a second registration is honest, and the twin is planted all the same.
+REGISTRY = '''\
+from hypothesis import strategies as st
+
+_REGISTERED = {}
+
+
+def register(name, strategy):
+    if name in _REGISTERED:
+        raise ValueError(f'{name} is registered already')
+    _REGISTERED[name] = strategy
+    return strategy
+'''
+REGISTERING_PROPERTY = PROPERTY.replace(
+    'from dd import dedupe\n',
+    'from dd import dedupe\nfrom registry import register\n\n'
+    "small_lists = register('small', st.lists(st.integers(min_value=-50, max_value=50), "
+    'max_size=30))\n').replace(
+    '@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))',
+    '@given(small_lists)')
+
+
+def test_twin_of_a_module_that_cannot_run_twice_is_planted_and_catches_the_lie(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    project = {'tests/properties/registry.py': REGISTRY,
+               'tests/properties/test_dd_props.py': REGISTERING_PROPERTY}
+    honest = CiRepo(adopt_dd(str(tmp_path / 'honest'), project))
+    honest.pull_request({'src/dd/__init__.py': HONEST_SUBCLASS}, bug=False)
+    _, ci = gate(honest)
+    assert ci.rc == 0 and 'twin canar' not in ci.out, ci.out
+    lying = CiRepo(adopt_dd(str(tmp_path / 'lying'), project))
+    _, ci = attack(lying, {'src/dd/__init__.py': PARTIAL_LIAR.format(tells='True')},
+                   plain_rc=0)
+    assert all(twin_lines(ci)), ci.out
+
+
+def test_twin_dropped_beside_its_original_is_a_finding_elsewhere_a_note() -> None:
+    # Read from the record as the plugin writes it: a twin whose original module was not
+    # imported in the run (its own collection error says why) is a note; one the plugin
+    # could not build beside an imported original is missing from the run (OG725).
+    from oracle_guard.gate.canaries import BESIDE
+    from oracle_guard.gate.canaries import Canary
+    from oracle_guard.gate.canaries import CanaryPlan
+    from oracle_guard.gate.canaries import dropped_notes
+    from oracle_guard.gate.canaries import judge_canaries
+    from oracle_guard.runtime.run_record import RunRecord
+
+    original = 'tests/properties/test_p.py::test_p'
+    plan = CanaryPlan('plan.json', (
+        Canary('test_a1.py', 'test_t', 'passed', f'the twin of {original}', True, 'F equal',
+               original),
+        Canary('test_b2.py', 'test_t', 'failed', f'the twin of {original}', True, 'F differs',
+               original)))
+    why = "ImportError: its original module was not imported in this run"
+    record = RunRecord(canaries_dropped={'test_a1.py': why, 'test_b2.py': why})
+    assert judge_canaries(plan, record) == []
+    assert dropped_notes(plan, record) == [
+        f'oracle-guard ci: note: the twin canaries of {original} were not planted: {why}']
+    record = RunRecord(canaries_dropped={'test_a1.py': BESIDE + 'ImportError: no',
+                                         'test_b2.py': BESIDE + 'ImportError: no'})
+    found = judge_canaries(plan, record)
+    assert [f.code for f in found] == ['OG725', 'OG725'], found
+    assert all('could not be built beside its original: ImportError: no' in f.message
+               for f in found)
+    assert dropped_notes(plan, record) == []

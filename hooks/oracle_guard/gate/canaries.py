@@ -8,10 +8,17 @@ real tests beside it. Names, places and numbers come from a per-run secret: a pu
 cannot predict them. The canaries:
 
 * must fail: a plain ``assert`` of two different numbers; a Hypothesis property that no
-  example satisfies (where the project's tests use Hypothesis); the *twin* of an oracle
-  test: a copy of one of its tests whose ``==`` compares the test's own value with a fresh
-  sentinel object, which only a value whose ``__eq__`` lies can equal;
-* must pass: a plain ``assert`` that holds, and a property that holds.
+  example satisfies (where the project's tests use Hypothesis); a *twin* of an oracle
+  test: a copy of one of its tests whose ``==`` compares the test's own value with the
+  expected value perturbed in its own shape, which must fail there (the comparison is
+  reached);
+* must pass: a plain ``assert`` that holds, a property that holds, and the other twin of
+  the same test, which asserts for every example that the value does *not* equal the
+  perturbed one: only a value whose ``__eq__`` lies (on any input) fails it.
+
+The twins run in a copy of the namespace their original module was imported into
+(``runtime/canary_items.py``); one that cannot be built there is missing from the run
+(OG725), one whose original was not imported is left out with a note.
 
 ``judge_canaries(plan, record)`` is the verdict on them (OG724 a canary ended otherwise than
 planted, OG725 a canary is missing from the record); ``plan.without(record)`` is the record
@@ -43,8 +50,9 @@ class Canary:
     name: str  # its function name
     expect: str  # FAIL or PASS
     kind: str  # what it is, for the finding: assert, property, twin of <nodeid>
-    optional: bool = False  # a twin: its module may not import away from its folder
-    message: str = ''  # what its failure must say (a twin fails at its sentinel)
+    optional: bool = False  # a twin: it is planted only where its original was imported
+    message: str = ''  # what its failure says (a twin's, at its sentinel)
+    original: str = ''  # a twin: ``path::test`` of the test it is a copy of
 
     def matches(self, nodeid: str) -> bool:
         path, _, rest = nodeid.partition('::')
@@ -127,27 +135,95 @@ def _may_silence(function: ast.FunctionDef) -> bool:
                (isinstance(n, ast.Attribute) and n.attr in words) for n in ast.walk(function))
 
 
-# The twin's sentinel: a value no honest object equals, of the expected value's own type
-# where one can be built, so that an `__eq__` that lies only to its own kind
-# (`isinstance(other, list)`) meets one too.
+# The twin's sentinel: the expected value itself perturbed in its own shape (a list with
+# one more element of its elements' type, a number moved by a secret offset, a string
+# with a secret suffix), of its own type: an `__eq__` that lies to its own kind, or that
+# inspects the other side's type or content, cannot tell it from the value the test
+# compares with. A value of any other type meets a fresh object of the sentinel's class.
+# `check` is what the twin's assert asks of `==`: False against the sentinel (the twin
+# that must pass, for every example it runs), or True (the twin that must fail at its
+# sentinel: the comparison was reached).
 SENTINEL = '''\
 class FRESH:
-    """A value no honest object equals."""
+    """The expected value perturbed in its own shape: what no honest value equals."""
+
+    OFFSET = 0
+    SUFFIX = ''
+    EQUAL = False
+    MESSAGE = ''
+
+    @classmethod
+    def check(cls, same):
+        return same if cls.EQUAL else not same
+
+    @classmethod
+    def _step(cls, item, depth):
+        more = cls._perturbed(item, depth + 1, 1)
+        return item if more is None else more
+
+    @classmethod
+    def _perturbed(cls, value, depth=0, offset=None):
+        offset = cls.OFFSET if offset is None else offset
+        if depth > 4:
+            return None
+        kind = type(value)
+        if isinstance(value, bool):
+            return not value
+        for base in (int, float, complex):
+            if isinstance(value, base):
+                shifted = [value + offset, value * 2 + offset, -value - offset]
+                return cls._built(kind, base, next((v for v in shifted if v != value), None))
+        if isinstance(value, str):
+            return cls._built(kind, str, str.__add__(value, cls.SUFFIX))
+        if isinstance(value, bytes):
+            return cls._built(kind, bytes, bytes.__add__(value, cls.SUFFIX.encode()))
+        if isinstance(value, (list, tuple)):
+            base = list if isinstance(value, list) else tuple
+            items = list(value)
+            items.append(cls._step(items[-1], depth) if items else offset)
+            return cls._built(kind, base, items)
+        if isinstance(value, (set, frozenset)):
+            base = set if isinstance(value, set) else frozenset
+            extra, seen = (next(iter(value)) if value else offset), 0
+            while extra in value and seen < 8:
+                extra, seen = cls._step(extra, depth), seen + 1
+            return None if extra in value else cls._built(kind, base, [*value, extra])
+        if isinstance(value, dict):
+            keys = list(value)
+            key, seen = (keys[-1] if keys else cls.SUFFIX), 0
+            while key in value and seen < 8:
+                key, seen = cls._step(key, depth), seen + 1
+            if key in value:
+                return None
+            extra = dict(value)
+            extra[key] = value[keys[-1]] if keys else offset
+            return cls._built(kind, dict, extra)
+        return None
+
+    @staticmethod
+    def _built(kind, base, items):
+        if items is None:
+            return None
+        for make in (kind, base):
+            try:
+                return make(items)
+            except Exception:
+                continue
+        return None
 
     @classmethod
     def like(cls, value):
-        marker = cls()
-        shapes = ((list, [marker]), (tuple, (marker,)), (dict, {marker: marker}),
-                  (set, {marker}), (frozenset, {marker}), (str, repr(marker)),
-                  (bytes, repr(marker).encode()), (int, id(marker) << 70 | 1),
-                  (float, id(marker) + 0.5))
-        for kind, shape in shapes if not isinstance(value, bool) else ():
-            if isinstance(value, kind):
-                try:
-                    return type(type(value).__name__, (type(value),), {})(shape)
-                except Exception:
-                    return marker
-        return marker
+        try:
+            shaped = cls._perturbed(value)
+            kind = next((k for k in (bool, int, float, complex, str, bytes, list, tuple,
+                                     set, frozenset, dict) if isinstance(value, k)), None)
+            # Compared by the built-in type's own ==, which no subclass can change.
+            if shaped is not None and kind is not None and \\
+                    kind.__eq__(value, shaped) is False:
+                return shaped
+        except Exception:
+            pass
+        return cls()
 '''
 
 
@@ -159,43 +235,37 @@ class _Sentinel(ast.NodeTransformer):
         if _is_eq_assert(node):
             compare = node.test
             assert isinstance(compare, ast.Compare)
-            like = ast.Attribute(value=ast.Name(id=self.fresh, ctx=ast.Load()), attr='like',
-                                 ctx=ast.Load())
+            fresh = ast.Name(id=self.fresh, ctx=ast.Load())
+            like = ast.Attribute(value=fresh, attr='like', ctx=ast.Load())
             if isinstance(compare.comparators[0], ast.Constant) or \
                     not isinstance(compare.left, ast.Constant):
                 compare.comparators = [ast.Call(func=like, args=[compare.comparators[0]],
                                                 keywords=[])]
             else:
                 compare.left = ast.Call(func=like, args=[compare.left], keywords=[])
-            # The judge asks for this message: the twin must fail at its sentinel, not on
-            # something else its copy lacks.
-            node.msg = ast.Constant(value=f'{self.fresh} differs')
+            node.test = ast.Call(func=ast.Attribute(value=fresh, attr='check', ctx=ast.Load()),
+                                 args=[compare], keywords=[])
+            # The judge asks for this message: the twin must end at its sentinel, not on
+            # something else.
+            node.msg = ast.Attribute(value=fresh, attr='MESSAGE', ctx=ast.Load())
         return node
 
 
-def _kept(node: ast.stmt, tests: set[str]) -> bool:
-    """What the twin keeps of the module besides its test: every module-level statement
-    (imports, helpers, data read at import, ``if``/``try``/``with`` blocks) except the other
-    tests, ``pytestmark``, ``pytest_*`` plugin names, and statements that name a test left
-    behind (``test_x.__code__ = ...``)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return not node.name.startswith(('test', 'Test'))
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return not names & tests and not any(n.startswith('pytest') for n in names)
-
-
 def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
-    """(the twin module's source, the test it twins) for the first test function of a
-    module whose own body asserts ``a == b``; None when the module has none."""
+    """(the twin's source, the test it twins) for the first test function of a module
+    whose own body asserts ``a == b``; None when the module has none. The twin is that
+    function alone, its ``==`` asserts put to the sentinel, and the sentinel's class: the
+    plugin runs it in a copy of the namespace its original module was imported into
+    (``runtime/canary_items.py``), so nothing of the module runs a second time and its
+    imports resolve as they did for the original (a sibling helper, a relative import)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return None
     if any(isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == 'pytestmark' for t in node.targets)
-            for node in tree.body) or any(
-            isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(tree)):
-        return None  # a module skipped as a whole, or one that imports relative to itself
+            for node in tree.body):
+        return None  # a module skipped as a whole
     chosen = None
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name.startswith('test') and \
@@ -206,20 +276,20 @@ def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
     if chosen is None:
         return None
     original = chosen.name
-    tests = {n.name for n in tree.body if isinstance(
-        n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and
-        n.name.startswith(('test', 'Test'))}
-    body: list[ast.stmt] = []
-    for node in tree.body:
-        if node is chosen:
-            chosen.name = name
-            _Sentinel(fresh).visit(chosen)
-            body.append(node)
-        elif _kept(node, tests):
-            body.append(node)
+    chosen.name = name
+    _Sentinel(fresh).visit(chosen)
     sentinel = ast.parse(SENTINEL.replace('FRESH', fresh))
-    tree.body = [*body, *sentinel.body]
-    return ast.unparse(ast.fix_missing_locations(tree)) + '\n', original
+    module = ast.Module(body=[chosen, *sentinel.body], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + '\n', original
+
+
+def sentinel_values(secret: str, fresh: str, equal: bool) -> str:
+    """The sentinel's class attributes for one twin, from the run's secret: ``equal``
+    for the twin that must fail at its sentinel."""
+    message = f'{fresh} {"differs" if equal else "equal"}'
+    return (f'\n{fresh}.OFFSET = {_number(secret, "offset")}\n'
+            f'{fresh}.SUFFIX = {_token(secret, "suffix", 6)!r}\n'
+            f'{fresh}.EQUAL = {equal!r}\n{fresh}.MESSAGE = {message!r}\n')
 
 
 # -- planting ------------------------------------------------------------------------------
@@ -264,16 +334,19 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
     canaries: list[Canary] = []
 
     def add(label: str, where: str, source: str, tests: list[tuple[str, str, str]],
-            optional: bool = False, message: str = '') -> None:
+            optional: bool = False, message: str = '', original: str = '') -> None:
         token = _token(secret, label)
         file_name = f'test_{token}.py'
         real = os.path.join(folder, f'c{token}.py')
         with open(real, 'w', encoding='utf-8') as f:
             f.write(source)
-        modules.append({'virtual': os.path.join(root, where, file_name), 'real': real,
-                        'name': f'oracle_guard_canary_{token}', 'optional': optional,
-                        'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))]})
-        canaries.extend(Canary(file_name, name, expect, kind, optional, message)
+        entry = {'virtual': os.path.join(root, where, file_name), 'real': real,
+                 'name': f'oracle_guard_canary_{token}', 'optional': optional,
+                 'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))]}
+        if original:
+            entry['original'] = os.path.join(root, *original.split('::', 1)[0].split('/'))
+        modules.append(entry)
+        canaries.extend(Canary(file_name, name, expect, kind, optional, message, original)
                         for name, expect, kind in tests)
 
     add('plain', home, *_plain_module(secret))
@@ -285,10 +358,18 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
         fresh = f'Fresh{_token(secret, "fresh", 8)}'
         twin = twin_source(source, name, fresh) if source else None
         if twin is not None:
-            add('twin', os.path.dirname(path), twin[0],
-                [(name, FAIL, f'the twin of {path}::{twin[1]} (its == against a fresh '
-                              'sentinel object)')], optional=True,
-                message=f'{fresh} differs')
+            # Two twins of one test, the same code but for what `check` asks: one must
+            # pass (no example's value equals its expected value perturbed: an `__eq__`
+            # that lies on some inputs only fails it), one must fail at its sentinel
+            # (the comparison is reached: a twin made to return early fails it).
+            original = f'{path}::{twin[1]}'
+            for label, equal, expect in (('twin-pass', False, PASS), ('twin', True, FAIL)):
+                add(label, os.path.dirname(path), twin[0] + sentinel_values(
+                    secret, fresh, equal),
+                    [(name, expect, f'the twin of {original} (its == against the expected '
+                                    'value perturbed)')],
+                    optional=True, message=f'{fresh} {"differs" if equal else "equal"}',
+                    original=original)
             break
     plan_file = os.path.join(folder, 'plan.json')
     with open(plan_file, 'w', encoding='utf-8') as f:
@@ -297,10 +378,30 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
 
 
 # -- judging -------------------------------------------------------------------------------
+# The plugin's reason for a twin it could not build where its original was imported
+# (runtime/canary_items.py): nothing of the module ran again, so nothing honest fails.
+BESIDE = 'beside its original: '
+
+
+def _twins(plan: CanaryPlan) -> dict[str, list[Canary]]:
+    found: dict[str, list[Canary]] = {}
+    for canary in plan.canaries:
+        if canary.original:
+            found.setdefault(canary.original, []).append(canary)
+    return found
+
+
 def dropped_notes(plan: CanaryPlan, record: RunRecord) -> list[str]:
-    return [f'oracle-guard ci: note: the twin canary ({c.kind}) was not planted: its module '
-            f'does not import away from its folder ({record.canaries_dropped[c.module]})'
-            for c in plan.canaries if c.optional and c.module in record.canaries_dropped]
+    """A twin not planted because its original module was not imported in the run (it
+    could not be: that is judged as the original's own collection error or absence)."""
+    notes = []
+    for original, twins in _twins(plan).items():
+        why = next((record.canaries_dropped[c.module] for c in twins
+                    if c.module in record.canaries_dropped), None)
+        if why is not None and not why.startswith(BESIDE):
+            notes.append(f'oracle-guard ci: note: the twin canaries of {original} were not '
+                         f'planted: {why}')
+    return notes
 
 
 def _refused_the_sentinel(crash: str) -> bool:
@@ -314,19 +415,37 @@ def _refused_the_sentinel(crash: str) -> bool:
         (name.endswith('Error') or name.endswith('Exception'))
 
 
+def _crash(record: RunRecord, nodeid: str) -> str:
+    return str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
+
+
+def _inconclusive(canary: Canary, record: RunRecord, nodeid: str) -> bool:
+    crash = _crash(record, nodeid)
+    return bool(canary.message) and record.outcome(nodeid) == FAIL and \
+        canary.message not in crash and _refused_the_sentinel(crash)
+
+
 def inconclusive_notes(plan: CanaryPlan, record: RunRecord) -> list[str]:
     notes = []
-    for canary in plan.canaries:
-        if not canary.message:
-            continue
-        for nodeid in (n for n in record.items if canary.matches(n)):
-            crash = str((record.reports.get(nodeid, {}).get('call') or {}).get('crash', ''))
-            if record.outcome(nodeid) == canary.expect and canary.message not in crash and \
-                    _refused_the_sentinel(crash):
-                notes.append(f'oracle-guard ci: note: {canary.kind}: the canary is '
-                             f'inconclusive: the compared value refused the sentinel '
-                             f'({crash[:120]}), so its == was not checked')
+    for original, twins in _twins(plan).items():
+        for canary in twins:
+            refused = [n for n in record.items if canary.matches(n) and
+                       _inconclusive(canary, record, n)]
+            if refused:
+                notes.append(f'oracle-guard ci: note: the twin canaries of {original} are '
+                             'inconclusive: the compared value refused the sentinel '
+                             f'({_crash(record, refused[0])[:120]}), so its == was not checked')
+                break
     return notes
+
+
+def _original_failed(canary: Canary, record: RunRecord) -> bool:
+    """Whether the test a twin copies failed in the same run: a twin that fails on
+    something of its copy other than its sentinel (an assert the bug breaks in both) says
+    nothing the original's failure does not."""
+    return any(record.outcome(n) == FAIL for n in record.items
+               if n.split('[', 1)[0] == canary.original or
+               n.split('[', 1)[0].endswith('/' + canary.original))
 
 
 def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
@@ -335,13 +454,15 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
             'engine, a lying __eq__, a rewritten report, a stopped session): remove it')
     for canary in plan.canaries:
         nodeids = [n for n in record.items if canary.matches(n)]
-        if not nodeids and canary.optional and canary.module in record.canaries_dropped:
+        dropped = record.canaries_dropped.get(canary.module) if canary.optional else None
+        if not nodeids and dropped is not None and not dropped.startswith(BESIDE):
             continue  # dropped_notes says so
         if not nodeids:
+            how = (f' (it could not be built {dropped[:200]})' if dropped else
+                   ': dropped, deselected or never collected')
             findings.append(Finding(
                 '.', 1, 1, 'OG725', f'forged run: a canary the gate planted ({canary.kind}, '
-                f'must have {canary.expect}) is missing from the run: dropped, deselected or '
-                'never collected', hint))
+                f'must have {canary.expect}) is missing from the run{how}', hint))
             continue
         for nodeid in nodeids:
             outcome = record.outcome(nodeid)
@@ -360,13 +481,25 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
                         f'{str(report.get("crash", ""))[:200] or "no message"}',
                         'a fixture of the run (often a session-scoped one, whose teardown '
                         'lands on the last test) fails: fix it, it fails the run'))
-            if outcome == canary.expect and canary.message and canary.message not in crash:
-                if _refused_the_sentinel(crash):
-                    continue  # inconclusive_notes says so
+            if _inconclusive(canary, record, nodeid):
+                continue  # inconclusive_notes says so
+            at_sentinel = bool(canary.message) and canary.message in crash
+            if canary.expect == PASS and outcome == FAIL and at_sentinel:
+                findings.append(Finding(
+                    '.', 1, 1, 'OG724', f'forged run: a canary the gate planted ({canary.kind}) '
+                    'failed: on some input its == said the value equals the expected value '
+                    'perturbed in its own shape (an __eq__ that lies), it must have passed',
+                    hint))
+            elif outcome == FAIL and canary.expect == FAIL and canary.message and \
+                    not at_sentinel:
+                if canary.original and _original_failed(canary, record):
+                    continue
                 findings.append(Finding(
                     '.', 1, 1, 'OG724', f'forged run: a canary the gate planted ({canary.kind}) '
                     f'failed, but not at its sentinel: {crash[:200] or "no message"}', hint))
             elif outcome != canary.expect:
+                if outcome == FAIL and canary.original and _original_failed(canary, record):
+                    continue
                 findings.append(Finding(
                     '.', 1, 1, 'OG724', f'forged run: a canary the gate planted '
                     f'({canary.kind}) {outcome or "never ran"}, it must have {canary.expect}',

@@ -76,6 +76,8 @@ def _module_class() -> Any:
 
         og_real = ''
         og_name = ''
+        og_twin = False  # a twin: run in a copy of its original module's namespace
+        og_original: Any = None  # that module, when it was imported in this process
 
         @property
         def ihook(self) -> Any:
@@ -89,6 +91,8 @@ def _module_class() -> Any:
             return False
 
         def _getobj(self) -> Any:
+            if self.og_twin:
+                return _twin_module(self)
             spec = importlib.util.spec_from_file_location(self.og_name, self.og_real)
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
@@ -108,6 +112,61 @@ def _module_class() -> Any:
             return module
 
     return CanaryModule
+
+
+def _twin_namespace(original: Any) -> dict[str, Any]:
+    """The original module's names, its tests and its pytest hooks left out: what its
+    module-level code bound when it was imported, not run again."""
+    return {name: value for name, value in vars(original).items()
+            if not (name.startswith(('test', 'Test')) and callable(value))
+            and not name.startswith('pytest_') and name != 'pytestmark'}
+
+
+def _twin_module(node: Any) -> Any:
+    """A twin (the gate's copy of a test, its ``==`` put to a sentinel) built in a copy of
+    the namespace its original module was imported into: the same imports, helpers and
+    data, resolved as pytest's import mode resolved them for the original (its folder on
+    ``sys.path``, its package for a relative import), with nothing of the module run a
+    second time. Only the twin's own function and sentinel are executed."""
+    original = node.og_original
+    if original is None:
+        raise ImportError('its original module was not imported in this run')
+    package = getattr(original, '__package__', None) or ''
+    name = f'{package}.{node.og_name}' if package else node.og_name
+    spec = importlib.util.spec_from_file_location(name, node.og_real)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(_twin_namespace(original))
+    module.__name__, module.__spec__, module.__package__ = name, spec, package
+    module.__loader__ = spec.loader
+    module.__file__ = str(node.path)
+    sys.modules[name] = module
+    try:
+        with open(node.og_real, 'rb') as f:
+            code = compile(f.read(), str(node.path), 'exec', dont_inherit=True)
+        exec(code, module.__dict__)  # noqa: S102 -- the gate's own canary module
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _original_module(items: list[Any], path: Path) -> Any:
+    """The module object a collected test of ``path`` was imported as, or None."""
+    for item in items:
+        if getattr(item, 'path', None) == path:
+            try:
+                module = getattr(item, 'module', None)
+            except Exception:  # noqa: BLE001 -- an item type of a plugin
+                module = None
+            if module is not None:
+                return module
+    wanted = os.path.realpath(str(path))
+    for module in list(sys.modules.values()):
+        file = getattr(module, '__file__', None)
+        if isinstance(file, str) and os.path.realpath(file) == wanted:
+            return module
+    return None
 
 
 def _folder_hooks(node: Any) -> Any:
@@ -132,8 +191,10 @@ def plant(session: Any, items: list[Any], plan_path: str | None
           ) -> tuple[list[Any], dict[str, str]]:
     """Collect the plan's modules and put their items in among ``items`` (in place):
     (the items planted, {module file name: why} of the optional modules that did not
-    import). A twin copies module-level code of a real test module, which may not run
-    from elsewhere; the gate's own canaries always import, or the run is broken."""
+    import). A twin is built in its original module's namespace, so it is left out when
+    that module was not imported in this process, and otherwise only when something
+    refused it (the reason starts "beside its original: ", and the gate fails the run);
+    the gate's own canaries always import, or the run is broken."""
     planted: list[Any] = []
     dropped: dict[str, str] = {}
     modules = read_plan(plan_path)
@@ -151,11 +212,16 @@ def plant(session: Any, items: list[Any], plan_path: str | None
         module = module_class.from_parent(parent, path=virtual, nodeid=nodeid)
         module.og_real = str(entry.get('real', ''))
         module.og_name = str(entry.get('name', 'oracle_guard_canary'))
+        if entry.get('original'):
+            module.og_twin = True
+            module.og_original = _original_module(items, Path(str(entry['original'])))
         if entry.get('optional'):
             try:
                 module.obj  # noqa: B018 -- imported here, so a failure is not a collection error
             except Exception as exc:  # noqa: BLE001
-                dropped[virtual.name] = f'{type(exc).__name__}: {exc}'[:300]
+                # Beside an imported original nothing honest fails (gate/canaries.py BESIDE).
+                beside = 'beside its original: ' if module.og_original is not None else ''
+                dropped[virtual.name] = f'{beside}{type(exc).__name__}: {exc}'[:300]
                 continue
         found = list(session.genitems(module))
         fractions = [float(f) for f in entry.get('at', ())] or [1.0]
