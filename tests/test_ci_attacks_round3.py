@@ -856,3 +856,34 @@ def test_twin_dropped_beside_its_original_is_a_finding_elsewhere_a_note() -> Non
     assert all('could not be built beside its original: ImportError: no' in f.message
                for f in found)
     assert dropped_notes(plan, record) == []
+
+
+def test_twin_that_must_pass_is_judged_at_its_sentinel_only() -> None:
+    # It runs every example its original runs: a deadline it meets on a loaded machine is
+    # a note, an example whose value equals the perturbed one is a lying __eq__ (OG724).
+    from oracle_guard.gate.canaries import Canary
+    from oracle_guard.gate.canaries import CanaryPlan
+    from oracle_guard.gate.canaries import inconclusive_notes
+    from oracle_guard.gate.canaries import judge_canaries
+    from oracle_guard.runtime.run_record import RunRecord
+
+    original = 'tests/properties/test_p.py::test_p'
+    twin = Canary('test_a1.py', 'test_t', 'passed', f'the twin of {original}', True, 'F equal',
+                  original)
+    nodeid = 'tests/properties/test_a1.py::test_t'
+
+    def ended(crash: str) -> RunRecord:
+        return RunRecord(items={nodeid: {}}, reports={nodeid: {
+            'setup': {'outcome': 'passed'}, 'call': {'outcome': 'failed', 'crash': crash},
+            'teardown': {'outcome': 'passed'}}})
+
+    plan = CanaryPlan('plan.json', (twin,))
+    slow = ended('DeadlineExceeded: Test took 312.00ms, which exceeds the deadline of 200.00ms')
+    assert judge_canaries(plan, slow) == []
+    assert inconclusive_notes(plan, slow) == [
+        f'oracle-guard ci: note: the twin canaries of {original} are inconclusive: the one '
+        'that must pass failed on something else than its sentinel (DeadlineExceeded: Test '
+        'took 312.00ms, which exceeds the deadline of 200.00ms), so its == was not checked']
+    lying = ended('AssertionError: F equal')
+    assert [f.code for f in judge_canaries(plan, lying)] == ['OG724']
+    assert inconclusive_notes(plan, lying) == []
