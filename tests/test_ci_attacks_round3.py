@@ -621,8 +621,9 @@ def test_case_added_by_src_passes_ci(impl_dd: CiRepo, added: str) -> None:
 
 def test_base_collection_is_made_only_for_cases_written_outside_the_property(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
-    # Rule 39b, decided statically: a parametrize over a literal (or a module-level name
-    # bound to one) needs no base collection; one over a name taken from src, a
+    # Rule 39b, decided statically: a parametrize over a list written in the module (or
+    # a module-level name bound once to one), whatever its elements, needs no base
+    # collection; one over a name taken from src, a starred list, a list grown later, a
     # fixture's params from src, or a pytest_generate_tests hook does.
     from oracle_guard.config import load_config
     from oracle_guard.gate.base_collection import cases_from_code
@@ -631,7 +632,9 @@ def test_base_collection_is_made_only_for_cases_written_outside_the_property(
     literal = ('import pytest\n\nCASES = [1, 2, pytest.param(3, id="three")]\n\n\n'
                '@pytest.mark.parametrize("n", CASES)\ndef test_a(n):\n    assert n\n\n\n'
                '@pytest.mark.parametrize("n", [(1, 2)], ids=str)\ndef test_b(n):\n'
-               '    assert n\n')
+               '    assert n\n\n\nclass A:\n    pass\n\n\n'
+               '@pytest.mark.parametrize("cls", [A, dict])\ndef test_c(cls):\n'
+               '    assert cls\n')
     from_code = {
         'tests/properties/test_src.py': 'import pytest\nimport dd\n\n\n'
                                         '@pytest.mark.parametrize("impl", dd.IMPLS)\n'
@@ -640,6 +643,9 @@ def test_base_collection_is_made_only_for_cases_written_outside_the_property(
             '\n\n\n@pytest.mark.parametrize("n", CASES)',
             '\nCASES.extend(range(4))\n\n\n@pytest.mark.parametrize("n", CASES)'),
         'tests/properties/test_hook.py': 'def pytest_generate_tests(metafunc):\n    pass\n',
+        'tests/properties/test_starred.py': 'import pytest\nimport dd\n\n\n'
+                                            '@pytest.mark.parametrize("impl", [*dd.IMPLS])\n'
+                                            'def test_d(impl):\n    assert impl\n',
         'tests/properties/conftest.py': 'import pytest\nimport dd\n\n\n'
                                         '@pytest.fixture(params=dd.IMPLS)\n'
                                         'def impl(request):\n    return request.param\n',

@@ -11,11 +11,12 @@ fresh ``python -I`` process of the test environment. A recorded identity is acce
 when that collection left it out too, and a case that collection kept which is gone from
 the pull request's run (neither collected nor deselected) is not run.
 
-Run when the baseline records excluded tests, and when a property's cases are not all
-written in its own module (``parametrize`` over a name imported from ``src``, a fixture's
-``params``, a ``pytest_generate_tests`` hook): ``src`` could then stop declaring a case the
-base ran, and only the base's own collection says it ran. A property whose parameters are
-literals of its own module cannot lose a case without a change to it (rule 11).
+Run when the baseline records excluded tests, and when the text of a property's module
+does not fix how many cases it has (``parametrize`` over a name imported from ``src``, a
+comprehension, a starred list, a fixture's ``params`` likewise, a ``pytest_generate_tests``
+hook): ``src`` could then stop declaring a case the base ran, and only the base's own
+collection says it ran. A property parametrized over a list written in its module cannot
+lose a case without a change to it (rule 11).
 """
 from __future__ import annotations
 
@@ -158,10 +159,11 @@ def needed(view: TreeView, cfg: Config, base: TreeView | None = None) -> bool:
 
 
 def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
-    """The property files (and the conftests on their path) of ``view`` whose parameters
-    are not literals of their own module: a ``parametrize`` whose values are neither a
-    literal nor a module-level name bound to one, a fixture's non-literal ``params``, a
-    ``pytest_generate_tests`` hook. Read statically, one parse per file (rule 39b)."""
+    """The property files (and the conftests on their path) of ``view`` whose text does
+    not fix how many cases they have: a ``parametrize`` whose values are not a list or
+    tuple written there (nor a module-level name bound once to one), a fixture's
+    ``params`` likewise, a ``pytest_generate_tests`` hook. Read statically, one parse per
+    file (rule 39b)."""
     from oracle_guard.config import is_test_module
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
@@ -192,19 +194,18 @@ def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
 
 
 def _literal(node: ast.AST, names: dict[str, ast.AST], depth: int = 0) -> bool:
-    """A literal, a list or tuple of literals and ``pytest.param(<literals>, ...)``, or a
-    module-level name bound once to one of those."""
+    """Whether the module's text fixes how many cases ``node`` gives: a list or tuple
+    display without a starred element (whatever its elements: a class of the module, a
+    value built by src, a ``pytest.param``), a literal, or a module-level name bound once
+    to one of those. A set display counts only with literal elements (equal values
+    merge)."""
     if depth > 20:
         return False
     if isinstance(node, ast.Name):
         bound = names.get(node.id)
         return bound is not None and _literal(bound, names, depth + 1)
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        return all(_literal(e, names, depth + 1) for e in node.elts)
-    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
-            (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == 'param':
-        return all(_literal(a, names, depth + 1) for a in node.args) and all(
-            k.arg != 'id' or _literal(k.value, names, depth + 1) for k in node.keywords)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return not any(isinstance(e, ast.Starred) for e in node.elts)
     try:
         ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
