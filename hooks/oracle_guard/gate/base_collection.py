@@ -172,10 +172,11 @@ def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
                   if cfg.is_property(p) and is_test_module(p)]
     if not properties:
         return []
-    folders = {posixpath.dirname(p) for p in properties}
-    conftests = [p for p in view.paths() if posixpath.basename(p) == 'conftest.py' and any(
-        f == posixpath.dirname(p) or f.startswith(posixpath.dirname(p) + '/')
-        or posixpath.dirname(p) == '' for f in folders)]
+    # The conftests on the properties' paths: each folder from the root down.
+    conftests = set()
+    for path in properties:
+        parts = path.split('/')[:-1]
+        conftests.update('/'.join([*parts[:n], 'conftest.py']) for n in range(len(parts) + 1))
     files = sorted({*properties, *conftests})
     view.read_many(files)
     found = []
