@@ -171,6 +171,68 @@ def test_without_the_cache_the_importers_are_grepped(guarded, monkeypatch):
     assert 'grep' in calls
 
 
+def test_without_the_cache_an_unrelated_test_file_needs_no_lock(guarded, monkeypatch):
+    """Rule 23 through helpers with every cache off (CI): a staged test file no property
+    imports is decided by the grep of HEAD's tree alone; the lock is never parsed (HEAD's
+    is unreadable here, and nothing says so)."""
+    locked(guarded, 'through a second helper')
+    guarded.write('tests/domain_lock.json', '{"version": 1, "properties": {')
+    guarded.commit('a lock nobody can read')
+    monkeypatch.setenv('ORACLE_GUARD_SCAN_CACHE', '0')
+    unrelated_edit(guarded, 1)
+
+    result = guarded.run(main)
+
+    assert result.rc == 0, result.out + result.err
+    guarded.git('reset', '-q')
+    guarded.write('tests/shared.py', NARROWED)
+    guarded.add()
+    assert guarded.run(main).rc == 2  # a helper a property reaches: the lock is read
+
+
+def test_a_commits_grep_reads_heads_tree_and_the_staged_files(guarded, monkeypatch):
+    """``TreeView.grep(kept=...)`` on the index: git greps HEAD's tree (not the index)
+    and the staged files are judged by their staged bytes: an added file that says the
+    word is in the answer, a file that says it only at HEAD (deleted, renamed away, the
+    word edited out) is not; of the paths kept, what a grep of the index answers."""
+    from oracle_guard.repo.gitrepo import TreeView
+
+    guarded.write('tests/uses.py', 'import shared\n')
+    guarded.write('tests/gone.py', 'import shared\n')
+    guarded.write('tests/moved.py', 'import shared\n')
+    guarded.write('tests/edited.py', 'import shared\n')
+    guarded.write('tests/notes.txt', 'shared\n')
+    guarded.commit('importers')
+    guarded.rm('tests/gone.py')
+    guarded.git('mv', 'tests/moved.py', 'tests/renamed.py')
+    guarded.write('tests/edited.py', 'import other\n')
+    guarded.write('tests/added.py', 'from shared import codes\n')
+    guarded.write('tests/added.txt', 'shared\n')
+    guarded.add()
+    head, staged = staged_change(guarded.path)
+    specs = [':(glob)tests/**/*.py']
+
+    def index() -> TreeView:
+        return TreeView(guarded.path, '').unstaged_from(head, staged)
+
+    from oracle_guard.repo import gitrepo
+
+    asked: list[tuple[str, ...]] = []
+    real = gitrepo.run_git
+
+    def recorded(args, *rest, **options):  # type: ignore[no-untyped-def]
+        asked.append(tuple(args))
+        return real(args, *rest, **options)
+
+    monkeypatch.setattr(gitrepo, 'run_git', recorded)
+    cheap = index().grep(['shared'], specs, magic=True, kept=lambda p: p.endswith('.py'))
+    greps = [a for a in asked if 'grep' in a]
+    assert len(greps) == 1 and head in greps[0] and '--cached' not in greps[0]
+    assert [a for a in asked if 'grep' not in a] == [('cat-file', '--batch', '--buffer')]
+    assert sorted(cheap) == ['tests/added.py', 'tests/renamed.py', 'tests/uses.py']
+    assert sorted(cheap) == sorted(index().grep(['shared'], specs, magic=True))
+
+
 def test_a_helper_the_last_commit_made_reachable_is_judged(guarded):
     """The committed change added an import to a helper in the closure: the tree after it
     has another closure, so none was kept for it and the next commit builds it."""

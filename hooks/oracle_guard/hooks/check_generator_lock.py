@@ -664,11 +664,12 @@ def _profile_pathspecs(cfg: Config) -> list[str]:
 
 
 def _grep(view: TreeView, words: Sequence[str], pathspecs: Sequence[str], *,
-          whole_words: bool = False) -> list[str]:
+          whole_words: bool = False, kept: Any = None) -> list[str]:
     """Tracked paths on this side of the change that contain one of ``words``: one
     ``git grep``, so commit mode stays proportional to the change. The pathspecs carry
-    their own magic (``:(glob)**/conftest.py``, ``:(literal)…``)."""
-    return view.grep(words, pathspecs, whole_words=whole_words, magic=True)
+    their own magic (``:(glob)**/conftest.py``, ``:(literal)…``); ``kept``: see
+    ``TreeView.grep``."""
+    return view.grep(words, pathspecs, whole_words=whole_words, magic=True, kept=kept)
 
 
 def _full_scope(ctx: RunContext, cfg: Config) -> bool:
@@ -1085,8 +1086,15 @@ def _importers(view: TreeView, cfg: Config, helpers: Sequence[str], depth: int =
     names = sorted({n for p in helpers if p.endswith('.py') for n in _module_names(p)})
     if not names or depth > 3:
         return []
-    found = [p for p in _grep(view, names, _python_files(cfg), whole_words=True)
-             if cfg.is_test_code(p) and p.endswith('.py') and p not in helpers]
+
+    def python_test_file(path: str) -> bool:
+        return cfg.is_test_code(path) and path.endswith('.py')
+
+    # In a commit, HEAD's tree is grepped and the staged files are read here: the
+    # 50 000-entry index is not loaded again (the paths kept are filtered the same way).
+    found = [p for p in _grep(view, names, _python_files(cfg), whole_words=True,
+                              kept=python_test_file)
+             if python_test_file(p) and p not in helpers]
     users = [p for p in found if _can_narrow(view, p)]
     more = _importers(view, cfg, [p for p in found if p not in users], depth + 1)
     return sorted(set(users) | set(more))
