@@ -106,3 +106,57 @@ def test_a_nested_properties_folder_is_still_judged_whole(guarded):
 
     assert result.codes == ['OG403']
     assert 'tests/properties/deep/test_more.py' in result.out
+
+
+def test_the_blobs_a_listing_names_come_from_the_same_git_process(repo, monkeypatch):
+    """``listed``: asked of the ``git cat-file --batch`` that listed the folder, once its
+    first answers are in; each answer is the blob git names (``cat-file blob``)."""
+    from conftest import git_calls
+
+    from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
+
+    repo.write('tests/properties/test_a.py', 'def test_a():\n    assert 1\n')
+    repo.write('tests/properties/test_b.py', 'def test_b():\n    assert 2\n' * 5000)
+    repo.commit('properties')
+    seen = []
+
+    def listed(listings):  # type: ignore[no-untyped-def]
+        seen.append(listings)
+        return [oid for path, mode, oid in listings['tests/properties/']]
+
+    calls = git_calls(monkeypatch)
+    head, _, _, found, extra = head_documents_folders_and_objects(
+        repo.path, ('pyproject.toml',), (), ('tests/properties/',), (), listed)
+
+    assert calls == ['cat-file']
+    assert seen == [{'tests/properties/': ls_tree(repo, 'tests/properties/')}] and found == seen[0]
+    for path, _mode, oid in found['tests/properties/']:
+        assert extra[oid] == (oid, 'blob', repo.read(path))
+    assert head == repo.git('rev-parse', 'HEAD').strip()
+
+
+@pytest.mark.parametrize('where', ['no commit yet', 'no repository'])
+def test_a_listing_git_cannot_give_asks_nothing_more(tmp_path, repo, monkeypatch, where):
+    """No HEAD (nothing listed: ``listed`` gets no folder) and no repository (git stops
+    before answering: an error, not a process waiting for more input)."""
+    from oracle_guard.repo.gitrepo import GitError
+    from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
+
+    seen = []
+
+    def listed(listings):  # type: ignore[no-untyped-def]
+        seen.append(listings)
+        return ['HEAD:pyproject.toml']
+
+    if where == 'no commit yet':
+        head, files, _, found, extra = head_documents_folders_and_objects(
+            repo.path, ('pyproject.toml',), (), ('tests/properties/',), (), listed)
+        assert (head, files, found, seen) == (None, {'pyproject.toml': None}, {}, [{}])
+        assert extra == {'HEAD:pyproject.toml': None}
+    else:
+        alone = tmp_path / 'alone'
+        alone.mkdir()
+        monkeypatch.setenv('GIT_CEILING_DIRECTORIES', str(tmp_path))
+        with pytest.raises(GitError):
+            head_documents_folders_and_objects(
+                str(alone), ('pyproject.toml',), (), ('tests/properties/',), (), listed)

@@ -126,6 +126,29 @@ def test_ci_neither_reads_nor_writes_the_cache(guarded, monkeypatch):
     assert len(cache_files()) == 1
 
 
+def test_with_the_cache_off_the_modules_come_with_heads_first_answers(guarded, monkeypatch):
+    """Rule 22 in CI: the property modules HEAD's folder lists are read by blob id in the
+    git process that lists them (no third process), and a module the commit stages is
+    still judged by its staged bytes, not by HEAD's."""
+    from conftest import git_calls
+
+    monkeypatch.setenv('ORACLE_GUARD_SCAN_CACHE', '0')
+    guarded.write('tests/properties/test_more.py',
+                  'def test_more():\n    assert len("ab") == 2\n')
+    guarded.commit('two property modules')
+    stage_src_change(guarded)
+    calls = git_calls(monkeypatch)
+
+    assert guarded.run(main).rc == 0
+    assert calls == ['cat-file', 'diff']
+    guarded.write('tests/properties/test_parse.py', HOLLOW)
+    guarded.write('tests/properties/test_more.py', 'def test_more():\n    pass\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert sorted(result.codes) == ['OG401', 'OG403', 'OG403'], result.out
+    assert cache_files() == []
+
+
 def test_the_working_tree_is_keyed_by_the_sha256_of_its_bytes(guarded):
     import hashlib
 

@@ -22,7 +22,6 @@ from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import EMPTY_TREE
-from oracle_guard.repo.gitrepo import head_documents_and_folders
 from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
@@ -72,6 +71,7 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, filenames: bool) -> No
 def judged_view(root: str, to_ref: str | None, all_files: bool,
                 documents: Sequence[str] = (), folders: Sequence[str] = (),
                 objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None,
+                listed: Callable[[dict], Sequence[str]] | None = None,
                 ) -> tuple[TreeView, tuple[str | None, tuple[Change, ...]] | None]:
     """Where the configuration is read: the side of the change the run judges.
 
@@ -83,7 +83,9 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
     ``folders``: folders the hook will list (``TreeView.entries``), likewise;
     ``objects``: given what is staged, the objects the hook will read (``HEAD:tests``,
     a staged blob's id): then the staged diff is asked first, and those objects with
-    HEAD's first answers (``TreeView.objects``), still two git processes.
+    HEAD's first answers (``TreeView.objects``), still two git processes; ``listed``:
+    given the folders' listings at HEAD, the blobs the hook will read from them, asked
+    of the same git process (``TreeView.read`` answers from them by object id).
     """
     refs = (None, to_ref) if to_ref else range_env()
     if refs:
@@ -108,12 +110,13 @@ def judged_view(root: str, to_ref: str | None, all_files: bool,
         on_head = parse_raw(raw) if raw is not None else None
     if on_head is not None:
         head, at_head, links, listings, asked = head_documents_folders_and_objects(
-            root, (PYPROJECT,), documents, folders, objects(on_head) if on_head else ())
+            root, (PYPROJECT,), documents, folders, objects(on_head) if on_head else (),
+            listed)
         if head is None or (kept and kept[0] != head):
             on_head = None  # kept for another HEAD: asked again below
     else:
-        head, at_head, links, listings = head_documents_and_folders(
-            root, (PYPROJECT,), documents, folders)
+        head, at_head, links, listings, asked = head_documents_folders_and_objects(
+            root, (PYPROJECT,), documents, folders, (), listed)
     if on_head is not None:
         staged = (head, on_head)
     elif kept and kept[0] == head:
@@ -159,11 +162,13 @@ def _staged_cache_folder() -> str | None:
 def context_from_args(args: argparse.Namespace, documents: Sequence[str] = (),
                       folders: Sequence[str] = (),
                       objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None,
+                      listed: Callable[[dict], Sequence[str]] | None = None,
                       ) -> RunContext:
     if bool(args.from_ref) != bool(args.to_ref):
         raise ConfigError('command line', 0, '--from-ref and --to-ref go together')
     root = repo_root()
-    view, staged = judged_view(root, args.to_ref, args.all_files, documents, folders, objects)
+    view, staged = judged_view(root, args.to_ref, args.all_files, documents, folders, objects,
+                               listed)
     cfg = apply_arguments(load_config(root, view), args)
     ctx = RunContext(
         cfg=cfg, filenames=getattr(args, 'filenames', None), from_ref=args.from_ref,
@@ -241,16 +246,18 @@ def parse_run_arguments(argv: Sequence[str] | None, description: str, *,
 def run_hook(check: Check, argv: Sequence[str] | None, description: str, *,
              filenames: bool = False, history: Check | None = None,
              documents: Sequence[str] = (), folders: Sequence[str] = (),
-             objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None) -> int:
+             objects: Callable[[tuple[Change, ...]], Sequence[str]] | None = None,
+             listed: Callable[[dict], Sequence[str]] | None = None) -> int:
     """``history``: the hook's rules about one change, which history mode applies to
     each commit since adoption (see ``oracle_guard.history``). ``documents``: the oracle
     files (default paths) the hook reads on every commit, read with HEAD's first answers;
     ``folders``: the folders (default paths) it lists on every commit, likewise;
-    ``objects``: the objects it reads for what is staged, likewise (``judged_view``)."""
+    ``objects``: the objects it reads for what is staged, likewise; ``listed``: the blobs
+    it reads from the folders' listings, likewise (``judged_view``)."""
     args = parse_run_arguments(argv, description, filenames=filenames)
 
     def run() -> int:
-        ctx = context_from_args(args, documents, folders, objects)
+        ctx = context_from_args(args, documents, folders, objects, listed)
         findings = list(check(ctx))
         findings += history_findings(ctx, [history] if history else [])
         return emit(findings, ctx.notes, args.format)

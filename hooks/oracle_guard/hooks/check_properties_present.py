@@ -195,12 +195,24 @@ def history_check(ctx: RunContext) -> list[Finding]:
     return removed_with_other_edits(ctx, live)
 
 
+def listed_modules(listings: dict[str, list[tuple[str, str, str]] | None]) -> list[str]:
+    """For ``run_hook``: with the verdict cache off (CI), the blob ids of the test modules
+    HEAD's properties folder lists, asked of the git process that listed it (the hook
+    parses each of them, rule 22); with the cache on, none (their verdicts are kept)."""
+    if verdict_cache.enabled():
+        return []
+    return [oid for listing in listings.values() for path, mode, oid in listing or ()
+            if mode in ('100644', '100755') and is_test_module(path)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from oracle_guard.config import SCHEMA
 
-    # Listed on every commit: asked of HEAD with its first git process (the default path).
+    # Listed on every commit: asked of HEAD with its first git process (the default path),
+    # and with the cache off the modules it lists, in the same process.
     return run_hook(check, argv, 'The properties folder still holds at least one real test.',
-                    history=history_check, folders=tuple(SCHEMA['properties'][0]))
+                    history=history_check, folders=tuple(SCHEMA['properties'][0]),
+                    listed=listed_modules)
 
 
 if __name__ == '__main__':

@@ -39,9 +39,15 @@ def _env() -> dict[str, str]:
 
 
 def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
-            stderr: bool = True, input: bytes | None = None) -> tuple[int, bytes, bytes]:
+            stderr: bool = True, input: bytes | None = None,
+            more: Callable[[bytes], bytes | None] | None = None) -> tuple[int, bytes, bytes]:
     """Run ``git *args``: (exit code, stdout, stderr); unwanted streams go to /dev/null,
     stdin is ``input`` (or /dev/null).
+
+    ``more`` (with ``stdout``): once ``input`` is written, stdin stays open and ``more``
+    is called with the output so far after each read, until it returns the rest of the
+    input (``b''`` for none), written before stdin is closed: a ``git cat-file --batch``
+    asked for what its first answers name, in the same process.
 
     ``os.posix_spawnp`` and two pipes where the platform has them: the subprocess module
     (with locale, signal, threading and selectors) costs a hook more to import than the
@@ -58,6 +64,10 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
             stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
             stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
         )
+        rest = more(proc.stdout or b'') if more is not None and proc.returncode == 0 else None
+        if rest:  # the rest from a second process, its answers after the first ones
+            code, out, err = run_git(args, cwd, stdout=stdout, stderr=stderr, input=rest)
+            return code, (proc.stdout or b'') + out, (proc.stderr or b'') + err
         return proc.returncode, proc.stdout or b'', proc.stderr or b''
     import select
 
@@ -95,28 +105,37 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
         os.close(fd)
     received: dict[int, list[bytes]] = {fd: [] for fd in pipes.values()}
     pending = memoryview(input or b'')
+    asking = more is not None and feed >= 0 and stdout  # the rest of the input not known yet
     try:
         open_ends = list(received)
-        if feed >= 0 and not pending:
+        if asking and not pending:
+            pending, asking = memoryview(more(b'') or b''), False  # type: ignore[misc]
+        if feed >= 0 and not pending and not asking:
             os.close(feed)
             feed = -1
         while open_ends or feed >= 0:
+            if feed >= 0 and not pending and (not asking or pipes[1] not in open_ends):
+                os.close(feed)  # all written (or git stopped answering)
+                feed = -1
+                continue
             # Feed and drain together: git blocks when a pipe is full, and so would we.
-            ready, writable, _ = select.select(open_ends, [feed] if feed >= 0 else [], [])
+            ready, writable, _ = select.select(
+                open_ends, [feed] if feed >= 0 and pending else [], [])
             if writable:
                 try:
                     pending = pending[os.write(feed, pending[:select.PIPE_BUF]):]
                 except BrokenPipeError:  # git stopped reading: its exit code says why
-                    pending = pending[:0]
-                if not pending:
-                    os.close(feed)
-                    feed = -1
+                    pending, asking = pending[:0], False
             for fd in ready:
                 block = os.read(fd, 1 << 16)
                 if block:
                     received[fd].append(block)
                 else:
                     open_ends.remove(fd)
+            if asking and not pending and pipes[1] in ready:
+                rest = more(b''.join(received[pipes[1]]))  # type: ignore[misc]
+                if rest is not None:
+                    pending, asking = memoryview(rest), False
     finally:
         if feed >= 0:
             os.close(feed)
@@ -187,11 +206,16 @@ def head_documents_and_folders(
 def head_documents_folders_and_objects(
         root: str, paths: Sequence[str], documents: Sequence[str], folders: Sequence[str] = (),
         objects: Sequence[str] = (),
+        listed: Callable[[dict[str, list[tuple[str, str, str]] | None]], Sequence[str]]
+        | None = None,
 ) -> tuple[str | None, dict[str, bytes | None], dict[str, bool],
            dict[str, list[tuple[str, str, str]] | None],
            dict[str, tuple[str, str, bytes] | None]]:
     """``head_documents_and_folders``, and ``objects`` (blob ids, ``HEAD:tests``, ...)
-    as ``cat_file_batch`` answers them, asked in the same process."""
+    as ``cat_file_batch`` answers them, asked in the same process. ``listed``: given the
+    folders' listings, more objects to read (the blobs a hook will read from them), asked
+    of the same process once its first answers are in (``run_git(more=...)``), answered
+    with ``objects``."""
     documents = [d for d in documents if _plain_path(d) and d not in paths]
     folders = [f for f in folders if _plain_path(f.rstrip('/'))]
     objects = [o for o in dict.fromkeys(objects) if '\n' not in o]
@@ -199,37 +223,70 @@ def head_documents_folders_and_objects(
         head, files = head_and_files(root, paths)
         return head, files, {}, {}, {}
     trees = [f'HEAD:{d.rpartition("/")[0]}' if '/' in d else 'HEAD^{tree}' for d in documents]
-    listed = [f'HEAD:{f.rstrip("/")}' for f in folders]
+    listed_trees = [f'HEAD:{f.rstrip("/")}' for f in folders]
     request = ''.join(f'{name}\n' for name in (
-        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees, *listed,
+        'HEAD^{commit}', *(f'HEAD:{p}' for p in (*paths, *documents)), *trees, *listed_trees,
         *objects))
     if '\n' in ''.join(paths):
         raise ValueError('a path with a newline cannot be asked of git cat-file --batch')
+    asked = (*paths, *documents)
+    count = 1 + len(asked) + len(documents) + len(folders)
+
+    def parse(out: bytes) -> tuple[str | None, dict[str, bytes | None], dict[str, bool],
+                                   dict[str, list[tuple[str, str, str]] | None]]:
+        answers = _batch_answers(out, count)
+        head = out.split(b' ', 1)[0].decode() if answers[0] is not None else None
+        files = {path: answer[1] if answer and answer[0] == 'blob' else None
+                 for path, answer in zip(asked, answers[1:])}
+        links = {}
+        listings: dict[str, list[tuple[str, str, str]] | None] = {}
+        if head:
+            width = len(head) // 2
+            for document, answer in zip(documents, answers[1 + len(asked):]):
+                links[document] = bool(answer and answer[0] == 'tree' and _tree_mode(
+                    answer[1], os.fsencode(document.rpartition('/')[2]), width) == b'120000')
+            for folder, answer in zip(folders, answers[1 + len(asked) + len(documents):]):
+                listings[folder] = _flat_listing(folder, answer[1], width) \
+                    if answer and answer[0] == 'tree' else None
+        return head, files, links, listings
+
+    following: list[str] = []
+
+    def more(out: bytes) -> bytes | None:
+        if not _answers_complete(out, count + len(objects)):
+            return None  # git is still answering the first requests
+        names = listed(parse(out)[3]) if listed is not None else ()
+        following.extend(n for n in dict.fromkeys(names) if '\n' not in n and n not in objects)
+        return os.fsencode(''.join(f'{n}\n' for n in following))
+
     try:
-        code, out, err = run_git(('cat-file', '--batch'), root, input=os.fsencode(request))
+        code, out, err = run_git(('cat-file', '--batch'), root, input=os.fsencode(request),
+                                 more=more if listed is not None and folders else None)
     except OSError as exc:  # git itself is missing
         raise GitError('git', 0, f'cannot run git: {exc}') from None
     if code != 0:
         message = err.decode('utf-8', 'replace').strip()
         raise GitError('git', 0, f'`git cat-file --batch` failed: {message}')
-    asked = (*paths, *documents)
-    count = 1 + len(asked) + len(documents) + len(folders)
-    answers = _batch_answers(out, count)
-    extra = dict(zip(objects, _batch_objects(out, count, len(objects))))
-    head = out.split(b' ', 1)[0].decode() if answers[0] is not None else None
-    files = {path: answer[1] if answer and answer[0] == 'blob' else None
-             for path, answer in zip(asked, answers[1:])}
-    links = {}
-    listings: dict[str, list[tuple[str, str, str]] | None] = {}
-    if head:
-        width = len(head) // 2
-        for document, answer in zip(documents, answers[1 + len(asked):]):
-            links[document] = bool(answer and answer[0] == 'tree' and _tree_mode(
-                answer[1], os.fsencode(document.rpartition('/')[2]), width) == b'120000')
-        for folder, answer in zip(folders, answers[1 + len(asked) + len(documents):]):
-            listings[folder] = _flat_listing(folder, answer[1], width) \
-                if answer and answer[0] == 'tree' else None
+    head, files, links, listings = parse(out)
+    names = [*objects, *following]
+    extra = dict(zip(names, _batch_objects(out, count, len(names))))
     return head, files, links, listings, extra
+
+
+def _answers_complete(out: bytes, count: int) -> bool:
+    """Whether ``git cat-file --batch`` output holds all of the first ``count`` answers."""
+    pos = 0
+    for _ in range(count):
+        end = out.find(b'\n', pos)
+        if end < 0:
+            return False
+        header = out[pos:end].split(b' ')
+        pos = end + 1
+        if len(header) == 3 and header[2].isdigit():
+            pos += int(header[2]) + 1
+            if pos > len(out):
+                return False
+    return True
 
 
 def _flat_listing(folder: str, tree: bytes, width: int) -> list[tuple[str, str, str]] | None:
@@ -615,14 +672,25 @@ class TreeView:
 
     def read(self, path: str) -> bytes | None:
         """The bytes of a tracked file on this side, or None if it is not there."""
-        if path not in self._read_cache:
+        if path not in self._read_cache and not self._read_asked(path):
             self._read_cache[path] = self._read(path)
         return self._read_cache[path]
+
+    def _read_asked(self, path: str) -> bool:
+        """Whether the blob ``path`` holds on this side was asked with HEAD's first
+        answers (``remember_objects``, by its object id): then it is read from there."""
+        oid = self.object_id(path) if self.objects else None
+        answer = self.objects.get(oid) if oid else None
+        if answer is None or answer[1] != 'blob' or answer[0] != oid:
+            return False
+        self._read_cache[path] = answer[2]
+        return True
 
     def read_many(self, paths: Sequence[str]) -> None:
         """Read several files into the cache with one git process (``read`` then answers
         from it): the same bytes as one ``git cat-file blob`` per file."""
-        wanted = sorted({p for p in paths if p not in self._read_cache and '\n' not in p})
+        wanted = sorted({p for p in paths if p not in self._read_cache and '\n' not in p and
+                         not self._read_asked(p)})
         if self.rev is None or len(wanted) < 2:
             return  # the disk, or nothing to gain
         request = ''.join(f'{self._object(p)}\n' for p in wanted)
