@@ -1,0 +1,118 @@
+"""Two installed versions of the hooks on the same one-file commit, interleaved, CPU time.
+
+    python benchmarks/commit_ab.py --before DIR --after DIR [--runs 21] [--hooks ...]
+
+``bench.py`` measures one version; run twice, the load between the two runs moves the
+figures by as much as a change under test (0.1× and less). This runs both clean virtual
+environments (``bench.CleanVenv``: ``pip install .`` of each version) in the synthetic
+repositories of ``bench.py`` (2 000 and 50 000 tracked files, one test file staged),
+each hook the three ways ``bench.py`` does (the staged diff kept by an earlier hook, the
+first hook of a commit, every cache off), each version with its own cache folder, in
+rounds whose order alternates (before then after, after then before: neither side always
+runs second). Median CPU time (user + system, git included) as a multiple of each
+version's own ``python -c pass``; the load average is printed. No target is asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench  # noqa: E402  -- the same clean venvs and repositories
+
+
+def cpu_ms(argv: list[str], cwd: str, env: dict[str, str]) -> float:
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def commands(venv: bench.CleanVenv, hooks: list[str], changed: str, cache: str
+             ) -> dict[str, tuple[list[str], dict[str, str], object]]:
+    env = {**venv.env, 'XDG_CACHE_HOME': cache}
+    staged = os.path.join(cache, 'oracle-guard', 'staged-*')
+
+    def forget() -> None:
+        for kept in glob.glob(staged):
+            os.remove(kept)
+
+    def keep(root: str) -> None:
+        if not glob.glob(staged):  # what the first hook of the commit leaves
+            subprocess.run(venv.script('check-fixture-manifest'), cwd=root, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+
+    found: dict[str, tuple[list[str], dict[str, str], object]] = {
+        'python -c pass': ([venv.python, '-c', 'pass'], env, None)}
+    for hook in hooks:
+        argv = [*venv.script(hook), *bench.hook_args(hook, changed)]
+        found[hook] = (argv, env, keep)
+        found[hook + bench.FIRST] = (argv, env, lambda root: forget())
+        found[hook + bench.OFF] = (argv, {**env, 'ORACLE_GUARD_SCAN_CACHE': '0'}, None)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--before', required=True)
+    parser.add_argument('--after', required=True)
+    parser.add_argument('--runs', type=int, default=21)
+    parser.add_argument('--hooks', nargs='+', default=list(bench.HOOKS))
+    args = parser.parse_args(argv)
+    sides = {'before': bench.CleanVenv.ensure(args.before),
+             'after': bench.CleanVenv.ensure(args.after)}
+    tmp = tempfile.mkdtemp(prefix='og-ab-')
+    try:
+        results: dict[int, dict[str, dict[str, float]]] = {}
+        for size in (2000, 50000):
+            root = os.path.join(tmp, f'repo{size}')
+            changed = bench.build_repo(root, size)
+            plans = {side: commands(venv, args.hooks, changed,
+                                    os.path.join(tmp, f'cache-{side}-{size}'))
+                     for side, venv in sides.items()}
+            samples = {side: {name: [] for name in plan} for side, plan in plans.items()}
+            order = list(sides)
+            for run in range(args.runs + 1):  # the first round fills the caches, unkept
+                for side in order:
+                    for name, (command, env, before) in plans[side].items():
+                        if before is not None:
+                            before(root)  # type: ignore[operator]
+                        ms = cpu_ms(command, root, env)
+                        if run:
+                            samples[side][name].append(ms)
+                order.reverse()
+            results[size] = {side: {name: statistics.median(v) for name, v in rows.items()}
+                             for side, rows in samples.items()}
+        print(f'median of {args.runs} rounds, order alternating; CPU ms and × the same '
+              "version's `python -c pass`\n")
+        print('| hook | 2 000 files: before → after | 50 000 files: before → after | '
+              '50k / 2k: before → after |')
+        print('|---|---|---|---|')
+        for name in results[2000]['before']:
+            cells = []
+            ratios = {}
+            for size in (2000, 50000):
+                pair = []
+                for side in sides:
+                    ms = results[size][side][name]
+                    base = results[size][side]['python -c pass']
+                    ratios[(size, side)] = ms / base
+                    pair.append(f'{ms / base:.2f} ({ms:.1f} ms)')
+                cells.append(' → '.join(pair))
+            cells.append(' → '.join(f'{ratios[(50000, s)] / ratios[(2000, s)]:.2f}'
+                                    for s in sides))
+            print(f'| {name} | ' + ' | '.join(cells) + ' |')
+        print(f'\nload average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs')
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
