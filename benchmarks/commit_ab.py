@@ -25,13 +25,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  -- the same clean venvs and repositories
-
-
-def cpu_ms(argv: list[str], cwd: str, env: dict[str, str]) -> float:
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    _, _, usage = os.wait4(proc.pid, 0)
-    return (usage.ru_utime + usage.ru_stime) * 1000
+from commit_cold import cpu_ms  # noqa: E402  -- one child's CPU time
 
 
 def commands(venv: bench.CleanVenv, hooks: list[str], changed: str, cache: str

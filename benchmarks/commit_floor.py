@@ -26,12 +26,12 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench  # noqa: E402  -- the same clean venv and repositories
+from commit_cold import cpu_ms  # noqa: E402  -- one child's CPU time
 
 STEPS = '''\
 import re, sys
@@ -48,13 +48,6 @@ DIFF = ['git', 'diff', '--raw', '--no-abbrev', '-z', '-M', '--no-ext-diff', '--n
 GREP = ['git', '--no-literal-pathspecs', 'grep', '-l', '-z', '-w', '-F', '-I', '--full-name',
         '--no-color']
 TESTS = ':(glob)tests/**/*.py'
-
-
-def cpu_ms(argv: list[str], cwd: str, env: dict[str, str]) -> float:
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    _, _, usage = os.wait4(proc.pid, 0)
-    return (usage.ru_utime + usage.ru_stime) * 1000
 
 
 def main(argv: list[str] | None = None) -> int:
