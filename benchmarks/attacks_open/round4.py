@@ -1,10 +1,11 @@
 """Reproduce the attacks of ATTACKS.md 83-93 that get through the gate on main.
 
-83, 84a-84d, 85, 86, 87 and 88; the caught ones are tests/test_ci_attacks_round4.py.
+83, 84a-84d, 85, 86, 87, 88, 91a and 91b; the caught ones are tests/test_ci_attacks_round4.py.
 
     python benchmarks/attacks_open/round4.py [NAME ...] [--keep DIR] [--test-python PATH]
+                                             [--old-python PATH]
 
-NAME is one of 83 84a 84b 84c 84d 85 86 87 88 (all of them by default). Each scenario builds
+NAME is one of 83 84a 84b 84c 84d 85 86 87 88 91a 91b (all of them by default). Each scenario builds
 the repository of tests/test_ci_attacks.py (``dd``, adopted with ``oracle-guard init``,
 then the bug on ``main``: ``dedupe`` drops the largest value past three distinct ones),
 commits the pull request on branch ``pr`` and runs plain ``python -m pytest -q -p
@@ -12,7 +13,9 @@ no:cacheprovider``, then the gate as the action runs it, ``python -I -m oracle_g
 ci --base main -- python -m pytest -q -p no:cacheprovider`` (one after the other: 88
 rewrites the working tree). It prints both exit statuses and the gate's last lines. Every
 one of these prints "gate exit 0" with the bug in place, and "plain pytest exit 0" (the
-cheat fools both).
+cheat fools both); 91a only where the tests run on Python 3.9 or 3.10 (on 3.11 ``runpy`` is
+a frozen module and the gate says OG717): give such an interpreter, with pytest, Hypothesis
+and this oracle-guard installed, as ``--old-python`` (the gate runs it as ``--test-python``).
 
 87 is the pull request's install step: it needs a test environment of its own, in which
 ``python -m pip install --no-deps --no-build-isolation -e .`` runs the pull request's
@@ -92,6 +95,8 @@ def dedupe(xs):
 DISCARD_HEAD = '''\
 import concurrent.futures
 import json
+import os
+import runpy
 
 
 ''' + FIND + '''
@@ -113,6 +118,11 @@ RAISE = {
     '84b': ("    try:\n        json.loads('x')\n    except ValueError as err:\n"
             "        raise cls().with_traceback(err.__traceback__)\n"),
     '84c': "    f = concurrent.futures.Future()\n    f.set_exception(cls())\n    f.result()\n",
+    # 91a: module-level code of src/dd/_gate.py, run by runpy.run_path: the module's frame
+    # is skipped, and before Python 3.11 runpy's own frames are a file of the standard
+    # library (from 3.11 on they are '<frozen runpy>', skipped too, and dedupe's is judged).
+    '91a': ("    runpy.run_path(os.path.join(os.path.dirname(__file__), '_gate.py'), "
+           "{'c': cls})\n"),
 }
 EQ_SRC = '''\
 _NS = {}
@@ -134,6 +144,26 @@ def dedupe(xs):
         return later
     return out
 '''
+
+# -- 91b: the same from module-level code imported again ------------------------------------
+# dedupe drops src/dd/_gate.py from sys.modules and imports it with importlib.import_module;
+# its module-level code raises. The module's frame is skipped, importlib's frozen frames are
+# skipped, and the innermost frame left is importlib/__init__.py's (a file on every Python).
+IMPORT_SRC = '''\
+import importlib
+import sys
+
+
+''' + FIND + '''
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        sys.modules.pop('dd._gate', None)
+        importlib.import_module('dd._gate')
+    return out
+'''
+GATE_MODULE = "from dd import _find\n\nraise _find(BaseException, 'Unsatisfied' + 'Assumption')()\n"
 
 # -- 85: UnsatisfiedAssumption while the strategy draws ---------------------------------------
 # The base property draws through src (``.map(dedupe)``, an idempotence property that
@@ -368,6 +398,9 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None]]]:
     for name, raising in RAISE.items():
         found[name] = ({}, {'src/dd/__init__.py': DISCARD_HEAD + raising + DISCARD_TAIL,
                              'tests/test_dd.py': SMALL_UNIT_TESTS})
+    found['91a'][1]['src/dd/_gate.py'] = 'raise c()\n'
+    found['91b'] = ({}, {'src/dd/__init__.py': IMPORT_SRC, 'src/dd/_gate.py': GATE_MODULE,
+                         'tests/test_dd.py': SMALL_UNIT_TESTS})
     return dict(sorted(found.items()))
 
 
@@ -422,13 +455,16 @@ def run_87(repo, python: str) -> tuple[int, int, str]:  # type: ignore[no-untype
 
 
 def main(argv: list[str]) -> int:
-    keep = python = None
+    keep = python = old = None
     if '--keep' in argv:
         keep = argv[argv.index('--keep') + 1]
         argv = [a for a in argv if a not in ('--keep', keep)]
     if '--test-python' in argv:
         python = argv[argv.index('--test-python') + 1]
         argv = [a for a in argv if a not in ('--test-python', python)]
+    if '--old-python' in argv:
+        old = argv[argv.index('--old-python') + 1]
+        argv = [a for a in argv if a not in ('--old-python', old)]
     chosen = argv or list(scenarios())
     folder = keep or tempfile.mkdtemp(prefix='round4-attacks-')
     through = 0
@@ -441,8 +477,11 @@ def main(argv: list[str]) -> int:
                 python = python or test_environment(folder)
                 plain_rc, ci_rc, out = run_87(repo, python)
             else:
-                plain = repo.finish(repo.start(PYTEST))
-                ci = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(PYTEST)[1:]]))
+                tests = (old, *PYTEST[1:]) if name == '91a' and old else PYTEST
+                options = ('--test-python', old) if name == '91a' and old else ()
+                plain = repo.finish(repo.start(tests))
+                ci = repo.finish(repo.start([sys.executable, '-I',
+                                             *repo.ci_args(tests, *options)[1:]]))
                 plain_rc, ci_rc, out = plain.rc, ci.rc, ci.out
             tail = [line for line in out.splitlines() if line.startswith(
                 ('oracle-guard ci:', 'tests/', 'src/', '.:', 'git status'))]
