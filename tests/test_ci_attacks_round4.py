@@ -69,11 +69,15 @@ if 'ORACLE_GUARD_STREAM' in os.environ:  # in the gate's test command only
 '''
 
 
+# Held until the signal ends it, however slow the machine is to start the test command.
+HELD_UNTIL_SIGNALLED = HOLD_THE_REFERENCE_RUN.replace('time.sleep(3)', 'time.sleep(60)')
+
+
 @pytest.mark.parametrize('signum', ['SIGKILL', 'SIGTERM', 'SIGINT'])
 def test_a_test_command_signalling_the_reference_run_fails_ci(
         dd: CiRepo, signum: str) -> None:  # noqa: F811 -- the fixture
     unit = SIGNALLING % signum + UNIT_TESTS_FOR_THE_BUG.replace('from dd import dedupe\n', '')
-    _, ci = attack(dd, {'src/dd/__init__.py': HOLD_THE_REFERENCE_RUN, 'tests/test_dd.py': unit},
+    _, ci = attack(dd, {'src/dd/__init__.py': HELD_UNTIL_SIGNALLED, 'tests/test_dd.py': unit},
                    plain_rc=1)
     assert any('reference run: OG702 the run did not finish' in line
                for line in ci.lines('OG734')), ci.out
