@@ -16,9 +16,11 @@ import pytest
 
 from ci_repo import CiRepo
 from test_ci_attacks import BUG
+from test_ci_attacks import PROPERTY_ID
 from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import SMALL_UNIT_TESTS
 from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
 from test_ci_attacks_round3 import property_failed_in_the_reference_run
 from test_ci_attacks_round3 import template  # noqa: F401 -- the fixture
@@ -120,3 +122,152 @@ def test_the_checkouts_property_rewritten_before_collection_fails_ci_in_the_refe
     ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(PYTEST)[1:]]))
     assert ci.rc == 1, ci.out
     assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# A subclass of BaseException found by name, with no import and no name rule 43 reads.
+FIND = '''\
+def _find(root, name):
+    for cls in type.__subclasses__(root):
+        if cls.__name__ == name:
+            return cls
+        found = _find(cls, name)
+        if found is not None:
+            return found
+'''
+
+# -- 83: the example ended as a valid one ------------------------------------------------
+# Hypothesis's engine ends a test case early with StopTest(counter): raised with the
+# counter of the test case running (the last ConjectureData made: its class found by a
+# walk of object.__subclasses__(), the counter in the globals of its __init__), the engine
+# takes the call as finished, the example as VALID and passed. Nothing is discarded and no
+# health check counts it; Hypothesis did not raise it itself (OG717).
+STOP_TEST_SRC = FIND + '''
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        stop = _find(BaseException, 'Stop' + 'Test')
+        data = [c for c in type.__subclasses__(object) if c.__name__ == 'Conjecture' + 'Data']
+        if stop is not None and data:
+            local = data[0].__init__.__globals__['thread' + 'local']
+            raise stop(local.global_test_counter - 1)
+        return out[:-1]
+    return out
+'''
+
+# -- 84: UnsatisfiedAssumption whose innermost frame is not under src ------------------------
+# OG717 first judged the innermost frame outside Hypothesis (generated code and module code
+# skipped), and only that one: when it was not under src, nothing was said, although the
+# exception came through dedupe's own frame. Now the exception must come from Hypothesis's
+# own code (assume, the engine) in the first place. (a) a function compiled under a test file's
+# name raises it; (b) dedupe raises it with the traceback of a json error attached (its
+# innermost frame is json's); (c) concurrent.futures.Future.result() raises it; (d) dedupe
+# returns a list whose __eq__ (compiled under a test file's name) raises it when the
+# property compares: no frame of src is in that traceback at all.
+DISCARD_HEAD = '''\
+import concurrent.futures
+import json
+import os
+import runpy
+
+
+''' + FIND + '''
+
+def _discard():
+    cls = _find(BaseException, 'Unsatisfied' + 'Assumption')
+'''
+DISCARD_TAIL = '''
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        _discard()
+    return out
+'''
+RAISE = {
+    '84a': ("    ns = {}\n    exec(compile('def r(c):\\n    raise c()\\n', 'tests/test_dd.py', "
+            "'exec'), ns)\n    ns['r'](cls)\n"),
+    '84b': ("    try:\n        json.loads('x')\n    except ValueError as err:\n"
+            "        raise cls().with_traceback(err.__traceback__)\n"),
+    '84c': "    f = concurrent.futures.Future()\n    f.set_exception(cls())\n    f.result()\n",
+    # 91a: module-level code of src/dd/_gate.py, run by runpy.run_path: the module's frame
+    # is skipped, and before Python 3.11 runpy's own frames are a file of the standard
+    # library (from 3.11 on they are '<frozen runpy>', skipped too, and dedupe's is judged).
+    '91a': ("    runpy.run_path(os.path.join(os.path.dirname(__file__), '_gate.py'), "
+           "{'c': cls})\n"),
+}
+EQ_SRC = '''\
+_NS = {}
+exec(compile('def eq(self, other):\\n    raise self.c()\\n', 'tests/test_dd.py', 'exec'), _NS)
+
+
+''' + FIND + '''
+
+class _Later(list):
+    __eq__ = _NS['eq']
+    __hash__ = None
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        later = _Later(out[:-1])
+        later.c = _find(BaseException, 'Unsatisfied' + 'Assumption')
+        return later
+    return out
+'''
+
+# -- 91b: the same from module-level code imported again ------------------------------------
+# dedupe drops src/dd/_gate.py from sys.modules and imports it with importlib.import_module;
+# its module-level code raises. The module's frame is skipped, importlib's frozen frames are
+# skipped, and the innermost frame left is importlib/__init__.py's (a file on every Python).
+IMPORT_SRC = '''\
+import importlib
+import sys
+
+
+''' + FIND + '''
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        sys.modules.pop('dd._gate', None)
+        importlib.import_module('dd._gate')
+    return out
+'''
+GATE_MODULE = "from dd import _find\n\nraise _find(BaseException, 'Unsatisfied' + 'Assumption')()\n"
+
+# -- 86: BackendCannotProceed ------------------------------------------------------------------
+# Hypothesis's signal that an alternative backend gave up on a test case: the engine drops
+# the test case ("we're pretending this never happened"), counted invalid; src raised it.
+BACKEND_SRC = FIND + '''
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        raise _find(BaseException, 'Backend' + 'CannotProceed')('discard_test_case')
+    return out
+'''
+
+
+def discarding_pull_requests() -> dict[str, dict[str, str]]:
+    """name -> the pull request's files: src ends the property's examples with one of
+    Hypothesis's control exceptions whenever it would answer wrong."""
+    found = {'83': {'src/dd/__init__.py': STOP_TEST_SRC},
+             '84d': {'src/dd/__init__.py': EQ_SRC},
+             '86': {'src/dd/__init__.py': BACKEND_SRC},
+             '91b': {'src/dd/__init__.py': IMPORT_SRC, 'src/dd/_gate.py': GATE_MODULE}}
+    for name, raising in RAISE.items():
+        found[name] = {'src/dd/__init__.py': DISCARD_HEAD + raising + DISCARD_TAIL}
+    found['91a']['src/dd/_gate.py'] = 'raise c()\n'
+    return {name: {**files, 'tests/test_dd.py': SMALL_UNIT_TESTS}
+            for name, files in sorted(found.items())}
+
+
+@pytest.mark.parametrize('name', sorted(discarding_pull_requests()))
+def test_examples_ended_by_an_exception_hypothesis_did_not_raise_fail_ci(
+        dd: CiRepo, name: str) -> None:  # noqa: F811 -- the fixture
+    _, ci = attack(dd, discarding_pull_requests()[name], plain_rc=0)
+    assert any(PROPERTY_ID in line for line in ci.lines('OG717')), ci.out
+    assert any('reference run: OG717' in line and PROPERTY_ID in line
+               for line in ci.lines('OG734')), ci.out

@@ -1,11 +1,12 @@
 """Reproduce the attacks of ATTACKS.md 83-93 that get through the gate on main.
 
-83, 84a-84d, 85, 86, 87, 88, 91a and 91b; the caught ones are tests/test_ci_attacks_round4.py.
+85, 87 and 88; the caught ones are tests/test_ci_attacks_round4.py (83, 84a-84d, 86, 91a
+and 91b were closed after the round: a control exception of Hypothesis that Hypothesis did
+not raise itself is OG717).
 
     python benchmarks/attacks_open/round4.py [NAME ...] [--keep DIR] [--test-python PATH]
-                                             [--old-python PATH]
 
-NAME is one of 83 84a 84b 84c 84d 85 86 87 88 91a 91b (all of them by default). Each scenario builds
+NAME is one of 85 87 88 (all of them by default). Each scenario builds
 the repository of tests/test_ci_attacks.py (``dd``, adopted with ``oracle-guard init``,
 then the bug on ``main``: ``dedupe`` drops the largest value past three distinct ones),
 commits the pull request on branch ``pr`` and runs plain ``python -m pytest -q -p
@@ -13,9 +14,7 @@ no:cacheprovider``, then the gate as the action runs it, ``python -I -m oracle_g
 ci --base main -- python -m pytest -q -p no:cacheprovider`` (one after the other: 88
 rewrites the working tree). It prints both exit statuses and the gate's last lines. Every
 one of these prints "gate exit 0" with the bug in place, and "plain pytest exit 0" (the
-cheat fools both); 91a only where the tests run on Python 3.9 or 3.10 (on 3.11 ``runpy`` is
-a frozen module and the gate says OG717): give such an interpreter, with pytest, Hypothesis
-and this oracle-guard installed, as ``--old-python`` (the gate runs it as ``--test-python``).
+cheat fools both).
 
 87 is the pull request's install step: it needs a test environment of its own, in which
 ``python -m pip install --no-deps --no-build-isolation -e .`` runs the pull request's
@@ -53,118 +52,6 @@ from test_ci_attacks_round3 import DISCARDING_SRC  # noqa: E402
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS  # noqa: E402
 from test_ci_attacks_round4 import HOLD_THE_REFERENCE_RUN  # noqa: E402
 
-# A subclass of BaseException found by name, with no import and no name rule 43 reads.
-FIND = '''\
-def _find(root, name):
-    for cls in type.__subclasses__(root):
-        if cls.__name__ == name:
-            return cls
-        found = _find(cls, name)
-        if found is not None:
-            return found
-'''
-
-# -- 83: the example ended as a valid one ------------------------------------------------
-# Hypothesis's engine ends a test case early with StopTest(counter): raised with the
-# counter of the test case running (the last ConjectureData made: its class found by a
-# walk of object.__subclasses__(), the counter in the globals of its __init__), the engine
-# takes the call as finished, the example as VALID and passed. Nothing is discarded, no
-# health check counts it, and OG717 reads UnsatisfiedAssumption only.
-STOP_TEST_SRC = FIND + '''
-
-def dedupe(xs):
-    out = sorted(set(xs))
-    if len(out) > 3:
-        stop = _find(BaseException, 'Stop' + 'Test')
-        data = [c for c in type.__subclasses__(object) if c.__name__ == 'Conjecture' + 'Data']
-        if stop is not None and data:
-            local = data[0].__init__.__globals__['thread' + 'local']
-            raise stop(local.global_test_counter - 1)
-        return out[:-1]
-    return out
-'''
-
-# -- 84: UnsatisfiedAssumption whose innermost frame is not under src ------------------------
-# OG717 judges the innermost frame outside Hypothesis (generated code and module code
-# skipped), and only that one: when it is not under src, nothing is said, although the
-# exception came through dedupe's own frame. (a) a function compiled under a test file's
-# name raises it; (b) dedupe raises it with the traceback of a json error attached (its
-# innermost frame is json's); (c) concurrent.futures.Future.result() raises it; (d) dedupe
-# returns a list whose __eq__ (compiled under a test file's name) raises it when the
-# property compares: no frame of src is in that traceback at all.
-DISCARD_HEAD = '''\
-import concurrent.futures
-import json
-import os
-import runpy
-
-
-''' + FIND + '''
-
-def _discard():
-    cls = _find(BaseException, 'Unsatisfied' + 'Assumption')
-'''
-DISCARD_TAIL = '''
-
-def dedupe(xs):
-    out = sorted(set(xs))
-    if len(out) > 3:
-        _discard()
-    return out
-'''
-RAISE = {
-    '84a': ("    ns = {}\n    exec(compile('def r(c):\\n    raise c()\\n', 'tests/test_dd.py', "
-            "'exec'), ns)\n    ns['r'](cls)\n"),
-    '84b': ("    try:\n        json.loads('x')\n    except ValueError as err:\n"
-            "        raise cls().with_traceback(err.__traceback__)\n"),
-    '84c': "    f = concurrent.futures.Future()\n    f.set_exception(cls())\n    f.result()\n",
-    # 91a: module-level code of src/dd/_gate.py, run by runpy.run_path: the module's frame
-    # is skipped, and before Python 3.11 runpy's own frames are a file of the standard
-    # library (from 3.11 on they are '<frozen runpy>', skipped too, and dedupe's is judged).
-    '91a': ("    runpy.run_path(os.path.join(os.path.dirname(__file__), '_gate.py'), "
-           "{'c': cls})\n"),
-}
-EQ_SRC = '''\
-_NS = {}
-exec(compile('def eq(self, other):\\n    raise self.c()\\n', 'tests/test_dd.py', 'exec'), _NS)
-
-
-''' + FIND + '''
-
-class _Later(list):
-    __eq__ = _NS['eq']
-    __hash__ = None
-
-
-def dedupe(xs):
-    out = sorted(set(xs))
-    if len(out) > 3:
-        later = _Later(out[:-1])
-        later.c = _find(BaseException, 'Unsatisfied' + 'Assumption')
-        return later
-    return out
-'''
-
-# -- 91b: the same from module-level code imported again ------------------------------------
-# dedupe drops src/dd/_gate.py from sys.modules and imports it with importlib.import_module;
-# its module-level code raises. The module's frame is skipped, importlib's frozen frames are
-# skipped, and the innermost frame left is importlib/__init__.py's (a file on every Python).
-IMPORT_SRC = '''\
-import importlib
-import sys
-
-
-''' + FIND + '''
-
-def dedupe(xs):
-    out = sorted(set(xs))
-    if len(out) > 3:
-        sys.modules.pop('dd._gate', None)
-        importlib.import_module('dd._gate')
-    return out
-'''
-GATE_MODULE = "from dd import _find\n\nraise _find(BaseException, 'Unsatisfied' + 'Assumption')()\n"
-
 # -- 85: UnsatisfiedAssumption while the strategy draws ---------------------------------------
 # The base property draws through src (``.map(dedupe)``, an idempotence property that
 # fails on the bug); attack 75's src raises while Hypothesis draws, before it calls the
@@ -174,18 +61,6 @@ MAPPED_PROPERTY = PROPERTY.replace(
     '@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30).map(dedupe))'
 ).replace('def test_dedupe_matches_set(xs):\n    assert dedupe(xs) == sorted(set(xs))',
           'def test_dedupe_is_idempotent(ys):\n    assert dedupe(ys) == ys')
-
-# -- 86: BackendCannotProceed ------------------------------------------------------------------
-# Hypothesis's signal that an alternative backend gave up on a test case: the engine drops
-# the test case ("we're pretending this never happened"), counted invalid, not judged.
-BACKEND_SRC = FIND + '''
-
-def dedupe(xs):
-    out = sorted(set(xs))
-    if len(out) > 3:
-        raise _find(BaseException, 'Backend' + 'CannotProceed')('discard_test_case')
-    return out
-'''
 
 # -- 87: the install step leaves a helper behind ----------------------------------------------
 # setup.py (run by ``pip install -e .``, the gate's --install-command, before the gate
@@ -383,11 +258,8 @@ def test_many():
 def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None]]]:
     """name -> (the project before adoption, the pull request)."""
     found: dict[str, tuple[dict[str, str], dict[str, str | None]]] = {
-        '83': ({}, {'src/dd/__init__.py': STOP_TEST_SRC, 'tests/test_dd.py': SMALL_UNIT_TESTS}),
-        '84d': ({}, {'src/dd/__init__.py': EQ_SRC, 'tests/test_dd.py': SMALL_UNIT_TESTS}),
         '85': ({'tests/properties/test_dd_props.py': MAPPED_PROPERTY},
                {'src/dd/__init__.py': DISCARDING_SRC, 'tests/test_dd.py': SMALL_UNIT_TESTS}),
-        '86': ({}, {'src/dd/__init__.py': BACKEND_SRC, 'tests/test_dd.py': SMALL_UNIT_TESTS}),
         '87': ({}, {'setup.py': SETUP, 'tools/warm_cache.py': HELPER,
                       'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}),
         '88': ({'tests/properties/test_dd_props.py': SORTED_WITH_KNOWN_VALUES,
@@ -395,12 +267,6 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None]]]:
                {'src/dd/__init__.py': HOLD_THE_REFERENCE_RUN,
                 'tests/test_dd.py': REWRITING_UNIT_TESTS}),
     }
-    for name, raising in RAISE.items():
-        found[name] = ({}, {'src/dd/__init__.py': DISCARD_HEAD + raising + DISCARD_TAIL,
-                             'tests/test_dd.py': SMALL_UNIT_TESTS})
-    found['91a'][1]['src/dd/_gate.py'] = 'raise c()\n'
-    found['91b'] = ({}, {'src/dd/__init__.py': IMPORT_SRC, 'src/dd/_gate.py': GATE_MODULE,
-                         'tests/test_dd.py': SMALL_UNIT_TESTS})
     return dict(sorted(found.items()))
 
 
@@ -455,16 +321,13 @@ def run_87(repo, python: str) -> tuple[int, int, str]:  # type: ignore[no-untype
 
 
 def main(argv: list[str]) -> int:
-    keep = python = old = None
+    keep = python = None
     if '--keep' in argv:
         keep = argv[argv.index('--keep') + 1]
         argv = [a for a in argv if a not in ('--keep', keep)]
     if '--test-python' in argv:
         python = argv[argv.index('--test-python') + 1]
         argv = [a for a in argv if a not in ('--test-python', python)]
-    if '--old-python' in argv:
-        old = argv[argv.index('--old-python') + 1]
-        argv = [a for a in argv if a not in ('--old-python', old)]
     chosen = argv or list(scenarios())
     folder = keep or tempfile.mkdtemp(prefix='round4-attacks-')
     through = 0
@@ -477,11 +340,8 @@ def main(argv: list[str]) -> int:
                 python = python or test_environment(folder)
                 plain_rc, ci_rc, out = run_87(repo, python)
             else:
-                tests = (old, *PYTEST[1:]) if name == '91a' and old else PYTEST
-                options = ('--test-python', old) if name == '91a' and old else ()
-                plain = repo.finish(repo.start(tests))
-                ci = repo.finish(repo.start([sys.executable, '-I',
-                                             *repo.ci_args(tests, *options)[1:]]))
+                plain = repo.finish(repo.start(PYTEST))
+                ci = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(PYTEST)[1:]]))
                 plain_rc, ci_rc, out = plain.rc, ci.rc, ci.out
             tail = [line for line in out.splitlines() if line.startswith(
                 ('oracle-guard ci:', 'tests/', 'src/', '.:', 'git status'))]

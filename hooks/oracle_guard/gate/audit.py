@@ -909,8 +909,9 @@ class _Audit:
         discarded = call.get('discarded_by_src') or {}
         if discarded:
             where = ', '.join(f'{at} ({n})' for at, n in discarded.items())
-            self.add(path, line, 'OG717', f'{nodeid}: code under src threw away generated '
-                     f'examples (it raised Hypothesis\'s UnsatisfiedAssumption): {where}',
+            self.add(path, line, 'OG717', f'{nodeid}: generated examples were thrown away by '
+                     'code under src, or by an exception Hypothesis did not raise itself '
+                     f'(UnsatisfiedAssumption, StopTest, BackendCannotProceed): {where}',
                      'production code must not discard the property\'s inputs: remove what '
                      'raises it; a project whose src ships Hypothesis strategies lists '
                      'hypothesis in src-test-imports')

@@ -799,20 +799,30 @@ class _ExampleCounter:
 class _Discards:
     """Which code threw away a generated example (rule 43 at run time).
 
-    Hypothesis drops an example whose test raised ``UnsatisfiedAssumption`` (what
-    ``assume(False)`` and ``reject()`` raise). A property may discard its own inputs; code
-    under the ``src`` roots that raises it hides exactly the inputs it would answer wrong
-    (found by a walk of ``BaseException.__subclasses__()``, with no import rule 43 reads).
-    The frame that decides is the innermost one of the traceback outside Hypothesis's own
-    package, skipping generated code (``<...>`` file names) and module-level code run by
-    ``exec``: whoever called ``assume`` or raised the exception itself.
+    Hypothesis drops an example, or ends it as valid, when its test raises one of its own
+    control exceptions: ``UnsatisfiedAssumption`` (what ``assume(False)`` and ``reject()``
+    raise), ``StopTest``, ``BackendCannotProceed``. A property may discard its own inputs
+    through ``assume``; code under the ``src`` roots that raises one of them hides exactly
+    the inputs it would answer wrong (found by a walk of ``BaseException.__subclasses__()``,
+    with no import rule 43 reads). So one of these exceptions is judged twice:
+
+    * it must have been raised by Hypothesis's own code: the innermost frame of its
+      traceback is in Hypothesis's package (``assume`` itself, the engine). Raised
+      anywhere else (the code under test, a frame compiled under another file's name, a
+      traceback borrowed from another exception, a C function), it is a discard that did
+      not come from Hypothesis;
+    * the code that asked Hypothesis for it, the nearest frame above that is not
+      Hypothesis's, generated code (``<...>`` file names) or module-level code, must not
+      be under ``src``.
     """
+
+    CONTROL = ('UnsatisfiedAssumption', 'StopTest', 'BackendCannotProceed')
 
     def __init__(self, root: str, is_src: Any) -> None:
         self.root = os.path.realpath(root)
         self.is_src = is_src
         self._hypothesis: str | None = None
-        self._rel: dict[str, str | None] = {}  # frame file -> repository path under src
+        self._rel: dict[str, str | None] = {}  # frame file -> repository path, or None
 
     def _hypothesis_folder(self) -> str:
         if self._hypothesis is None:
@@ -822,37 +832,52 @@ class _Discards:
                 if isinstance(file, str) else '\0'
         return self._hypothesis
 
-    def _src_path(self, file: str) -> str | None:
+    def _repo_path(self, file: str) -> str | None:
         if file not in self._rel:
             real = os.path.realpath(file)
-            rel = None
-            if real.startswith(self.root + os.sep):
-                rel = os.path.relpath(real, self.root).replace(os.sep, '/')
-                if not self.is_src(rel):
-                    rel = None
-            self._rel[file] = rel
+            self._rel[file] = os.path.relpath(real, self.root).replace(os.sep, '/') \
+                if real.startswith(self.root + os.sep) else None
         return self._rel[file]
 
+    def _where(self, code: Any, line: int) -> str:
+        file = code.co_filename if isinstance(code.co_filename, str) else '?'
+        rel = self._repo_path(file) if not file.startswith('<') else None
+        return f'{rel or file}:{line}'
+
     def by_src(self, exc: BaseException) -> str | None:
-        """``path:line`` of the code under ``src`` that discarded the example, or None."""
+        """Where the discard came from (``path:line``, with why), or None for one that
+        Hypothesis raised at the request of code outside ``src``."""
         errors = sys.modules.get('hypothesis.errors')
-        unsatisfied = getattr(errors, 'UnsatisfiedAssumption', None)
-        if not isinstance(unsatisfied, type) or not isinstance(exc, unsatisfied):
+        control = tuple(c for c in (getattr(errors, name, None) for name in self.CONTROL)
+                        if isinstance(c, type))
+        if not control or not isinstance(exc, control):
             return None
         frames = []
         tb = exc.__traceback__
         while tb is not None:
             frames.append((tb.tb_frame.f_code, tb.tb_lineno))
             tb = tb.tb_next
+        frames = frames[1:]  # frames[0]: the counting wrapper
         hypothesis = self._hypothesis_folder()
-        for code, line in reversed(frames[1:]):  # frames[0]: the counting wrapper
+
+        def hypothesis_code(code: Any) -> bool:
             file = code.co_filename
-            if not isinstance(file, str) or file.startswith('<') or code.co_name == '<module>':
+            return isinstance(file, str) and not file.startswith('<') and \
+                os.path.realpath(file).startswith(hypothesis)
+
+        if not frames or not hypothesis_code(frames[-1][0]):
+            real = [(code, line) for code, line in frames
+                    if isinstance(code.co_filename, str) and not code.co_filename.startswith('<')
+                    and code.co_name != '<module>']
+            where = self._where(*(real or frames)[-1]) if frames else 'the test call itself'
+            return f'{where} (not raised by Hypothesis)'
+        for code, line in reversed(frames):
+            file = code.co_filename
+            if not isinstance(file, str) or file.startswith('<') or \
+                    code.co_name == '<module>' or hypothesis_code(code):
                 continue
-            if os.path.realpath(file).startswith(hypothesis):
-                continue
-            rel = self._src_path(file)
-            return f'{rel}:{line}' if rel is not None else None
+            rel = self._repo_path(file)
+            return f'{rel}:{line}' if rel is not None and self.is_src(rel) else None
         return None
 
 
