@@ -138,6 +138,10 @@ def collected_exclusions(view: TreeView, cfg: Config, command: list[str]
         env = {k: v for k, v in os.environ.items()
                if k not in ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS')}
         env['ORACLE_GUARD_COLLECTION_PROBE'] = out
+        # Collecting imports the suite: no compiled file of it is written into the
+        # repository (`init --dry-run` writes nothing; the adoption commit holds no
+        # __pycache__ where the project ignores none).
+        env['PYTHONDONTWRITEBYTECODE'] = '1'
         argv = [*(command or [sys.executable, '-m', 'pytest']), '--collect-only', '-q',
                 '--continue-on-collection-errors', '-p', 'no:oracle_guard',
                 '-p', 'oracle_guard.runtime.collection_probe']
