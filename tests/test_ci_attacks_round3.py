@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -617,6 +618,37 @@ def test_case_added_by_src_passes_ci(impl_dd: CiRepo, added: str) -> None:
     plain, ci = gate(impl_dd)
     assert plain.rc == 0, plain.out
     assert ci.rc == 0 and ci.summary.endswith('0 finding(s); test command exited 0'), ci.out
+
+
+def test_base_collection_for_the_cases_alone_collects_the_property_files_only(
+        impl_dd: CiRepo) -> None:
+    # Rule 39b: made for attack 79's question alone (the baseline records nothing left
+    # out), the base revision's collection takes the property modules, not the whole suite;
+    # with a recorded exclusion, which may name any test, it takes the whole suite.
+    import json
+
+    from oracle_guard.config import load_config
+    from oracle_guard.gate.base_collection import BaseCollector
+    from oracle_guard.gate.base_collection import scope
+    from oracle_guard.repo.gitrepo import TreeView
+
+    cfg = load_config(impl_dd.path)
+    head = base = TreeView(impl_dd.path, 'HEAD')
+    only = scope(head, cfg, base)
+    assert only == [IMPL_PROPS]
+    kept = BaseCollector(cfg, base, sys.executable, only=only).wait().kept
+    assert kept and all(case.startswith(f'{IMPL_PROPS}::') for case in kept), kept
+    baseline = f'{impl_dd.path}/tests/oracle_baseline.json'
+    with open(baseline, encoding='utf-8') as f:
+        data = json.load(f)
+    data['excluded'] = [{'nodeid': 'tests/test_dd.py::test_small', 'by': '-m'}]
+    with open(baseline, 'w', encoding='utf-8') as f:
+        json.dump(data, f)
+    git(impl_dd.path, 'commit', '-q', '-am', 'record an exclusion')
+    head = TreeView(impl_dd.path, 'HEAD')
+    assert scope(head, cfg, base) is None
+    kept = BaseCollector(cfg, base, sys.executable, only=None).wait().kept
+    assert any(case.startswith('tests/test_dd.py::') for case in kept), kept
 
 
 def test_base_collection_is_made_only_for_cases_written_outside_the_property(

@@ -260,7 +260,9 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         base_view = TreeView(cfg.root, ctx.changes.base)
         if base_collection.needed(head_view, cfg, base_view):
             with timings.step('base collection'):
-                collector = base_collection.BaseCollector(cfg, base_view, test_python)
+                collector = base_collection.BaseCollector(
+                    cfg, base_view, test_python,
+                    only=base_collection.scope(head_view, cfg, base_view))
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,

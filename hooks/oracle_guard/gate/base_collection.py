@@ -49,7 +49,8 @@ OUTPUT = 'ORACLE_GUARD_COLLECTION_PROBE'
 class BaseCollector:
     """Writes the base tree and starts its collection at once; ``wait`` gives the result."""
 
-    def __init__(self, cfg: Config, base: TreeView, python: str) -> None:
+    def __init__(self, cfg: Config, base: TreeView, python: str,
+                 only: list[str] | None = None) -> None:
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-base-collect-')
         side = _Side(base)
         self.sources: dict[str, bytes] = {}
@@ -75,7 +76,10 @@ class BaseCollector:
                    '--collect-only', '-q', '-p', 'no:cacheprovider', '--assert=plain',
                    f'--rootdir={self.root}',
                    '--continue-on-collection-errors', '-p', 'no:oracle_guard',
-                   '-p', 'oracle_guard.runtime.collection_probe']
+                   '-p', 'oracle_guard.runtime.collection_probe',
+                   # Only the property files, when only their cases are asked about
+                   # (``scope``): the rest of the suite is not collected.
+                   *[p for p in (only or ()) if p in tree.sources]]
         self.output = open(os.path.join(self.folder, 'output.txt'), 'w+b')  # noqa: SIM115
         self.proc: subprocess.Popen[bytes] | None = None
         self.error = ''
@@ -156,6 +160,25 @@ def needed(view: TreeView, cfg: Config, base: TreeView | None = None) -> bool:
     except ConfigError:
         return False  # check-named-freezes reports it; nothing is accepted by it
     return bool(baseline and baseline.excluded)
+
+
+def scope(view: TreeView, cfg: Config, base: TreeView) -> list[str] | None:
+    """What the base revision's collection must collect: None for the whole suite (the
+    pull request's baseline records excluded tests, which may be anywhere), or else the
+    base's property modules, when the collection is made for their cases alone
+    (``cases_from_code``): a dateutil-sized suite is not collected for a few properties."""
+    from oracle_guard.config import is_test_module
+    from oracle_guard.findings import ConfigError
+    from oracle_guard.oracle.baseline import read_baseline
+
+    try:
+        baseline = read_baseline(view, cfg.baseline)
+    except ConfigError:
+        baseline = None
+    if baseline and baseline.excluded:
+        return None
+    return sorted(p for p in base.paths(cfg.property_roots())
+                  if cfg.is_property(p) and is_test_module(p)) or None
 
 
 def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
