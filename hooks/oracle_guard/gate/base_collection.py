@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import json
 import os
-import posixpath
 import shutil
 import subprocess
 import tempfile
@@ -146,20 +145,33 @@ class BaseCollector:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def _records_exclusions(view: TreeView, cfg: Config) -> bool:
+    """Whether the pull request's baseline records tests left out at adoption (an
+    unreadable one records nothing: check-named-freezes reports it)."""
+    from oracle_guard.findings import ConfigError
+    from oracle_guard.oracle.baseline import read_baseline
+
+    try:
+        baseline = read_baseline(view, cfg.baseline)
+    except ConfigError:
+        return False
+    return bool(baseline and baseline.excluded)
+
+
+def _property_modules(view: TreeView, cfg: Config) -> list[str]:
+    from oracle_guard.config import is_test_module
+
+    return sorted(p for p in view.paths(cfg.property_roots())
+                  if cfg.is_property(p) and is_test_module(p))
+
+
 def needed(view: TreeView, cfg: Config, base: TreeView | None = None) -> bool:
     """Whether the gate makes the base revision's collection (rule 39b): the pull
     request's baseline records excluded tests, or a property of the base revision takes
     its cases from outside its own module (``cases_from_code``)."""
-    from oracle_guard.findings import ConfigError
-    from oracle_guard.oracle.baseline import read_baseline
-
     if base is not None and cases_from_code(base, cfg):
         return True
-    try:
-        baseline = read_baseline(view, cfg.baseline)
-    except ConfigError:
-        return False  # check-named-freezes reports it; nothing is accepted by it
-    return bool(baseline and baseline.excluded)
+    return _records_exclusions(view, cfg)
 
 
 def scope(view: TreeView, cfg: Config, base: TreeView) -> list[str] | None:
@@ -167,18 +179,9 @@ def scope(view: TreeView, cfg: Config, base: TreeView) -> list[str] | None:
     pull request's baseline records excluded tests, which may be anywhere), or else the
     base's property modules, when the collection is made for their cases alone
     (``cases_from_code``): a dateutil-sized suite is not collected for a few properties."""
-    from oracle_guard.config import is_test_module
-    from oracle_guard.findings import ConfigError
-    from oracle_guard.oracle.baseline import read_baseline
-
-    try:
-        baseline = read_baseline(view, cfg.baseline)
-    except ConfigError:
-        baseline = None
-    if baseline and baseline.excluded:
+    if _records_exclusions(view, cfg):
         return None
-    return sorted(p for p in base.paths(cfg.property_roots())
-                  if cfg.is_property(p) and is_test_module(p)) or None
+    return _property_modules(base, cfg) or None
 
 
 def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
@@ -187,12 +190,10 @@ def cases_from_code(view: TreeView, cfg: Config) -> list[str]:
     tuple written there (nor a module-level name bound once to one), a fixture's
     ``params`` likewise, a ``pytest_generate_tests`` hook. Read statically, one parse per
     file (rule 39b)."""
-    from oracle_guard.config import is_test_module
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
 
-    properties = [p for p in view.paths(cfg.property_roots())
-                  if cfg.is_property(p) and is_test_module(p)]
+    properties = _property_modules(view, cfg)
     if not properties:
         return []
     # The conftests on the properties' paths: each folder from the root down.

@@ -819,7 +819,7 @@ class _Discards:
     CONTROL = ('UnsatisfiedAssumption', 'StopTest', 'BackendCannotProceed')
 
     def __init__(self, root: str, is_src: Any) -> None:
-        self.root = os.path.realpath(root)
+        self.root = _real(root)
         self.is_src = is_src
         self._hypothesis: str | None = None
         self._rel: dict[str, str | None] = {}  # frame file -> repository path, or None
@@ -828,13 +828,13 @@ class _Discards:
         if self._hypothesis is None:
             module = sys.modules.get('hypothesis')
             file = getattr(module, '__file__', None)
-            self._hypothesis = os.path.dirname(os.path.realpath(file)) + os.sep \
+            self._hypothesis = os.path.dirname(_real(file)) + os.sep \
                 if isinstance(file, str) else '\0'
         return self._hypothesis
 
     def _repo_path(self, file: str) -> str | None:
         if file not in self._rel:
-            real = os.path.realpath(file)
+            real = _real(file)
             self._rel[file] = os.path.relpath(real, self.root).replace(os.sep, '/') \
                 if real.startswith(self.root + os.sep) else None
         return self._rel[file]
@@ -862,8 +862,9 @@ class _Discards:
 
         def hypothesis_code(code: Any) -> bool:
             file = code.co_filename
+            # Every discard walks its traceback: each file's real path is looked up once.
             return isinstance(file, str) and not file.startswith('<') and \
-                os.path.realpath(file).startswith(hypothesis)
+                _real(file).startswith(hypothesis)
 
         if not frames or not hypothesis_code(frames[-1][0]):
             real = [(code, line) for code, line in frames
