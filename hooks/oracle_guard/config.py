@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 
 from oracle_guard.findings import ConfigError
@@ -12,6 +11,7 @@ from oracle_guard.records import FrozenRecord
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import argparse
+    import re
     from collections.abc import Mapping
     from typing import Any
 
@@ -188,6 +188,8 @@ def is_test_module(path: str) -> bool:
 
 def _glob_regex(pattern: str) -> str:
     """``**`` spans folders, ``*`` and ``?`` stay inside one, ``[...]`` is a class."""
+    import re  # only a glob entry needs it: a hook that reads none does not import it
+
     out, i = [], 0
     while i < len(pattern):
         c = pattern[i]
@@ -228,6 +230,8 @@ def entry_matches(path: str, entry: str) -> bool:
         return path.startswith(entry) if not is_file_entry(entry) else path == entry
     regex = _COMPILED.get(entry)
     if regex is None:
+        import re
+
         if is_file_entry(entry):
             regex = re.compile(_glob_regex(entry) + r'\Z')
         else:

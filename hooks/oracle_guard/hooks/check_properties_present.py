@@ -84,7 +84,7 @@ def module_verdict(source: bytes, path: str) -> tuple[verdict_cache.Verdict, boo
 def machine_tests(tree: object) -> set[str]:
     """The Hypothesis state machines a module runs as tests (``TestX::runTest``) whose
     rules or invariants check something: an assert, a raise or a call."""
-    import ast
+    from oracle_guard.reading import syntax as ast
 
     if not _binds_a_test_case(tree):  # type: ignore[arg-type]
         return set()  # no machine runs here: the property reader (typing, dataclasses) waits
@@ -106,7 +106,7 @@ def _binds_a_test_case(tree: ast.Module) -> bool:
     """Whether a statement of the module body binds some ``X.TestCase`` (``TestX =
     Machine.TestCase``, ``class TestX(Machine.TestCase)``): without one, no state machine
     runs as a test (``property_reader.state_machines`` finds those among these)."""
-    import ast
+    from oracle_guard.reading import syntax as ast
 
     for node in tree.body:
         if isinstance(node, ast.Assign):

@@ -9,6 +9,7 @@ if TYPE_CHECKING:  # pragma: no cover
 from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
+from oracle_guard.patterns import LazyPattern
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.records import FrozenRecord
 from oracle_guard.records import Record
@@ -24,35 +25,13 @@ ROW_FIELDS = ('id', 'nodeid', 'class', 'evidence', 'owner', 'expires', 'agent_ma
               'fixtures', 'mode')
 TOP_FIELDS = ('budget', 'freezes')
 
-
-class _Pattern:
-    """A regular expression compiled on first use: a ledger without rows needs none."""
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self._args = (pattern, flags)
-        self._compiled = None
-
-    def _get(self):  # type: ignore[no-untyped-def]
-        if self._compiled is None:
-            import re
-
-            self._compiled = re.compile(*self._args)
-        return self._compiled
-
-    def match(self, text: str):  # type: ignore[no-untyped-def]
-        return self._get().match(text)
-
-    def search(self, text: str):  # type: ignore[no-untyped-def]
-        return self._get().search(text)
-
-
-FREEZE_ID_FORMAT = _Pattern(r'^FZ-\d+$')
+FREEZE_ID_FORMAT = LazyPattern(r'^FZ-\d+$')
 # How a frozen test is treated at run time: skipped (default) or run as a non-strict xfail.
 ROW_MODES = ('skip', 'run')
 # Owners that are not a person: nobody, an agent or a bot cannot answer for a freeze.
 NOT_A_PERSON = frozenset(('', 'unassigned', 'agent', 'bot', 'nobody', 'none', 'null', 'tbd',
                           'todo', 'ai'))
-_BOT_OWNER = _Pattern(
+_BOT_OWNER = LazyPattern(
     r'\[bot\]$|(^|[-_. /@])(bot|agent)$|^(bot|agent)[-_. /@]|^(dependabot|renovate|'
     r'github-actions|copilot|pre-commit-ci)\b',
     2,  # re.I

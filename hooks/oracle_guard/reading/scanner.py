@@ -12,14 +12,13 @@ the syntax tree that records each silence with the test identities it covers.
 """
 from __future__ import annotations
 
-import ast
 import bisect
 import gc
-import re
-import unicodedata
 import warnings
 
 from oracle_guard.config import is_test_module  # noqa: F401 -- pytest's python_files
+from oracle_guard.patterns import LazyPattern
+from oracle_guard.reading import syntax as ast  # `ast` without its import cost
 from oracle_guard.records import FrozenRecord
 from oracle_guard.reading.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
 from oracle_guard.reading.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
@@ -32,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from oracle_guard.repo.gitrepo import TreeView
 
-FREEZE_ID = re.compile(r'\bFZ-\d+\b')
+FREEZE_ID = LazyPattern(r'\bFZ-\d+\b')
 
 # Where the real objects live, so that `from _pytest.outcomes import skip` and
 # `from unittest.case import SkipTest` resolve like their public spellings.
@@ -177,6 +176,8 @@ def parse_python(source: bytes, path: str = '<test>') -> ast.Module:
         text = source.decode('utf-8')
     except UnicodeDecodeError as exc:
         # PEP 263 coding cookies are honoured by compile() on bytes; try that first.
+        import re
+
         if not re.search(rb'^[ \t\f]*#.*?coding[:=]', source[:400], re.M):
             line = source.count(b'\n', 0, exc.start) + 1
             raise ScanError(line, 1, 'is not valid UTF-8 and declares no encoding') from None
@@ -796,6 +797,9 @@ def _hit_lines(text: str, aliases: ImportAliases) -> list[int]:
 
 def _word_lines(text: str, words: Iterable[str]) -> list[int]:
     """Line numbers on which one of ``words`` is written as a whole word."""
+    import re
+    import unicodedata
+
     pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(words))) + r')\b')
     if not text.isascii():  # identifiers are NFKC-normalised by the parser
         text = unicodedata.normalize('NFKC', text)
@@ -1086,6 +1090,8 @@ def _fold(node: ast.AST, depth: int = 0) -> object:
                 return left + right  # type: ignore[operator]
             if isinstance(node.op, ast.Mod):
                 # only plain %s: a width ("%999999999s") would build a huge string
+                import re
+
                 if not isinstance(left, str) or re.search(r'%(?!s|%)', left):
                     return None
                 return left % (tuple(right) if isinstance(right, list) else right)
