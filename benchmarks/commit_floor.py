@@ -6,8 +6,8 @@ In the synthetic repositories of ``bench.py`` (2 000 and 50 000 tracked files, o
 file staged), with the interpreter of a clean virtual environment (``bench.CleanVenv``),
 median CPU time (user + system, git included) of:
 
-* ``python -c pass`` and ``python -c "import re"`` (what pip's console script imports
-  before the hook's own module);
+* ``python -c pass`` and ``python -c "import re"`` (what pip's console script imported
+  before the hook's own module, until the hooks' entries became plain scripts);
 * that, with oracle-guard's git layer imported, then with HEAD's first ``git cat-file
   --batch``, then with the staged diff (``git diff --cached``): the least a hook that
   starts git can cost, and what the first hook of a commit pays;
@@ -34,7 +34,7 @@ import bench  # noqa: E402  -- the same clean venv and repositories
 from commit_cold import cpu_ms  # noqa: E402  -- one child's CPU time
 
 STEPS = '''\
-import re, sys
+import sys
 from oracle_guard.repo.gitrepo import run_git
 step = int(sys.argv[1])
 if step >= 1:
