@@ -191,3 +191,47 @@ def test_init_takes_tests_at_the_top_and_inside_the_package_together(repo: Repo)
     cfg = load_config(repo.path)
     assert cfg.tests == ('tests/', 'pkg/tests/')
     assert not cfg.is_src('pkg/tests/test_inner.py') and cfg.is_src('pkg/__init__.py')
+
+
+STRATEGIES = '''\
+from hypothesis import assume, strategies as st
+
+
+def pairs():
+    """Strategies the package ships for its users' tests."""
+    return st.tuples(st.integers(), st.integers()).map(_ordered)
+
+
+def _ordered(pair):
+    assume(pair[0] != pair[1])
+    return tuple(sorted(pair))
+'''
+
+
+def test_init_lists_the_hypothesis_modules_src_uses_already_in_src_test_imports(
+        repo: Repo) -> None:
+    # A package that ships strategies calls assume() in its own code: the gate judges
+    # every discarded example at run time (rule 43), so the code that predates the guard
+    # is listed at adoption, not failed on every pull request.
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('src/pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('src/pkg/strategies.py', STRATEGIES)
+    repo.write('tests/test_hypothesis.py', GIVEN)
+    repo.commit('a package with strategies of its own')
+    done = adopt(repo)
+    cfg = load_config(repo.path)
+    assert 'hypothesis.assume' in cfg.src_test_imports, done['out']
+    assert all(m.split('.')[0] == 'hypothesis' for m in cfg.src_test_imports)
+    assert 'found src-test-imports: ' in str(done['out'])
+
+
+def test_init_lists_nothing_in_src_test_imports_when_src_uses_no_hypothesis(
+        repo: Repo) -> None:
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('src/pkg/__init__.py', '"""No hypothesis here, only the word."""\n'
+                                      'def add(a, b):\n    return a + b\n')
+    repo.write('tests/test_hypothesis.py', GIVEN)
+    repo.commit('a package without')
+    adopt(repo)
+    assert load_config(repo.path).src_test_imports == ()
+    assert b'src-test-imports' not in repo.read('pyproject.toml')

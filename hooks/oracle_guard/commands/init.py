@@ -95,6 +95,8 @@ def toml_table(values: dict[str, Any]) -> str:
     lines = [f'[{TABLE}]']
     for key in PATH_KEYS:
         lines.append(f'{key} = {json.dumps(values[key])}')
+    if values.get('src-test-imports'):
+        lines.append(f'src-test-imports = {json.dumps(values["src-test-imports"])}')
     return '\n'.join(lines) + '\n'
 
 
@@ -437,6 +439,42 @@ class Layout:
         return sorted(found), notes
 
 
+    def src_test_imports(self, src: Sequence[str], tests: Sequence[str]) -> list[str]:
+        """The Hypothesis modules code under ``src`` uses already (a project that ships
+        strategies, or calls ``assume`` in a helper), to list in ``src-test-imports``.
+        The hooks judge only code a change adds (rule 43), but the gate judges every
+        example thrown away at run time: unlisted, the code that predates the guard would
+        fail every pull request's gate (OG717)."""
+        from oracle_guard.config import Config
+        from oracle_guard.reading.scanner import parse_python
+        from oracle_guard.reading.scanner import ScanError
+        from oracle_guard.reading.test_run_reach import may_reach
+        from oracle_guard.reading.test_run_reach import reach_sites
+
+        cfg = Config(root=self.root, src=tuple(src), tests=tuple(tests))
+        found: set[str] = set()
+        for path in self.files:
+            if not path.endswith('.py') or not cfg.is_src(path) or cfg.is_test_code(path):
+                continue
+            full = os.path.join(self.root, path)
+            if os.path.islink(full):
+                continue
+            try:
+                with open(full, 'rb') as f:
+                    source = f.read()
+            except OSError:
+                continue
+            if b'hypothesis' not in source or not may_reach(source):
+                continue
+            try:
+                sites = reach_sites(parse_python(source, path))
+            except (ScanError, RecursionError):
+                continue
+            found.update(site.module for site in sites
+                         if site.module and site.module.split('.')[0] == 'hypothesis')
+        return sorted(found)
+
+
 def detect_layout(files: Sequence[str], root: str = '.') -> tuple[dict[str, Any], list[str]]:
     """Configuration values for the repository as it is, and one line per finding."""
     return Layout(root, files).detect()
@@ -478,6 +516,12 @@ def run_init(args: argparse.Namespace) -> int:
                     'propose; the properties check waits, with a note on every run, until '
                     'you name the files whose answers a person owns (properties = [...])')
     said.extend(notes)
+    roots = table_values(args.src, args.tests, layout)
+    reach = found.src_test_imports(roots['src'], roots['tests'])
+    if reach:
+        layout['src-test-imports'] = reach
+        said.append(f'src-test-imports: {", ".join(reach)} (code under src uses Hypothesis '
+                    'already; its own discarded examples are not a cheat)')
     # Every input is read and judged before the first write: bad input writes nothing.
     plans: dict[str, tuple[str | None, str | None]] = {}
     for name, plan in (
