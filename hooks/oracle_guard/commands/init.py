@@ -386,6 +386,17 @@ class Layout:
         values['properties'] = []
         return values, said
 
+    def read(self, path: str) -> bytes | None:
+        """A tracked file's bytes; None for a symlink (never followed) or an unreadable one."""
+        full = os.path.join(self.root, path)
+        if os.path.islink(full):
+            return None
+        try:
+            with open(full, 'rb') as f:
+                return f.read()
+        except OSError:
+            return None
+
     def properties(self, tests: Sequence[str]) -> tuple[list[str], list[str]]:
         """(the property tests init proposes, notes): the collected test modules under the
         tests roots that hold ``@given`` tests or Hypothesis state machines, named where
@@ -403,15 +414,8 @@ class Layout:
             if not (cfg.is_test_code(path) and self.collected(path)):
                 continue
             modules.append(path)
-            full = os.path.join(self.root, path)
-            if os.path.islink(full):
-                continue
-            try:
-                with open(full, 'rb') as f:
-                    source = f.read()
-            except OSError:
-                continue
-            if b'given' not in source and b'StateMachine' not in source:
+            source = self.read(path)
+            if source is None or b'given' not in source and b'StateMachine' not in source:
                 continue
             try:
                 tree = parse_python(source, path)
@@ -456,15 +460,8 @@ class Layout:
         for path in self.files:
             if not path.endswith('.py') or not cfg.is_src(path) or cfg.is_test_code(path):
                 continue
-            full = os.path.join(self.root, path)
-            if os.path.islink(full):
-                continue
-            try:
-                with open(full, 'rb') as f:
-                    source = f.read()
-            except OSError:
-                continue
-            if b'hypothesis' not in source or not may_reach(source):
+            source = self.read(path)
+            if source is None or b'hypothesis' not in source or not may_reach(source):
                 continue
             try:
                 sites = reach_sites(parse_python(source, path))
