@@ -387,15 +387,9 @@ class Layout:
         return values, said
 
     def read(self, path: str) -> bytes | None:
-        """A tracked file's bytes; None for a symlink (never followed) or an unreadable one."""
-        full = os.path.join(self.root, path)
-        if os.path.islink(full):
-            return None
-        try:
-            with open(full, 'rb') as f:
-                return f.read()
-        except OSError:
-            return None
+        from oracle_guard.commands.lock import read_file
+
+        return read_file(self.root, path)
 
     def properties(self, tests: Sequence[str]) -> tuple[list[str], list[str]]:
         """(the property tests init proposes, notes): the collected test modules under the

@@ -58,8 +58,9 @@ def _files(cfg: Config) -> list[str]:
     return sorted(set(split_z(out)))
 
 
-def _read(cfg: Config, path: str) -> bytes | None:
-    full = os.path.join(cfg.root, path)
+def read_file(root: str, path: str) -> bytes | None:
+    """A file of the working tree; None for a symlink (never followed) or an unreadable one."""
+    full = os.path.join(root, path)
     if os.path.islink(full):
         return None
     try:
@@ -80,7 +81,7 @@ def module_source(cfg: Config) -> Any:
             if not cfg.is_test_code(path):
                 continue
             if path not in parsed:
-                raw = _read(cfg, path)
+                raw = read_file(cfg.root, path)
                 try:
                     parsed[path] = None if raw is None else parse_python(raw, path)
                 except ScanError:
@@ -100,7 +101,7 @@ def collect(cfg: Config) -> tuple[list[PropertyTest], ProfileSources]:
         python = cfg.is_test_code(path) or is_conftest(path)
         if not python and not is_config_file(path):
             continue
-        raw = _read(cfg, path)
+        raw = read_file(cfg.root, path)
         if raw is None:
             continue
         if not python:
@@ -348,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     def run() -> int:
         cfg = apply_arguments(load_config(repo_root()), args)
         path = os.path.join(cfg.root, cfg.domain_lock)
-        before = _read(cfg, cfg.domain_lock)
+        before = read_file(cfg.root, cfg.domain_lock)
         if before is None and os.path.lexists(path):
             raise ConfigError(cfg.domain_lock, 0, 'is a symlink or cannot be read; '
                               'refusing to write through it')
