@@ -417,3 +417,23 @@ def test_range_reads_the_pushed_revision_not_the_checked_out_tree(guarded: Repo)
         assert result.rc == 1, result.out + result.err
         assert 'tests/test_new.py:4:2: OG301' in result.out
         assert 'tests/test_app.py:4:2: OG301' in result.out
+
+
+def test_a_replacement_object_does_not_hide_a_change_from_the_hooks(guarded: Repo) -> None:
+    # `git replace` lives in one repository's refs/replace/, not in its commits: a clone of
+    # the same commits (the gate's checkout, pre-commit.ci's) never sees it. Here the
+    # pull request's commit is replaced by main's: honoured, the range would hold no change
+    # at all, and the property edited next to src/ would pass (attack 94 wrote one from an
+    # install step into the checkout the gate reads afterwards). Rules 11 and 50.
+    guarded.git('checkout', '-q', '-b', 'feature')
+    base = guarded.git('rev-parse', 'main').strip()
+    guarded.write(SRC, FIXED_SRC)
+    guarded.write(PROPERTY, PROPERTY_TEST.replace('assert isinstance(buf, bytes)', 'pass'))
+    guarded.commit('fix parse, and the property with it')
+    head = guarded.git('rev-parse', 'HEAD').strip()
+    guarded.git('replace', head, base)
+    assert guarded.git('diff', '--stat', 'main', 'HEAD') == ''  # what git itself now says
+
+    result = guarded.run(forbid_mixed_oracle_diff.main, '--from-ref', 'main', '--to-ref', 'HEAD')
+
+    assert result.rc == 1 and 'OG201' in result.codes, result.out

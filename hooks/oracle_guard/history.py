@@ -40,6 +40,7 @@ from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import git
 from oracle_guard.repo.gitrepo import GitError
+from oracle_guard.repo.gitrepo import git_env
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.context import Check
@@ -153,7 +154,7 @@ class TableReader:
     def _batch(self, mode: str, lines: Sequence[str]) -> bytes:
         proc = subprocess.run(
             ('git', 'cat-file', mode), cwd=self.root, input=''.join(f'{x}\n' for x in lines)
-            .encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            .encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env(),
         )
         if proc.returncode != 0:
             raise GitError('git', 0, f'`git cat-file {mode}` failed: '

@@ -33,9 +33,14 @@ def literal_pathspecs(prefixes: Sequence[str]) -> list[str]:
     return [p or '.' for p in prefixes]
 
 
-# Pathspecs are literal: a folder named '*' or ':x' must not turn into a pattern.
-def _env() -> dict[str, str]:
-    return {**os.environ, 'GIT_LITERAL_PATHSPECS': '1'}
+def git_env() -> dict[str, str]:
+    """The environment of every git process oracle-guard starts. Pathspecs are literal: a
+    folder named '*' or ':x' must not turn into a pattern. Replacement objects
+    (``refs/replace/``, ``git replace``) are ignored: they live in one repository's refs, not
+    in the commits, so honouring them would judge other bytes than the ones a clone of
+    the same commits holds, and a pull request's install step could write one into the
+    checkout the gate reads after it (attack 94)."""
+    return {**os.environ, 'GIT_LITERAL_PATHSPECS': '1', 'GIT_NO_REPLACE_OBJECTS': '1'}
 
 
 def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
@@ -54,7 +59,7 @@ def run_git(args: Sequence[str], cwd: str | None, *, stdout: bool = True,
     git process it starts. ``git -C`` stands for the working folder, which posix_spawn
     cannot set. Elsewhere, subprocess. A git that cannot be started raises OSError.
     """
-    env = _env()
+    env = git_env()
     if not hasattr(os, 'posix_spawnp'):  # pragma: no cover -- Windows
         import subprocess
 
@@ -781,7 +786,7 @@ class TreeView:
         proc = subprocess.Popen(
             ('git', 'cat-file', 'blob', self._object(path)), cwd=self.root,
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            env=_env(),
+            env=git_env(),
         )
         assert proc.stdout is not None
         try:
