@@ -196,14 +196,16 @@ def test_src_helpers_of_a_project_that_lists_hypothesis_may_discard(
         'src/dd/testing.py': SRC_TESTING,
         'tests/properties/test_dd_props.py': PROPERTY_WITH_SRC_HELPER})
     repo = CiRepo(path)
-    if listed:
-        pyproject = os.path.join(path, 'pyproject.toml')
-        with open(pyproject, encoding='utf-8') as f:
-            text = f.read()
+    # init lists what src uses of Hypothesis at adoption; unlisted, a person took it out.
+    pyproject = os.path.join(path, 'pyproject.toml')
+    with open(pyproject, encoding='utf-8') as f:
+        text = f.read()
+    listing = 'src-test-imports = ["hypothesis.assume"]\n'
+    assert listing in text, text
+    if not listed:
         with open(pyproject, 'w', encoding='utf-8') as f:
-            f.write(text.replace('[tool.oracle-guard]\n',
-                                 '[tool.oracle-guard]\nsrc-test-imports = ["hypothesis"]\n'))
-        subprocess.run(['git', 'commit', '-q', '-am', 'src ships test helpers'], cwd=path,
+            f.write(text.replace(listing, ''))
+        subprocess.run(['git', 'commit', '-q', '-am', 'src-test-imports taken out'], cwd=path,
                        check=True)
     repo.pull_request({'src/dd/__init__.py': GOOD}, bug=False)
     plain, ci = gate(repo)
