@@ -15,13 +15,16 @@ import sys
 import pytest
 
 from ci_repo import CiRepo
+from ci_repo import copy_template
 from test_ci_attacks import BUG
 from test_ci_attacks import PROPERTY_ID
 from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
+from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
 from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
+from test_ci_attacks_round3 import PROPERTIES_CONFTEST
 from test_ci_attacks_round3 import property_failed_in_the_reference_run
 from test_ci_attacks_round3 import template  # noqa: F401 -- the fixture
 
@@ -271,3 +274,128 @@ def test_examples_ended_by_an_exception_hypothesis_did_not_raise_fail_ci(
     assert any(PROPERTY_ID in line for line in ci.lines('OG717')), ci.out
     assert any('reference run: OG717' in line and PROPERTY_ID in line
                for line in ci.lines('OG734')), ci.out
+
+
+# -- a forged collection: the test command released early -------------------------------------
+# The test command starts once the reference run has collected (rule 44). src, imported by
+# the base's properties conftest before that run collects (python -I is the tell), sends the
+# gate a collection of its own: (a) written into the plugin's connection, found through gc,
+# after a configuration of its own (the plugin's comes after the conftests), or (b) over a
+# connection it opens itself to the same address, as the plugin would (start, configured,
+# collected, and a finish at the end). Then it
+# holds the run until the test command has rewritten the tree's property, which restores
+# the gate's bytes as it is imported: compiled weak, put back before the end. Only the
+# plugin's own first connection is waited on (b), and an event it cannot have sent in that
+# order is a forged run (a, OG720, rule 45).
+FORGING_SRC = '''\
+import gc
+import os
+import socket
+import sys
+import time
+
+_KEEP = []
+FORGED = b'{"event": "configured"}\\n{"event": "collected", "items": []}\\n'
+
+
+def _plugins_socket():
+    for obj in gc.get_objects():
+        if isinstance(obj, socket.socket) and obj.family == socket.AF_UNIX:
+            try:
+                if obj.getpeername().endswith('events.sock'):
+                    return obj
+            except OSError:
+                continue
+    return None
+
+
+def _forge_and_hold():
+    plugins = _plugins_socket() if sys.flags.isolated else None
+    if plugins is None:
+        return
+    if %(own)r:
+        plugins.sendall(FORGED)
+    else:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(plugins.getpeername())
+        sock.sendall(b'{"event": "start", "pid": %%d}\\n' %% os.getpid() + FORGED)
+        _KEEP.append(sock)
+    prop = os.path.join(os.getcwd(), 'tests', 'properties', 'test_dd_props.py')
+    with open(prop, 'rb') as f:
+        original = f.read()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        with open(prop, 'rb') as f:
+            if f.read() != original:
+                break
+        time.sleep(0.01)
+    for sock in _KEEP:  # a session of its own, finished as the plugin would
+        sock.sendall(b'{"event": "finish", "exitstatus": 0, "loop_completed": true}\\n')
+        sock.close()
+
+
+_forge_and_hold()
+
+
+''' + BUG
+# The test command's unit tests: this gate's reference run only (its parent is our parent).
+REWRITING_THE_TREE = '''\
+import glob
+import os
+
+from dd import dedupe
+
+
+def _parent(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return int(f.read().rsplit(') ', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _weaken_the_reference_property():
+    for cmdline in glob.glob('/proc/[0-9]*/cmdline'):
+        pid = cmdline.split('/')[2]
+        try:
+            with open(cmdline, 'rb') as f:
+                args = f.read().split(b'\\0')
+        except OSError:
+            continue
+        roots = [a[len(b'--rootdir='):].decode() for a in args if a.startswith(b'--rootdir=')
+                 and a.endswith(b'/reference') and b'oracle-guard-reference-' in a]
+        if not roots or _parent(pid) != os.getppid():
+            continue
+        prop = os.path.join(roots[0], 'tests', 'properties', 'test_dd_props.py')
+        with open(prop, 'rb') as f:
+            original = f.read()
+        restore = (b'with open(__file__, "wb") as _f:\\n    _f.write(%r)\\n' % original)
+        with open(prop, 'wb') as f:
+            f.write(restore + original.replace(b'== sorted(set(xs))', b'== dedupe(xs)'))
+
+
+if 'ORACLE_GUARD_STREAM' in os.environ:  # in the gate's test command only
+    _weaken_the_reference_property()
+''' + UNIT_TESTS_FOR_THE_BUG.replace('from dd import dedupe\n', '')
+
+
+@pytest.fixture(scope='module')
+def with_properties_conftest(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt_dd(str(tmp_path_factory.mktemp('forged-collection') / 'repo'),
+                    {'tests/properties/conftest.py': PROPERTIES_CONFTEST})
+
+
+@pytest.mark.parametrize('own', [True, False], ids=['plugins-connection', 'own-connection'])
+def test_a_collection_forged_by_src_does_not_start_the_test_command_unseen(
+        with_properties_conftest: str, tmp_path, own: bool) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(with_properties_conftest, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'src/dd/__init__.py': FORGING_SRC % {'own': own},
+                          'tests/test_dd.py': REWRITING_THE_TREE}, plain_rc=1)
+    if own:
+        assert any('reference run: forged run: stream-1 sent 2 configured events' in line
+                   for line in ci.lines('OG720')), ci.out
+    else:
+        # The test command waited for the plugin's own collection: the property was compiled
+        # from the gate's bytes and fails there.
+        assert property_failed_in_the_reference_run(ci), ci.out
+

@@ -513,3 +513,62 @@ def test_one_outcome_per_phase_across_processes_is_honest() -> None:
     found = contradictions([stream_of(START, report('failed'), FINISH),
                             stream_of(START, report('passed'), FINISH)])
     assert [f.code for f in found] == ['OG720']
+
+
+CONFIGURED = {'event': 'configured', 'worker': None}
+COLLECTED = {'event': 'collected', 'items': []}
+
+
+@pytest.mark.parametrize(('events', 'told'), [
+    ((CONFIGURED, COLLECTED, FINISH), 'opened with a configured event'),
+    ((START, CONFIGURED, COLLECTED, COLLECTED, FINISH), 'sent 2 collected events'),
+    ((START, CONFIGURED, CONFIGURED, COLLECTED, FINISH), 'sent 2 configured events'),
+    ((START, COLLECTED, CONFIGURED, FINISH), 'its collection before its configuration'),
+])
+def test_events_the_plugin_cannot_have_sent_in_that_order_are_a_forged_run(
+        events: tuple, told: str) -> None:  # type: ignore[type-arg]
+    from oracle_guard.gate.stream import contradictions
+
+    found = contradictions([stream_of(*events)])
+    assert [f.code for f in found] == ['OG720'], found
+    assert told in found[0].message
+
+
+def test_the_plugins_own_order_is_honest_for_a_worker_and_an_xdist_controller() -> None:
+    from oracle_guard.gate.stream import contradictions
+
+    begin = {'event': 'begin', 'nodeid': 'tests/test_calc.py::test_add'}
+    worker = stream_of(START, CONFIGURED, COLLECTED, begin, report('passed'), FINISH)
+    controller = stream_of(START, CONFIGURED, begin, report('passed'), FINISH)  # no collection
+    assert contradictions([worker, controller]) == []
+
+
+def test_the_reference_run_waits_on_its_processs_first_connection_only(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Rule 45: a second connection of the same process (what src could open) sending a
+    collection does not release the wait; the plugin's own connection does, after its
+    configuration."""
+    import socket
+    import time
+
+    from oracle_guard.gate.stream import EventListener
+
+    def line(event: dict) -> bytes:  # type: ignore[type-arg]
+        return json.dumps(event).encode() + b'\n'
+
+    with EventListener(str(tmp_path)) as listener:
+        path = listener.address[len('unix:'):]
+        first = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        first.connect(path)
+        first.sendall(line(START))
+        second = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        second.connect(path)
+        second.sendall(line(START) + line(CONFIGURED) + line(COLLECTED))
+        while sum(len(s.lines) for s in listener.streams) < 4:  # both read by the gate
+            time.sleep(0.01)
+        # Looked at once (the process has ended): the second connection's collection is
+        # not the plugin's.
+        assert listener.wait_for_collection(os.getpid(), lambda: False) is False
+        first.sendall(line(CONFIGURED) + line(COLLECTED))
+        assert listener.wait_for_collection(os.getpid(), lambda: True) is True
+        first.close()
+        second.close()

@@ -789,10 +789,12 @@ class ReferenceRuns:
                 # The test command, which runs the pull request's test code, starts only
                 # once this run has collected: the oracle's modules (conftests, helpers,
                 # canaries) are compiled from the bytes written above by then, and a test
-                # command that rewrites the tree changes nothing they run (rule 44).
+                # command that rewrites the tree changes nothing they run (rule 44). The
+                # collection is the one the plugin reports on its own connection, which
+                # src in that process cannot open (rule 45: gate/stream.py).
                 proc, listener = child.proc, child.listener
                 assert listener is not None
-                listener.wait_for('collected', lambda: proc.poll() is None)
+                listener.wait_for_collection(proc.pid, lambda: proc.poll() is None)
         self.pending = (tree, oracle_tests, inventory, child)
 
     def finish_reference(self) -> None:

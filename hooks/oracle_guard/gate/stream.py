@@ -10,14 +10,23 @@ into the record files, cannot undo a failure the gate already holds.
 
 The gate judges its copy. A copy that contradicts itself is a forged run (OG720): a test
 phase reported with two outcomes (a failure later reported as a pass), events after the
-session's finish, a second start or finish in one stream. The record files and the JUnit
-report become cross-checks (OG721): where they say less failed than the stream did, they
-were rewritten.
+session's finish, a second start, configuration, collection or finish in one stream, a
+stream that does not open with its process's start, a collection before the configuration.
+The record files and the JUnit report become cross-checks (OG721): where they say less
+failed than the stream did, they were rewritten.
+
+The reference run's test command waits for that run's collection (``wait_for_collection``):
+only the first connection the reference process itself made counts (its pid as the kernel
+gives it, ``SO_PEERCRED``), which the plugin opens when it loads, before any conftest or
+``src`` module is imported. A connection ``src`` opens later is not waited on, and an event
+``src`` writes into the plugin's own connection leaves the plugin's own event a second one
+in that stream (OG720, rule 45).
 """
 from __future__ import annotations
 
 import os
 import socket
+import struct
 import threading
 import time
 import xml.etree.ElementTree as ElementTree
@@ -44,6 +53,7 @@ class Stream:
     name: str
     lines: list[bytes] = field(default_factory=list)
     ended: bool = False  # the peer closed the connection (or died)
+    pid: int | None = None  # the connecting process, as the kernel says (None: not known)
 
     def events(self) -> list[dict[str, Any]]:
         return parse_events(self.lines)
@@ -87,7 +97,7 @@ class EventListener:
             except OSError:
                 return  # closed: the run is over
             with self._lock:
-                stream = Stream(f'stream-{len(self.streams) + 1}')
+                stream = Stream(f'stream-{len(self.streams) + 1}', pid=peer_pid(conn))
                 self.streams.append(stream)
                 self._connections.append(conn)
                 thread = threading.Thread(target=self._read, args=(conn, stream), daemon=True)
@@ -137,26 +147,53 @@ class EventListener:
     def record(self) -> RunRecord:
         return record_of((s.name, s.events()) for s in self.streams)
 
-    def wait_for(self, kind: str, alive: Any, poll: float = 0.01) -> bool:
-        """Block until a stream has sent an event of ``kind`` (True), or ``alive()`` is
-        false and no stream sent one (False). No timeout: a process that never gets there
-        keeps the gate waiting, as it would keep its job waiting."""
-        needle = b'{"event": "%s"' % kind.encode()
-        seen: dict[int, int] = {}
+    def wait_for_collection(self, pid: int, alive: Any, poll: float = 0.01) -> bool:
+        """Block until process ``pid`` has collected (True), or ``alive()`` is false first
+        (False). No timeout: a process that never gets there keeps the gate waiting, as it
+        would keep its job waiting.
+
+        Only the first connection of ``pid`` counts: the plugin's own, opened when it
+        loads, before any conftest or ``src`` module runs (where the kernel cannot say who
+        connected, the first connection of all). Its ``collected`` counts after its
+        ``configured`` only; a ``begin`` counts too, which is what a pytest-xdist controller
+        sends once its workers have collected (rule 45)."""
+        configured = b'{"event": "configured"'
+        released = (b'{"event": "collected"', b'{"event": "begin"')
+        seen = 0
+        ready = False
         while True:
             running = alive()
             with self._lock:
                 streams = list(self.streams)
-            for stream in streams:
-                lines = stream.lines
-                start = seen.get(id(stream), 0)
+            known = any(s.pid is not None for s in streams)
+            own = next((s for s in streams if s.pid == pid), None) if known else \
+                (streams[0] if streams else None)
+            if own is not None:
+                lines = own.lines
                 end = len(lines)
-                if any(line.startswith(needle) for line in lines[start:end]):
-                    return True
-                seen[id(stream)] = end
+                for line in lines[seen:end]:
+                    if line.startswith(configured):
+                        ready = True
+                    elif ready and line.startswith(released):
+                        return True
+                seen = end
             if not running:
                 return False
             time.sleep(poll)
+
+
+def peer_pid(conn: socket.socket) -> int | None:
+    """The pid of the process that connected, from the kernel (Linux ``SO_PEERCRED``); None
+    where it cannot say (TCP, other systems)."""
+    option = getattr(socket, 'SO_PEERCRED', None)
+    if option is None or conn.family != getattr(socket, 'AF_UNIX', None):
+        return None
+    try:
+        pid, _, _ = struct.unpack('3i', conn.getsockopt(socket.SOL_SOCKET, option,
+                                                        struct.calcsize('3i')))
+    except (OSError, struct.error):
+        return None
+    return pid or None
 
 
 # -- contradictions in the gate's copy -------------------------------------------------------
@@ -177,6 +214,9 @@ def contradictions(streams: Iterable[Stream]) -> list[Finding]:
         if len(starts) > 1 or len(finishes) > 1:
             forged(f'{stream.name} started {len(starts)} and finished {len(finishes)} '
                    'sessions in one process')
+        forged_order = out_of_order(events)
+        if forged_order:
+            forged(f'{stream.name} {forged_order}')
         if finishes and finishes[0] < len(events) - 1:
             late = events[finishes[0] + 1]
             what = f'{late.get("event")} {late.get("nodeid", "")}'.strip()
@@ -192,6 +232,30 @@ def contradictions(streams: Iterable[Stream]) -> list[Finding]:
             told = ', '.join(f'{outcome} ({where})' for outcome, where in sorted(seen.items()))
             forged(f'the {when} of {nodeid} was reported as {told}')
     return findings
+
+
+# The plugin sends each of these once per process, in this order: a second one, or one
+# before the event it follows, was not sent by the plugin.
+ONCE = ('start', 'configured', 'collected')
+
+
+def out_of_order(events: list[dict[str, Any]]) -> str:
+    """What in one stream the plugin cannot have sent in that order ('' when nothing):
+    every stream opens with its process's start, configures before it collects, and
+    configures and collects at most once."""
+    kinds = [str(e.get('event')) for e in events]
+    if not kinds:
+        return ''
+    if kinds[0] != 'start':
+        return f'opened with a {kinds[0]} event, not its process\'s start'
+    for kind in ONCE[1:]:
+        count = kinds.count(kind)
+        if count > 1:
+            return f'sent {count} {kind} events in one process'
+    if 'collected' in kinds and kinds.index('collected') < (
+            kinds.index('configured') if 'configured' in kinds else len(kinds)):
+        return 'sent its collection before its configuration'
+    return ''
 
 
 # -- cross-checks --------------------------------------------------------------------------
