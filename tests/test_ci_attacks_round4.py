@@ -17,11 +17,15 @@ import pytest
 from ci_repo import CiRepo
 from ci_repo import copy_template
 from test_ci_attacks import BUG
+from test_ci_attacks import gate
+from test_ci_attacks import GOOD
+from test_ci_attacks import PROPERTY
 from test_ci_attacks import PROPERTY_ID
 from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import DISCARDING_SRC
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
 from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST
@@ -399,3 +403,54 @@ def test_a_collection_forged_by_src_does_not_start_the_test_command_unseen(
         # from the gate's bytes and fails there.
         assert property_failed_in_the_reference_run(ci), ci.out
 
+
+# -- 85: a control exception raised while the strategy draws ----------------------------------
+# The base property draws through src (`.map(dedupe)`: idempotence, which fails on the bug);
+# src ends the test case with one of Hypothesis's control exceptions while Hypothesis draws
+# the property's argument, before the inner test is called. The plugin judges the whole test
+# case, draw and call, with the same judge (OG717; OG734 in the reference run).
+MAPPED_PROPERTY = PROPERTY.replace(
+    '@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))',
+    '@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30).map(dedupe))'
+).replace('def test_dedupe_matches_set(xs):\n    assert dedupe(xs) == sorted(set(xs))',
+          'def test_dedupe_is_idempotent(ys):\n    assert dedupe(ys) == ys')
+MAPPED_ID = 'tests/properties/test_dd_props.py::test_dedupe_is_idempotent'
+# The honest form: the property's own strategies filter and assume while they draw.
+FILTERING_PROPERTY = MAPPED_PROPERTY.replace(
+    'from hypothesis import HealthCheck, given, settings, strategies as st',
+    'from hypothesis import HealthCheck, assume, given, settings, strategies as st').replace(
+    '# No deadline',
+    '@st.composite\ndef no_sevens(draw):\n    xs = draw(st.lists(st.integers(-50, 50), '
+    'max_size=30).filter(lambda xs: len(xs) != 2))\n    assume(7 not in xs)\n'
+    '    return xs\n\n\n# No deadline').replace(
+    '@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30).map(dedupe))',
+    '@given(no_sevens().map(dedupe).filter(lambda ys: len(ys) != 1))')
+
+
+@pytest.fixture(scope='module')
+def mapped(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt_dd(str(tmp_path_factory.mktemp('mapped') / 'repo'),
+                    {'tests/properties/test_dd_props.py': MAPPED_PROPERTY})
+
+
+@pytest.mark.parametrize('name', ['75', '83', '86'])
+def test_examples_ended_while_the_strategy_draws_through_src_fail_ci(
+        mapped: str, tmp_path, name: str) -> None:  # type: ignore[no-untyped-def]
+    src = {'75': DISCARDING_SRC, '83': STOP_TEST_SRC, '86': BACKEND_SRC}[name]
+    repo = copy_template(mapped, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'src/dd/__init__.py': src, 'tests/test_dd.py': SMALL_UNIT_TESTS},
+                   plain_rc=0)
+    assert any(MAPPED_ID in line and 'src/dd/__init__.py' in line
+               for line in ci.lines('OG717')), ci.out
+    assert any('reference run: OG717' in line and MAPPED_ID in line
+               for line in ci.lines('OG734')), ci.out
+
+
+def test_a_property_whose_strategies_filter_and_assume_passes_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
+                           {'tests/properties/test_dd_props.py': FILTERING_PROPERTY}))
+    repo.pull_request({'src/dd/__init__.py': GOOD}, bug=False)
+    plain, ci = gate(repo)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out

@@ -747,7 +747,13 @@ class _CodeWatch:
 
 
 class _ExampleCounter:
-    """Counts the calls of a Hypothesis test's inner function during one test call."""
+    """Counts the calls of a Hypothesis test's inner function during one test call, and
+    judges every control exception of Hypothesis that ends one of its test cases (rule 43
+    at run time, ``_Discards``): those that come out of the inner test, and those raised
+    while Hypothesis draws the test's arguments, before it calls the inner test (a strategy
+    built from ``src``: ``st.builds(src_class)``, ``.map(src_function)``). For the draw,
+    ``StateForActualGivenExecution.execute_once`` (Hypothesis's run of one test case, draw
+    and call, in every Hypothesis 6 release) is wrapped for the time of the call."""
 
     def __init__(self, handle: Any, inner: Any, explicit: int,
                  discards: _Discards | None = None) -> None:
@@ -757,6 +763,10 @@ class _ExampleCounter:
         self.calls = 0
         self.discards = discards
         self.discarded_by_src: dict[str, int] = {}  # 'src/pkg/x.py:12' -> examples
+        self._judged: BaseException | None = None  # the last exception judged
+        self._state: Any = None  # the class whose execute_once is wrapped, while it is
+        self._execute_once: Any = None  # its own
+        self._wrapper: Any = None  # what stands in for it
 
     @classmethod
     def install(cls, obj: Any, discards: _Discards | None = None) -> _ExampleCounter | None:
@@ -776,24 +786,59 @@ class _ExampleCounter:
             try:
                 return inner(*args, **kwargs)
             except BaseException as exc:
-                if counter.discards is not None:
-                    where = counter.discards.by_src(exc)
-                    if where is not None:
-                        counter.discarded_by_src[where] = \
-                            counter.discarded_by_src.get(where, 0) + 1
+                counter.judge(exc)
                 raise
 
         try:
             handle.inner_test = counted
         except AttributeError:
             return None
+        if discards is not None:
+            counter._wrap_test_cases()
         return counter
+
+    def judge(self, exc: BaseException) -> None:
+        """Count a discard ``src`` is behind; an exception is judged once, where it is
+        first seen (the inner test's, again as it leaves the test case)."""
+        if exc is self._judged or self.discards is None:
+            return
+        self._judged = exc
+        where = self.discards.by_src(exc)
+        if where is not None:
+            self.discarded_by_src[where] = self.discarded_by_src.get(where, 0) + 1
+
+    def _wrap_test_cases(self) -> None:
+        core = sys.modules.get('hypothesis.core')
+        state = getattr(core, 'StateForActualGivenExecution', None)
+        original = getattr(state, 'execute_once', None)
+        if not callable(original):
+            return
+        counter = self
+
+        @functools.wraps(original)
+        def execute_once(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return original(*args, **kwargs)
+            except BaseException as exc:
+                counter.judge(exc)
+                raise
+
+        try:
+            state.execute_once = execute_once
+        except (AttributeError, TypeError):
+            return
+        self._state, self._execute_once = state, original
+        self._wrapper = execute_once
 
     def remove(self) -> None:
         try:
             self.handle.inner_test = self.inner
         except AttributeError:
             pass
+        state = self._state
+        if state is not None and state.__dict__.get('execute_once') is self._wrapper:
+            state.execute_once = self._execute_once
+        self._state = None
 
 
 class _Discards:
@@ -857,7 +902,7 @@ class _Discards:
         while tb is not None:
             frames.append((tb.tb_frame.f_code, tb.tb_lineno))
             tb = tb.tb_next
-        frames = frames[1:]  # frames[0]: the counting wrapper
+        frames = frames[1:]  # frames[0]: the counting wrapper (the inner test's or the test case's)
         hypothesis = self._hypothesis_folder()
 
         def hypothesis_code(code: Any) -> bool:
