@@ -821,6 +821,9 @@ class _ExampleCounter:
                 return original(*args, **kwargs)
             except BaseException as exc:
                 counter.judge(exc)
+                # It leaves the test case: holding it would keep the test case's frames
+                # (and this counter, through them) alive until the collector finds them.
+                counter._judged = None
                 raise
 
         try:
@@ -831,6 +834,7 @@ class _ExampleCounter:
         self._wrapper = execute_once
 
     def remove(self) -> None:
+        self._judged = None
         try:
             self.handle.inner_test = self.inner
         except AttributeError:
