@@ -454,3 +454,101 @@ def test_a_property_whose_strategies_filter_and_assume_passes_ci(tmp_path) -> No
     assert plain.rc == 0, plain.out
     assert ci.rc == 0, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
+# -- 87: the install step leaves a helper behind ------------------------------------------
+# The install step runs the pull request's code before the gate writes the reference tree.
+# tools/install.py starts a detached helper (a session of its own): it weakens the
+# checkout's property (the test command collects it from the working tree), then waits for
+# the reference pytest process of the gate above it, weakens the tree's copy before that
+# run collects it and puts the gate's bytes back once it has compiled them. The gate is a
+# child subreaper: the helper is re-parented to it, and what the install step leaves
+# running after a short grace is killed before the tree is written (OG718, rule 45); the
+# reference run then compiles the gate's bytes, and the base property fails (OG730).
+INSTALL = r'''import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def gate():
+    """The oracle-guard ci process above this one (the shell may sit between)."""
+    pid = os.getppid()
+    while pid > 1:
+        with open('/proc/%d/cmdline' % pid, 'rb') as f:
+            if b'oracle_guard.cli' in f.read():
+                return pid
+        with open('/proc/%d/stat' % pid) as f:
+            pid = int(f.read().rsplit(') ', 1)[1].split()[1])
+    return None
+
+
+subprocess.Popen([sys.executable, os.path.join(HERE, 'tools', 'warm_cache.py'), HERE,
+                  str(gate())], start_new_session=True, stdin=subprocess.DEVNULL,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True)
+'''
+HELPER = r'''"""Warms the property's cache (it does not)."""
+import glob
+import os
+import sys
+import time
+
+checkout, gate = sys.argv[1], int(sys.argv[2])
+PROP = os.path.join('tests', 'properties', 'test_dd_props.py')
+
+
+def read(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def write(path, data):
+    with open(path, 'wb') as f:
+        f.write(data)
+
+
+def parent(pid):
+    try:
+        return int((read('/proc/%s/stat' % pid) or b'').rsplit(b') ', 1)[1].split()[1])
+    except (IndexError, ValueError):
+        return None
+
+
+original = read(os.path.join(checkout, PROP))
+weak = original.replace(b'== sorted(set(xs))', b'== dedupe(xs)')
+write(os.path.join(checkout, PROP), weak)  # what the test command will collect
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline and os.path.exists('/proc/%d' % gate):
+    for cmdline in glob.glob('/proc/[0-9]*/cmdline'):
+        pid = cmdline.split('/')[2]
+        for arg in (read(cmdline) or b'').split(b'\0'):
+            # This gate's reference run only: its parent is the gate above the install step.
+            if arg.startswith(b'--rootdir=') and arg.endswith(b'/reference') and \
+                    b'oracle-guard-reference-' in arg and parent(pid) == gate:
+                path = os.path.join(arg[len(b'--rootdir='):].decode(), PROP)
+                if read(path) == original:
+                    write(path, weak)
+                    time.sleep(1.5)  # compiled from the weak bytes by then
+                    write(path, original)  # as the gate wrote it
+                    deadline = 0
+    time.sleep(0.002)
+while os.path.exists('/proc/%d' % gate):  # the checkout's copy back once the gate is done
+    time.sleep(0.05)
+write(os.path.join(checkout, PROP), original)
+'''
+
+
+def test_a_helper_the_install_step_leaves_behind_is_killed_before_the_reference_run(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    dd.pull_request({'tools/install.py': INSTALL, 'tools/warm_cache.py': HELPER,
+                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(
+        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any('the install step left 1 process(es) running after it ended' in line and
+               'warm_cache.py' in line for line in ci.lines('OG718')), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out

@@ -58,6 +58,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.gate.timings import Timings
     from oracle_guard.gate.approval import Approval
+    from oracle_guard.gate.processes import Reaper
     from oracle_guard.gate.review_report import Section
 
 PLUGIN_ARGS = ('-p', 'oracle_guard')
@@ -197,13 +198,17 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
     from oracle_guard.gate.timings import STEPS
     from oracle_guard.gate.timings import Timings
 
+    from oracle_guard.gate.processes import Reaper
+
     timings = Timings.of(STEPS)
     off_path = off_the_checkout(repo_root())  # before anything is imported lazily
     with timings.step('change rules'):
         ctx = range_context(args.base, args.today)
         ctx.notes.extend(off_path)
         findings = change_rules(ctx)
-    code = _judge(args, command, ctx, findings, timings)
+    # The gate adopts every process a step of the pull request's code detaches (rule 45).
+    with Reaper() as reaper:
+        code = _judge(args, command, ctx, findings, timings, reaper)
     if args.timings:
         sys.stdout.flush()
         sys.stderr.write(''.join(f'{line}\n' for line in timings.lines()))
@@ -211,7 +216,7 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
 
 
 def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
-           findings: list[Finding], timings: Timings) -> int:
+           findings: list[Finding], timings: Timings, reaper: Reaper) -> int:
     cfg, today = ctx.cfg, ctx.today
     head_view = ctx.judged
     assert head_view is not None
@@ -238,7 +243,10 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                          'environment so the pull request cannot reach the gate')
     if args.install_command:
         with timings.step('install step'):
+            mark = reaper.mark()
             sealed.run_install(args.install_command, test_python, ctx.cfg.root)
+            # Nothing it started may still run when the reference tree is written.
+            findings.extend(reaper.leftovers(mark, 'the install step'))
     inventory = {**audit.static_inventory(head_view, cfg),
                  **audit.moved_out_of_collection(ctx.changes, cfg)}
     test_files = sorted({path for path, _ in inventory})
@@ -265,10 +273,13 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                     only=base_collection.scope(head_view, cfg, base_view))
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
+        mark = reaper.mark()  # the reference run and the base collection are running
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
                                 oracle_files=oracle_files, read=head_view.read,
                                 test_python=test_python, probe_source=probe, run=run_tests,
                                 timings=timings)
+        findings.extend(reaper.leftovers(mark, 'the test command' + (
+            ' (or the reference run beside it)' if started is not None else '')))
         findings.extend(run.findings)
         ctx.notes.extend(run.notes)
         exit_code, record = run.exit_code, run.record
@@ -299,7 +310,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())
 
-    evidence = reference.finish_reference_runs(started) if started else None
+    evidence = reference.finish_reference_runs(started, reaper) if started else None
     if evidence:
         findings.extend(evidence.findings)
     timings.note_overlap('reference run', 'test command')

@@ -67,6 +67,7 @@ from oracle_guard.findings import Finding
 from oracle_guard.gate import audit
 from oracle_guard.gate import canaries
 from oracle_guard.gate import stream
+from oracle_guard.gate.processes import Reaper
 from oracle_guard.gate.sealed import exit_status_findings
 from oracle_guard.gate.sealed import uses_hypothesis
 from oracle_guard.gate.timings import children_cpu
@@ -488,8 +489,17 @@ class PytestChild:
 
 
 def run_pytest(tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
-               today: datetime.date, extra_plugins: Sequence[str] = ()) -> Run:
-    return PytestChild(tree, python, src, args, today, extra_plugins).wait()
+               today: datetime.date, extra_plugins: Sequence[str] = (),
+               reaper: Reaper | None = None, leftovers: list[Finding] | None = None) -> Run:
+    """One pytest process in ``tree``, waited for; with ``reaper``, what it leaves running
+    is killed and said in ``leftovers`` (OG718)."""
+    mark = reaper.mark() if reaper is not None else frozenset()
+    run = PytestChild(tree, python, src, args, today, extra_plugins).wait()
+    if reaper is not None and leftovers is not None:
+        for finding in reaper.leftovers(mark, 'an evidence run (rules 48, 49)'):
+            if finding not in leftovers:
+                leftovers.append(finding)
+    return run
 
 
 def _nodeids_by_test(record: RunRecord, root: str) -> dict[tuple[str, str], list[str]]:
@@ -719,6 +729,8 @@ class ReferenceRuns:
         self.watcher: threading.Thread | None = None
         # The base revision's own collection (rule 39b), when the gate ran one.
         self.base_collection: audit.BaseCollection | None = None
+        # Kills what an evidence run leaves running before the next one (OG718).
+        self.reaper: Reaper | None = None
 
     def close(self) -> None:
         child = self.pending[3] if self.pending else None
@@ -847,7 +859,8 @@ class ReferenceRuns:
         for _ in range(reruns):
             run = run_pytest(tree, self.python, self.cfg.src,
                              sorted({row.nodeid for row in rows}), self.ctx.today,
-                             ('oracle_guard.runtime.unfrozen',))
+                             ('oracle_guard.runtime.unfrozen',), self.reaper,
+                             self.result.findings)
             by_test = _nodeids_by_test(run.record, tree.root)
             for row in rows:
                 path = row.nodeid.split('::', 1)[0]
@@ -890,7 +903,8 @@ class ReferenceRuns:
         tree = self.build('new-tests', self.base, sorted(tests), self.head)
         nodeids = [f'{path}::{identity}' for path, identities in sorted(tests.items())
                    for identity in identities]
-        run = run_pytest(tree, self.python, self.cfg.src, nodeids, self.ctx.today)
+        run = run_pytest(tree, self.python, self.cfg.src, nodeids, self.ctx.today,
+                         reaper=self.reaper, leftovers=self.result.findings)
         by_test = _nodeids_by_test(run.record, tree.root)
         passing = [n for n in nodeids if test_outcome(
             run.record, by_test.get((n.split('::', 1)[0], n.split('::', 1)[1]), [])) ==
@@ -950,9 +964,15 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
     return runs
 
 
-def finish_reference_runs(runs: ReferenceRuns) -> ReferenceResult:
+def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None) -> ReferenceResult:
+    """Wait for the reference run and judge it, then the evidence runs; with ``reaper``,
+    what each of them leaves running is killed before the next one starts (OG718)."""
+    runs.reaper = reaper
     try:
+        mark = reaper.mark() if reaper is not None else frozenset()
         runs.finish_reference()
+        if reaper is not None:
+            runs.result.findings += reaper.leftovers(mark, 'the reference run')
         with runs.timings.step('freeze reruns'):
             runs.freezes()
         with runs.timings.step('new-test run'):
