@@ -439,6 +439,31 @@ def test_real_fix_with_a_test_that_fails_on_the_old_src_is_not_listed(calc: CiRe
     assert 'none of the 1 new or changed test(s) passes without your change' in report
 
 
+# The tree of the new-test run keeps the digests of what the gate wrote, as the reference
+# tree does (rule 44): a file of it changed when its run ends is OG734.
+REWRITING_NEW_TEST = '''\
+    import os
+
+    from calc import add
+
+
+    def test_add_five():
+        if os.path.basename(os.getcwd()) == 'new-tests':  # the gate's tree of the new tests
+            with open(__file__, 'a') as f:
+                f.write('\\n# rewritten while it ran\\n')
+        assert add(2, 3) == 5
+    '''
+
+
+def test_new_test_rewriting_its_tree_fails_ci(calc: CiRepo) -> None:
+    calc.pull_request({'src/calc/__init__.py': REFACTORED_ADD,
+                       'tests/test_new.py': REWRITING_NEW_TEST}, bug=False)
+    ci, _ = green_then_ci(calc)
+    assert ci.rc == 1, ci.out
+    assert any('new-test run (rule 49): the tree of the new tests was changed while it ran: '
+               'tests/test_new.py' in line for line in ci.lines('OG734')), ci.out
+
+
 def test_new_test_without_a_src_change_is_not_run_against_the_base(calc: CiRepo) -> None:
     calc.pull_request({'tests/test_new.py': NEW_TEST}, bug=False)
     ci, report = green_then_ci(calc)

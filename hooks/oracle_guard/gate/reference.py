@@ -31,7 +31,8 @@ OG731 a base oracle test errored (set-up, teardown, or its module could not be c
 OG732 a base oracle test was skipped or xfailed and no freeze live at base explains it
 OG733 a base oracle test did not run (not collected, deselected, never started)
 OG734 the reference run did not complete (no record, a crash, an early exit), its tree
-      was changed while it ran, a run mechanism the audit names (OG707-OG717) was seen
+      (or the tree of the freeze reruns or of the new-test run) was changed while it
+      ran, a run mechanism the audit names (OG707-OG717) was seen
       in it, or pytest exited non-zero while the run (canaries taken out) reported no
       failed test of the oracle
 OG735 a freeze added for a flaky test whose test passed in none of the reruns
@@ -861,6 +862,12 @@ class ReferenceRuns:
                              sorted({row.nodeid for row in rows}), self.ctx.today,
                              ('oracle_guard.runtime.unfrozen',), self.reaper,
                              self.result.findings)
+            # The same digests as the reference tree's (rule 44): a rerun whose tree was
+            # rewritten proves nothing about the freeze.
+            for finding in tampered(tree, self.cfg, 'freeze reruns (rule 48)',
+                                    'the tree of the reruns'):
+                if finding not in self.result.findings:
+                    self.result.findings.append(finding)
             by_test = _nodeids_by_test(run.record, tree.root)
             for row in rows:
                 path = row.nodeid.split('::', 1)[0]
@@ -905,6 +912,8 @@ class ReferenceRuns:
                    for identity in identities]
         run = run_pytest(tree, self.python, self.cfg.src, nodeids, self.ctx.today,
                          reaper=self.reaper, leftovers=self.result.findings)
+        self.result.findings += tampered(tree, self.cfg, 'new-test run (rule 49)',
+                                         'the tree of the new tests')
         by_test = _nodeids_by_test(run.record, tree.root)
         passing = [n for n in nodeids if test_outcome(
             run.record, by_test.get((n.split('::', 1)[0], n.split('::', 1)[1]), [])) ==
@@ -930,16 +939,17 @@ class ReferenceRuns:
                                    self.files_section(tree)))
 
 
-def tampered(tree: Tree, cfg: Config) -> list[Finding]:
-    """OG734: a file of the oracle side of the tree that is not what the gate wrote when
-    the run ended (the test command ran beside it, as the same user)."""
+def tampered(tree: Tree, cfg: Config, run: str = 'reference run',
+             name: str = 'the reference tree') -> list[Finding]:
+    """OG734: a file of the tree, other than src, that is not what the gate wrote when
+    the run ended (the test command ran beside the reference run, as the same user; an
+    evidence run runs the pull request's own tests in its tree)."""
     changed = tree.changed(p for p in tree.sources if not cfg.is_src(p))
     if not changed:
         return []
     shown = ', '.join(changed[:5]) + (f' and {len(changed) - 5} more' if len(changed) > 5
                                        else '')
-    return [Finding('.', 1, 1, 'OG734', 'reference run: the reference tree was changed while '
-                    f'it ran: {shown}',
+    return [Finding('.', 1, 1, 'OG734', f'{run}: {name} was changed while it ran: {shown}',
                     'nothing may write into the gate\'s reference tree: remove what does '
                     '(a test or conftest that looks for it)')]
 
