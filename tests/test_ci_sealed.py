@@ -524,6 +524,8 @@ COLLECTED = {'event': 'collected', 'items': []}
     ((START, CONFIGURED, COLLECTED, COLLECTED, FINISH), 'sent 2 collected events'),
     ((START, CONFIGURED, CONFIGURED, COLLECTED, FINISH), 'sent 2 configured events'),
     ((START, COLLECTED, CONFIGURED, FINISH), 'its collection before its configuration'),
+    ((START, CONFIGURED, {'event': 'begin', 'nodeid': 'tests/test_calc.py::test_add'},
+      COLLECTED, FINISH), 'began a test before its collection'),
 ])
 def test_events_the_plugin_cannot_have_sent_in_that_order_are_a_forged_run(
         events: tuple, told: str) -> None:  # type: ignore[type-arg]

@@ -11,7 +11,8 @@ into the record files, cannot undo a failure the gate already holds.
 The gate judges its copy. A copy that contradicts itself is a forged run (OG720): a test
 phase reported with two outcomes (a failure later reported as a pass), events after the
 session's finish, a second start, configuration, collection or finish in one stream, a
-stream that does not open with its process's start, a collection before the configuration.
+stream that does not open with its process's start, a collection before the configuration
+or a test begun before the collection.
 The record files and the JUnit report become cross-checks (OG721): where they say less
 failed than the stream did, they were rewritten.
 
@@ -241,8 +242,8 @@ ONCE = ('start', 'configured', 'collected')
 
 def out_of_order(events: list[dict[str, Any]]) -> str:
     """What in one stream the plugin cannot have sent in that order ('' when nothing):
-    every stream opens with its process's start, configures before it collects, and
-    configures and collects at most once."""
+    every stream opens with its process's start, configures before it collects, collects
+    before it begins a test, and configures and collects at most once."""
     kinds = [str(e.get('event')) for e in events]
     if not kinds:
         return ''
@@ -255,6 +256,11 @@ def out_of_order(events: list[dict[str, Any]]) -> str:
     if 'collected' in kinds and kinds.index('collected') < (
             kinds.index('configured') if 'configured' in kinds else len(kinds)):
         return 'sent its collection before its configuration'
+    # A process that collects begins its tests after; only a pytest-xdist controller,
+    # which never collects itself, begins tests its workers collected.
+    if 'collected' in kinds and 'begin' in kinds and \
+            kinds.index('begin') < kinds.index('collected'):
+        return 'began a test before its collection'
     return ''
 
 
