@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import copy_template
 from test_ci_attacks import BUG
@@ -21,7 +22,9 @@ from test_ci_attacks import gate
 from test_ci_attacks import GOOD
 from test_ci_attacks import PROPERTY
 from test_ci_attacks import PROPERTY_ID
+from test_ci_attacks import PYPROJECT
 from test_ci_attacks import PYTEST
+from test_ci_attacks import UNIT_TESTS
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
@@ -552,3 +555,46 @@ def test_a_helper_the_install_step_leaves_behind_is_killed_before_the_reference_
     assert any('the install step left 1 process(es) running after it ended' in line and
                'warm_cache.py' in line for line in ci.lines('OG718')), ci.out
     assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- 73: a baselined skipif whose condition src answers -------------------------------------
+# Adoption: the property carries `@pytest.mark.skipif(not dd.FAST_AVAILABLE, ...)` and src
+# says `FAST_AVAILABLE = True`; init baselines the skipif (rule 39). The pull request sets
+# it False: the property skips in every run, and the baselined silence explained the skip.
+# The base revision's own collection (rule 39b) now evaluates the skipif against the base's
+# src: the base ran the property, so the baseline explains no skip of it (OG706 in the test
+# command, OG732 in the reference run). A skipif that held at base too is still explained.
+FAST_FLAG = 'FAST_AVAILABLE = True\n\n\n'
+SKIPIF_PROPERTY = PROPERTY.replace(
+    'from hypothesis import', 'import pytest\nfrom hypothesis import').replace(
+    'from dd import dedupe\n', 'import dd\nfrom dd import dedupe\n').replace(
+    '# No deadline', '@pytest.mark.skipif(not dd.FAST_AVAILABLE, reason="needs the fast path")\n'
+    '# No deadline')
+
+
+def adopted_with_flag(path: str, flag: bool) -> CiRepo:
+    flag_line = FAST_FLAG.replace('True', str(flag))
+    return adopt(path, PYPROJECT, {
+        'src/dd/__init__.py': flag_line + GOOD, 'tests/test_dd.py': UNIT_TESTS,
+        'tests/properties/test_dd_props.py': SKIPIF_PROPERTY},
+        after=[{'src/dd/__init__.py': flag_line + BUG}])
+
+
+def test_a_baselined_skipif_whose_condition_src_flips_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = adopted_with_flag(str(tmp_path / 'repo'), True)
+    _, ci = attack(repo, {'src/dd/__init__.py': FAST_FLAG.replace('True', 'False') + BUG,
+                          'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=0)
+    assert any(PROPERTY_ID in line and 'the base revision, which ran it' in line
+               for line in ci.lines('OG706')), ci.out
+    assert any(PROPERTY_ID in line and 'reference run' in line
+               for line in ci.lines('OG732')), ci.out
+
+
+def test_a_baselined_skipif_that_held_at_base_too_still_explains_the_skip(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = adopted_with_flag(str(tmp_path / 'repo'), False)
+    repo.pull_request({'src/dd/__init__.py': FAST_FLAG.replace('True', 'False') + GOOD},
+                      bug=False)
+    plain, ci = gate(repo)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out

@@ -101,6 +101,8 @@ class BaseCollection:
     kept_functions: dict[str, frozenset[str]] = field(default_factory=dict)
     # Test files of the base -> their content, to tell an unchanged file.
     sources: dict[str, bytes] = field(default_factory=dict)
+    # ``path::identity`` of kept tests with a ``skipif`` the base ran (none held there).
+    unskipped: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -229,6 +231,8 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
                     outcome, ctx, outcome.path, silence.lines):
                 continue  # importorskip's words from elsewhere, or an import that worked
             if silence.why == BASELINE:
+                if silence.kind == 'skipif' and ran_at_base(outcome, ctx):
+                    continue  # its condition did not hold at base: the change made it
                 return f'baseline: {silence.kind}'
             if silence.why == ENVIRONMENT_SKIP and silence.held:
                 return f'environment condition ({silence.kind}) held in this run'
@@ -277,7 +281,18 @@ def _import_of_removed_src(outcome: SilenceOutcome, ctx: AuditContext) -> bool:
     return False
 
 
+def ran_at_base(outcome: SilenceOutcome, ctx: AuditContext) -> bool:
+    """Whether the base revision's own collection (rule 39b) ran this test although it
+    carries a ``skipif``: none of its conditions held there, against the base's ``src``."""
+    base = ctx.base_collection
+    return base is not None and not base.error and \
+        f'{outcome.path}::{outcome.identity}' in base.unskipped
+
+
 def _removed_note(outcome: SilenceOutcome, ctx: AuditContext) -> str:
+    if outcome.kind == 'skipif' and ran_at_base(outcome, ctx):
+        return (': its skipif held for none of its conditions at the base revision, which '
+                'ran it, so the baselined skipif does not explain it')
     if not _import_of_removed_src(outcome, ctx):
         return ''
     return (': the module it could not import lived under the src roots at the base '

@@ -9,7 +9,9 @@ pull request's to choose; the record alone would let it. The gate therefore coll
 the pull request's; ``pytest --collect-only`` with the collection probe runs in it in a
 fresh ``python -I`` process of the test environment. A recorded identity is accepted only
 when that collection left it out too, and a case that collection kept which is gone from
-the pull request's run (neither collected nor deselected) is not run.
+the pull request's run (neither collected nor deselected) is not run. A test the base's
+collection kept whose ``skipif`` held for none of its conditions there is one the base
+ran: a baselined ``skipif`` explains no skip of it in the pull request's runs.
 
 Run when the baseline records excluded tests, and when the text of a property's module
 does not fix how many cases it has (``parametrize`` over a name imported from ``src``, a
@@ -109,6 +111,10 @@ class BaseCollector:
                     data = json.load(f)
                 if not (isinstance(data, dict) and isinstance(data.get('items'), list)
                         and isinstance(data.get('removed'), list)
+                        and isinstance(data.get('unskipped', []), list)
+                        and all(isinstance(i, list) and len(i) == 2 and
+                                all(isinstance(v, str) for v in i)
+                                for i in data.get('unskipped', []))
                         and all(isinstance(i, list) and len(i) == 2 and
                                 all(isinstance(v, str) for v in i) for i in data['items'])
                         and all(isinstance(i, list) and len(i) == 3 and
@@ -135,7 +141,9 @@ class BaseCollector:
         return BaseCollection(kept=kept,
                               left_out=frozenset(key(n, p) for n, p, _ in data['removed']),
                               kept_functions={f: frozenset(c) for f, c in functions.items()},
-                              sources=self.sources)
+                              sources=self.sources,
+                              unskipped=frozenset(key(n, p) for n, p in
+                                                  data.get('unskipped', [])))
 
     def close(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -168,10 +176,20 @@ def _property_modules(view: TreeView, cfg: Config) -> list[str]:
 def needed(view: TreeView, cfg: Config, base: TreeView | None = None) -> bool:
     """Whether the gate makes the base revision's collection (rule 39b): the pull
     request's baseline records excluded tests, or a property of the base revision takes
-    its cases from outside its own module (``cases_from_code``)."""
-    if base is not None and cases_from_code(base, cfg):
+    its cases from outside its own module (``cases_from_code``), or carries a ``skipif``
+    (``skipifs``: whether the base ran it is the base's collection's to say)."""
+    if base is not None and (cases_from_code(base, cfg) or skipifs(base, cfg)):
         return True
     return _records_exclusions(view, cfg)
+
+
+def skipifs(view: TreeView, cfg: Config) -> list[str]:
+    """The property files of ``view`` whose text names ``skipif`` (a byte search): a
+    baselined ``skipif`` explains a skip only where the base revision skipped too, and its
+    condition may read ``src``."""
+    properties = _property_modules(view, cfg)
+    view.read_many(properties)
+    return [p for p in properties if b'skipif' in (view.read(p) or b'')]
 
 
 def scope(view: TreeView, cfg: Config, base: TreeView) -> list[str] | None:

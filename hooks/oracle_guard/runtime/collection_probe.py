@@ -12,7 +12,11 @@ writes one JSON file (the path in ``ORACLE_GUARD_COLLECTION_PROBE``) when collec
   hook" when the list was cut without saying so (``items[:] = ...``);
 * ``problems``: collectors that failed or were skipped (their tests are not "left out by
   the configuration": an import error here is the environment, a module-level skip is a
-  silence the baseline judges on its own).
+  silence the baseline judges on its own);
+* ``unskipped``: every kept test that carries a ``skipif`` mark of which no condition
+  holds here, nor any ``skip`` mark: what this revision runs despite its ``skipif`` (the
+  gate's base collection, rule 39b: a baselined ``skipif`` whose condition ``src``
+  answers explains no skip of a test the base ran).
 """
 from __future__ import annotations
 
@@ -91,9 +95,30 @@ class CollectionProbe:
         data = {'rootdir': str(session.config.rootpath), 'items': kept,
                 'removed': [[nodeid, path, cause] for nodeid, (path, cause)
                             in sorted(removed.items()) if nodeid not in ids],
-                'problems': self.problems}
+                'problems': self.problems, 'unskipped': unskipped(session.items)}
         with open(os.environ[OUTPUT], 'w', encoding='utf-8') as f:
             json.dump(data, f)
+
+
+def unskipped(items: list[Any]) -> list[list[str]]:
+    """[nodeid, path] of the tests with a ``skipif`` mark that pytest would run here: no
+    ``skipif`` condition holds and no ``skip`` mark applies (pytest's own evaluation, the
+    one it makes at set-up; a condition that cannot be evaluated is left out)."""
+    try:
+        from _pytest.skipping import evaluate_skip_marks
+    except ImportError:  # pragma: no cover -- pytest < 6
+        return []
+    found = []
+    for item in items:
+        if item.get_closest_marker('skipif') is None:
+            continue
+        try:
+            held = evaluate_skip_marks(item)
+        except (Exception, pytest.fail.Exception):  # noqa: BLE001 -- pytest reports it at set-up
+            continue
+        if held is None:
+            found.append([item.nodeid, str(item.path)])
+    return found
 
 
 def pytest_configure(config: Any) -> None:
