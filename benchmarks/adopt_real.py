@@ -166,6 +166,18 @@ def _reason(detail: str) -> str:
 
 def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: str,
           suite_timeout: int) -> dict[str, object]:
+    sh, root, cfg, result = adopt_with_readme(sdist, work, hook_url, hook_rev, pre_commit_home)
+    result['census'] = silence_census(root)
+    result.update(suite(sh, root, cfg, suite_timeout))
+    result['cheats'] = cheats(sh, root, cfg, suite_timeout)
+    return result
+
+
+def adopt_with_readme(sdist: str, work: str, hook_url: str, hook_rev: str,
+                      pre_commit_home: str):  # type: ignore[no-untyped-def]
+    """Steps 1 and 2 of the module's docstring: unpack, commit, adopt with the README's
+    commands. Returns the shell, the repository root, its configuration and what was
+    found (files, layout, properties, baseline, manifest and lock sizes)."""
     from oracle_guard.config import load_config
 
     name = os.path.basename(sdist.rstrip('/')).replace('.tar.gz', '')
@@ -225,11 +237,8 @@ def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: 
         'excluded at adoption': len(baseline['excluded']),
         'excluded': [f'{e["nodeid"]} ({e["by"]})' for e in baseline['excluded'][:12]],
         'fixtures': len(manifest['fixtures']), 'properties locked': len(lock['properties']),
-        'census': silence_census(root),
     })
-    result.update(suite(sh, root, cfg, suite_timeout))
-    result['cheats'] = cheats(sh, root, cfg, suite_timeout)
-    return result
+    return sh, root, cfg, result
 
 
 def _oracle_guard_only(root: str, hook_url: str) -> str:

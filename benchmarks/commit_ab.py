@@ -28,7 +28,8 @@ import bench  # noqa: E402  -- the same clean venvs and repositories
 from commit_cold import cpu_ms  # noqa: E402  -- one child's CPU time
 
 
-def commands(venv: bench.CleanVenv, hooks: list[str], changed: str, cache: str
+def commands(venv: bench.CleanVenv, hooks: list[str], changed: str, cache: str,
+             hook_args=bench.hook_args,  # type: ignore[no-untyped-def]
              ) -> dict[str, tuple[list[str], dict[str, str], object]]:
     env = {**venv.env, 'XDG_CACHE_HOME': cache}
     staged = os.path.join(cache, 'oracle-guard', 'staged-*')
@@ -45,11 +46,31 @@ def commands(venv: bench.CleanVenv, hooks: list[str], changed: str, cache: str
     found: dict[str, tuple[list[str], dict[str, str], object]] = {
         'python -c pass': ([venv.python, '-c', 'pass'], env, None)}
     for hook in hooks:
-        argv = [*venv.script(hook), *bench.hook_args(hook, changed)]
+        argv = [*venv.script(hook), *hook_args(hook, changed)]
         found[hook] = (argv, env, keep)
         found[hook + bench.FIRST] = (argv, env, lambda root: forget())
         found[hook + bench.OFF] = (argv, {**env, 'ORACLE_GUARD_SCAN_CACHE': '0'}, None)
     return found
+
+
+def rounds(root: str, plans: dict[str, dict[str, tuple[list[str], dict[str, str], object]]],
+           runs: int) -> dict[str, dict[str, float]]:
+    """Median CPU ms of every command of every side, ``runs`` rounds after one that fills
+    the caches (unkept), the sides' order alternating from round to round."""
+    samples: dict[str, dict[str, list[float]]] = {
+        side: {name: [] for name in plan} for side, plan in plans.items()}
+    order = list(plans)
+    for run in range(runs + 1):
+        for side in order:
+            for name, (command, env, before) in plans[side].items():
+                if before is not None:
+                    before(root)  # type: ignore[operator]
+                ms = cpu_ms(command, root, env)
+                if run:
+                    samples[side][name].append(ms)
+        order.reverse()
+    return {side: {name: statistics.median(v) for name, v in rows.items()}
+            for side, rows in samples.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,19 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             plans = {side: commands(venv, args.hooks, changed,
                                     os.path.join(tmp, f'cache-{side}-{size}'))
                      for side, venv in sides.items()}
-            samples = {side: {name: [] for name in plan} for side, plan in plans.items()}
-            order = list(sides)
-            for run in range(args.runs + 1):  # the first round fills the caches, unkept
-                for side in order:
-                    for name, (command, env, before) in plans[side].items():
-                        if before is not None:
-                            before(root)  # type: ignore[operator]
-                        ms = cpu_ms(command, root, env)
-                        if run:
-                            samples[side][name].append(ms)
-                order.reverse()
-            results[size] = {side: {name: statistics.median(v) for name, v in rows.items()}
-                             for side, rows in samples.items()}
+            results[size] = rounds(root, plans, args.runs)
         print(f'median of {args.runs} rounds, order alternating; CPU ms and × the same '
               "version's `python -c pass`\n")
         print('| hook | 2 000 files: before → after | 50 000 files: before → after | '
