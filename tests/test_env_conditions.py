@@ -220,3 +220,35 @@ def test_environment_condition_added_while_the_file_is_renamed_fails(repo):
     repo.add()
     result = repo.run(main)
     assert result.codes == ['OG322'], result.out
+
+
+def test_an_environment_condition_reads_no_requirements_file(repo, monkeypatch):
+    """Rule 40 judges a condition against requires-python alone: a commit that stages one
+    lists no tracked path and reads no requirements file (those are rule 41's, for an
+    importorskip), and the verdict is the one the whole project facts give."""
+    from conftest import git_calls
+
+    repo.write('requirements-dev.txt', 'numpy>=1.20\n')
+    repo.write('docs/requirements.txt', 'sphinx\n')
+    run(repo, 'def test_a():\n    assert 1\n')
+    repo.commit('a test and the project\'s requirements files')
+    repo.write('tests/test_env.py', HEADER + HONEST['version'] + 'def test_b():\n    assert 2\n')
+    repo.add()
+    calls = git_calls(monkeypatch)
+
+    result = repo.run(main)
+
+    assert result.rc == 0, result.out
+    assert 'ls-files' not in calls, calls  # the listing of every tracked path
+
+
+def test_requires_python_of_setup_cfg_still_decides_the_matrix(repo):
+    """requires-python comes from setup.cfg's python_requires when pyproject.toml has
+    none: for a project of 3.11 and later, `>= (3, 11)` holds everywhere (rule 40: OG320),
+    while the same condition passes for a project of 3.9 and later."""
+    source = ('@pytest.mark.skipif(sys.version_info >= (3, 11), reason="x")\n'
+              'def test_a():\n    assert 1\n')
+    repo.write('setup.cfg', '[options]\npython_requires = >=3.11\n')
+    assert run(repo, source, pyproject='[project]\nname = "app"\n').codes == ['OG320']
+    repo.write('setup.cfg', '[options]\npython_requires = >=3.9\n')
+    assert run(repo, source, pyproject='[project]\nname = "app"\n').rc == 0

@@ -213,8 +213,27 @@ def _candidate_paths(view: TreeView) -> list[str]:
     return found
 
 
+def read_requires_python(view: TreeView) -> str | None:
+    """``requires-python`` on one side of the change: ``pyproject.toml``, else
+    ``setup.cfg``'s ``python_requires``. What an environment condition is judged against
+    (rule 40) needs no requirements file, so this reads neither them nor the listing of
+    every tracked path that finds them (``read_project_facts``)."""
+    return _declared_in_project_files(view)[0]
+
+
 def read_project_facts(view: TreeView, cfg: Config) -> ProjectFacts:
     """The facts on one side of the change (the side the run judges)."""
+    requires_python, found = _declared_in_project_files(view)
+    for path in _candidate_paths(view):
+        if _REQUIREMENTS_FILE.search(path):
+            raw = view.read(path)
+            if raw is not None:
+                found |= _from_requirements(raw.decode('utf-8', 'replace'))
+    return ProjectFacts(requires_python, frozenset(found), frozenset(cfg.optional_modules))
+
+
+def _declared_in_project_files(view: TreeView) -> tuple[str | None, set[str]]:
+    """(requires-python, declared distributions) of ``pyproject.toml`` and ``setup.cfg``."""
     from oracle_guard.config import parse_toml
     from oracle_guard.findings import ConfigError
 
@@ -232,9 +251,4 @@ def read_project_facts(view: TreeView, cfg: Config) -> ProjectFacts:
             match = re.search(r'^python_requires\s*=\s*(.+)$', raw.decode('utf-8', 'replace'),
                               re.M)
             requires_python = match.group(1).strip() if match else None
-    for path in _candidate_paths(view):
-        if _REQUIREMENTS_FILE.search(path):
-            raw = view.read(path)
-            if raw is not None:
-                found |= _from_requirements(raw.decode('utf-8', 'replace'))
-    return ProjectFacts(requires_python, frozenset(found), frozenset(cfg.optional_modules))
+    return requires_python, found

@@ -16,6 +16,7 @@ from oracle_guard.oracle.baseline import empty_baseline
 from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.config import Config
 from oracle_guard.reading.declared_dependencies import read_project_facts
+from oracle_guard.reading.declared_dependencies import read_requires_python
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.reading.declared_dependencies import ProjectFacts
 from oracle_guard.reading.env_conditions import ALWAYS
@@ -100,17 +101,23 @@ class SilenceJudge:
     """Judges the silences of one run; the baseline and project facts are read once, lazily."""
 
     def __init__(self, baseline: Callable[[], Baseline], facts: Callable[[], ProjectFacts],
-                 exists: Callable[[str], bool]) -> None:
+                 exists: Callable[[str], bool],
+                 requires_python: Callable[[], str | None] | None = None) -> None:
         self._baseline_loader = baseline
         self._facts_loader = facts
+        # Environment conditions need only requires-python (rule 40); the declared
+        # dependencies (rule 41) list every tracked path for its requirements files.
+        self._requires_python_loader = requires_python
         self.exists = exists
         self._loaded: Baseline | None = None
         self._project: ProjectFacts | None = None
+        self._minors: tuple[int, ...] | None = None
 
     @classmethod
     def of_view(cls, cfg: Config, view: TreeView) -> SilenceJudge:
         return cls(lambda: read_baseline(view, cfg.baseline) or empty_baseline(cfg.baseline),
-                   lambda: read_project_facts(view, cfg), lambda p: view.read(p) is not None)
+                   lambda: read_project_facts(view, cfg), lambda p: view.read(p) is not None,
+                   lambda: read_requires_python(view))
 
     def _baseline(self) -> Baseline:
         if self._loaded is None:
@@ -128,7 +135,13 @@ class SilenceJudge:
 
     def minors(self) -> tuple[int, ...]:
         """The Python 3 minor versions the project supports: the matrix conditions meet."""
-        return python_minors(self._facts().requires_python)
+        if self._minors is None:
+            if self._project is not None or self._requires_python_loader is None:
+                requires_python = self._facts().requires_python
+            else:
+                requires_python = self._requires_python_loader()
+            self._minors = python_minors(requires_python)
+        return self._minors
 
     def facts_of(self, silence: Silence, reader: Callable[[], ConditionReader]
                  ) -> SilenceFacts:
