@@ -199,6 +199,28 @@ def test_new_sites_compares_what_not_where() -> None:
     assert [s.what for s in new_sites(base, new)] == ["names the test-run variable 'PYTEST_ADDOPTS'"]
 
 
+def test_the_base_is_read_only_when_the_new_side_has_a_site() -> None:
+    """Rule 43 compares with the base only what the new side holds: a change whose new
+    side has no site (or only exempt ones) reads and parses nothing of the base, and one
+    with a site still counts the base's (the base, given as a function, is called)."""
+    def unread() -> ast.AST:
+        raise AssertionError('the base was read')
+
+    plain = ast.parse('import os\n"""Names pytest in a docstring only."""\n')
+    assert new_sites(unread, plain) == []
+    exempt_only = ast.parse('from hypothesis import strategies\n')
+    assert new_sites(unread, exempt_only, ['hypothesis']) == []
+    new = ast.parse('import pytest\nimport pytest as again\n')
+    calls = []
+
+    def base() -> ast.AST:
+        calls.append('read')
+        return ast.parse('import pytest\n')
+
+    assert [s.what for s in new_sites(base, new)] == [s.what for s in new_sites(None, new)][1:]
+    assert calls == ['read']
+
+
 def test_src_that_detects_pytest_is_caught_by_the_gate(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The cheat: the bug stays, but src answers right while pytest is loaded."""
     template = build_template(str(tmp_path / 'template'))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -339,18 +340,28 @@ def reach_sites(tree: ast.AST) -> list[Site]:
     return reader.sites
 
 
-def new_sites(base: ast.AST | None, new: ast.AST, allowed: Iterable[str] = ()) -> list[Site]:
+def new_sites(base: ast.AST | None | Callable[[], ast.AST | None], new: ast.AST,
+              allowed: Iterable[str] = ()) -> list[Site]:
     """Sites of ``new`` the base did not have (matched by what they are, not where), minus
     those naming a module in ``allowed`` (``src-test-imports``). RecursionError for a tree
-    nested deeper than the reader can follow (the caller fails closed)."""
+    nested deeper than the reader can follow (the caller fails closed).
+
+    ``base`` may be a function that parses it: it is called only when ``new`` holds a site
+    ``allowed`` does not exempt (without one there is nothing the base could vouch for, so a
+    one-line edit of a large module parses and walks one side, not two)."""
     allowed = tuple(allowed)
+    sites = reach_sites(new)
+    if all(exempt(site.module, allowed) for site in sites):
+        return []
+    if callable(base):
+        base = base()
     try:
         before = Counter(site.what for site in reach_sites(base)) if base is not None \
             else Counter()
     except RecursionError:
         before = Counter()  # the base cannot vouch for anything then
     found = []
-    for site in reach_sites(new):
+    for site in sites:
         if before[site.what]:
             before[site.what] -= 1
             continue
