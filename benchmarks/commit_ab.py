@@ -1,6 +1,7 @@
 """Two installed versions of the hooks on the same one-file commit, interleaved, CPU time.
 
     python benchmarks/commit_ab.py --before DIR --after DIR [--runs 21] [--hooks ...]
+                                   [--real SDIST [--change test|src] [--keep DIR]]
 
 ``bench.py`` measures one version; run twice, the load between the two runs moves the
 figures by as much as a change under test (0.1× and less). This runs both clean virtual
@@ -11,6 +12,9 @@ first hook of a commit, every cache off), each version with its own cache folder
 rounds whose order alternates (before then after, after then before: neither side always
 runs second). Median CPU time (user + system, git included) as a multiple of each
 version's own ``python -c pass``; the load average is printed. No target is asserted.
+
+With ``--real SDIST`` the repository is a real project adopted as
+``benchmarks/commit_real.py`` adopts it, with one of its one-line changes staged.
 """
 from __future__ import annotations
 
@@ -79,9 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--after', required=True)
     parser.add_argument('--runs', type=int, default=21)
     parser.add_argument('--hooks', nargs='+', default=list(bench.HOOKS))
+    parser.add_argument('--real', metavar='SDIST',
+                        help='a real project instead of the synthetic repositories, '
+                             'adopted as benchmarks/commit_real.py does')
+    parser.add_argument('--change', choices=('test', 'src'), default='test',
+                        help="with --real: commit_real.py's one-line change to stage")
+    parser.add_argument('--keep', help='with --real: adopt the project here, or reuse it')
     args = parser.parse_args(argv)
     sides = {'before': bench.CleanVenv.ensure(args.before),
              'after': bench.CleanVenv.ensure(args.after)}
+    if args.real:
+        return real(args, sides)
     tmp = tempfile.mkdtemp(prefix='og-ab-')
     try:
         results: dict[int, dict[str, dict[str, float]]] = {}
@@ -114,6 +126,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f'\nload average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs')
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+def real(args: argparse.Namespace, sides: dict[str, bench.CleanVenv]) -> int:
+    """Both versions on one real project and one of commit_real.py's changes."""
+    import commit_real
+
+    work = args.keep or tempfile.mkdtemp(prefix='og-ab-real-')
+    tmp = tempfile.mkdtemp(prefix='og-ab-')
+    try:
+        project = commit_real.adopted(args.real, work)
+        changed, what = commit_real.stage(project, args.change)
+        print(f'{project.name}: {what}')
+        plans = {side: commands(venv, args.hooks, changed,
+                                os.path.join(tmp, f'cache-{side}'),
+                                hook_args=commit_real.no_file_names)
+                 for side, venv in sides.items()}
+        results = rounds(project.root, plans, args.runs)
+        project.git('reset', '-q', '--hard', 'HEAD')
+        print(f'median of {args.runs} rounds, order alternating; CPU ms and × the same '
+              "version's `python -c pass`\n")
+        print('| hook | before | after |')
+        print('|---|---|---|')
+        for name in results['before']:
+            cells = [f'{results[s][name] / results[s]["python -c pass"]:.2f} '
+                     f'({results[s][name]:.1f} ms)' for s in sides]
+            print(f'| {name} | ' + ' | '.join(cells) + ' |')
+        print(f'\nload average at the end {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs')
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

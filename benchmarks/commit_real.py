@@ -254,14 +254,7 @@ def main(argv: list[str] | None = None) -> int:
           f'load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs\n', flush=True)
     try:
         for sdist in args.sdists:
-            name = os.path.basename(sdist.rstrip('/')).replace('.tar.gz', '')
-            existing = os.path.join(work, name, name)  # as prepare() leaves it
-            if args.keep and os.path.isdir(os.path.join(existing, '.git')):
-                from oracle_guard.config import load_config
-                project = Project(name, existing, load_config(existing), {'reused': existing})
-                project.counts.update(counts_of(project))
-            else:
-                project = prepare(sdist, work)
+            project = adopted(sdist, work)
             print(f'## {project.name}\n')
             for key, value in project.counts.items():
                 print(f'* {key}: {value}')
@@ -275,6 +268,19 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def adopted(sdist: str, work: str) -> Project:
+    """The project adopted under ``work`` by an earlier run, else adopted now."""
+    name = os.path.basename(sdist.rstrip('/')).replace('.tar.gz', '')
+    existing = os.path.join(work, name, name)  # as prepare() leaves it
+    if not os.path.isdir(os.path.join(existing, '.git')):
+        return prepare(sdist, work)
+    from oracle_guard.config import load_config
+
+    project = Project(name, existing, load_config(existing), {'reused': existing})
+    project.counts.update(counts_of(project))
+    return project
 
 
 def counts_of(project: Project) -> dict[str, object]:
