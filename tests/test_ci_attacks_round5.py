@@ -1,0 +1,295 @@
+"""The gate played as a cheating agent against the newest mechanisms (benchmarks/ATTACKS.md,
+attacks 94-99): the test command released on the plugin's own collection (rule 45), the
+discard judge over the whole Hypothesis test case (OG717, rule 43 at run time), the child
+subreaper (OG718, rule 45) and the digests of the evidence runs' trees (OG734, rules 48,
+49). What the gate catches.
+
+The repository is the one of ``test_ci_attacks_round3.py``: ``dd`` adopted with
+``oracle-guard init``, then the bug on ``main`` (``dedupe`` drops the largest value past
+three distinct ones). The attacks that get through are described in ATTACKS.md and
+reproduced by benchmarks/attacks_open/round5.py, not written here: this file asserts only
+what the gate catches. Every attacker touches only processes whose parent is its own gate
+and files in that gate's trees.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import sys
+
+import pytest
+
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from ci_repo import git
+from test_ci_attacks import BUG
+from test_ci_attacks import GOOD
+from test_ci_attacks import PROPERTY_ID
+from test_ci_attacks import PYTEST
+from test_ci_attacks_round3 import adopt_dd
+from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
+from test_ci_attacks_round3 import PROPERTIES_CONFTEST
+from test_ci_attacks_round3 import SMALL_UNIT_TESTS
+from test_ci_attacks_round3 import template  # noqa: F401 -- the fixture
+from test_ci_attacks_round4 import FIND
+from test_ci_attacks_round4 import FORGING_SRC
+from test_ci_attacks_round4 import REWRITING_THE_TREE
+
+# -- a daemon the pull request's code detaches to race the new-test run ----------------
+# The project asks every new test to fail against the base revision's src (require-fail-to-
+# pass, rule 49). The pull request fixes the bug and adds a test that does not test the fix;
+# a helper, detached the classic way (fork, setsid, fork again: no parent, no session, no
+# process group of the step), waits for the new-test run's tree, which is written after the
+# test command and the reference run have ended, to make the new test fail there. Started
+# by a test module of the test command, it is re-parented to the gate (a child subreaper on
+# Linux) and killed, with OG718, before the evidence runs start; the new test then passes
+# against the base (OG736). (The same daemon started by src in the reference run before it
+# has collected gets through: ATTACKS.md, attack 97.)
+DAEMON = r'''
+import os
+import time
+
+
+def _children(pid):
+    found = []
+    try:
+        for task in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/children' % (pid, task)) as f:
+                found += f.read().split()
+    except OSError:
+        pass
+    return found
+
+
+def _race_the_new_test_run(gate):
+    """Fail the new test in the new-test run's tree (a child of this gate, in 'new-tests')."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and os.path.exists('/proc/%d' % gate):
+        for pid in _children(gate):
+            try:
+                tree = os.readlink('/proc/%s/cwd' % pid)
+            except OSError:
+                continue
+            if os.path.basename(tree) == 'new-tests':
+                path = os.path.join(tree, 'tests', 'test_new.py')
+                with open(path, 'rb') as f:
+                    original = f.read()
+                with open(path, 'wb') as f:  # failing, and put back as it is imported
+                    f.write(b'with open(__file__, "wb") as _f:\n    _f.write(%r)\n' % original
+                            + original.replace(b'== [1, 2]', b'== [2, 1]'))
+                return
+        time.sleep(0.01)
+
+
+def daemonize():
+    gate = os.getppid()  # this gate only: the test command and the reference run are its children
+    first = os.fork()
+    if first:
+        os.waitpid(first, 0)  # the middle process ends at once
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, 4096)  # pytest's files and its connection to the gate stay with it
+        _race_the_new_test_run(gate)
+    finally:
+        os._exit(0)
+'''
+NEW_TEST = '''\
+from dd import dedupe
+
+
+def test_dedupe_keeps_a_sorted_pair():
+    assert dedupe([1, 2]) == [1, 2]
+'''
+# A test module of the test command (the gate names its stream in the environment); the
+# new-test run imports it too, where it does nothing.
+DETACHING_TEST = ("import os\n\nimport _daemon\n\n"
+                  "if 'ORACLE_GUARD_STREAM' in os.environ and "
+                  "os.path.basename(os.getcwd()) != 'new-tests':\n"
+                  "    _daemon.daemonize()\n\n\n" + NEW_TEST.replace(
+                      'from dd import dedupe\n', 'from dd import dedupe  # noqa: E402\n'))
+
+
+@pytest.fixture(scope='module')
+def strict(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """dd adopted, then ``require-fail-to-pass = true`` on main (rule 49)."""
+    path = adopt_dd(str(tmp_path_factory.mktemp('strict') / 'repo'))
+    pyproject = os.path.join(path, 'pyproject.toml')
+    with open(pyproject, encoding='utf-8') as f:
+        text = f.read()
+    with open(pyproject, 'w', encoding='utf-8') as f:
+        f.write(text.replace('[tool.oracle-guard]\n',
+                             '[tool.oracle-guard]\nrequire-fail-to-pass = true\n'))
+    git(path, 'commit', '-q', '-am', 'new tests must fail without their change')
+    return path
+
+
+def test_a_daemon_racing_the_new_test_run_is_killed_before_it_starts(
+        strict: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(strict, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'tests/_daemon.py': DAEMON, 'tests/test_new.py': DETACHING_TEST,
+                          'src/dd/__init__.py': GOOD}, plain_rc=0)
+    assert any('the test command (or the reference run beside it) left 1 process(es) '
+               'running after it ended' in line for line in ci.lines('OG718')), ci.out
+    assert any('tests/test_new.py::test_dedupe_keeps_a_sorted_pair passes against the '
+               "base revision's src/ too" in line for line in ci.lines('OG736')), ci.out
+
+
+# -- a collection forged in the plugin's order ---------------------------------------
+# src, imported by the base's properties conftest, adds an audit hook; when the reference
+# run's main thread opens the tree's property to compile it (the plugin has sent its
+# configured by then), the hook writes a collection into the plugin's connection (found
+# through gc) and waits for the test command, released, to rewrite the file. The plugin's
+# own collection then is a second one in that stream (OG720, rule 45). (The same hook
+# sending a begin instead gets through: ATTACKS.md, attack 98.)
+# round 4's finder of the plugin's connection to the gate (gc, an AF_UNIX socket).
+PLUGINS_SOCKET = FORGING_SRC[FORGING_SRC.index('def _plugins_socket'):
+                             FORGING_SRC.index('def _forge_and_hold')]
+FORGING_IN_ORDER = '''\
+import gc
+import socket
+import sys
+import time
+
+_SENT = []
+
+
+''' + PLUGINS_SOCKET + '''
+def _hook(event, args):
+    if event != 'open' or _SENT or not isinstance(args[0], str) or \\
+            not args[0].endswith('test_dd_props.py') or 'oracle-guard-reference-' not in args[0]:
+        return
+    _SENT.append(args[0])
+    plugins = _plugins_socket()
+    if plugins is None:
+        return
+    plugins.sendall(b'{"event": "collected", "items": []}\\n')
+    with open(args[0], 'rb') as f:
+        original = f.read()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        with open(args[0], 'rb') as f:
+            if f.read() != original:
+                break
+        time.sleep(0.01)
+
+
+if sys.flags.isolated:
+    sys.addaudithook(_hook)
+
+
+''' + BUG
+
+
+@pytest.fixture(scope='module')
+def with_properties_conftest(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt_dd(str(tmp_path_factory.mktemp('in-order') / 'repo'),
+                    {'tests/properties/conftest.py': PROPERTIES_CONFTEST})
+
+
+def test_a_collection_forged_in_the_plugins_order_is_a_second_collection(
+        with_properties_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(with_properties_conftest, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'src/dd/__init__.py': FORGING_IN_ORDER,
+                          'tests/test_dd.py': REWRITING_THE_TREE}, plain_rc=1)
+    assert any('reference run: forged run: stream-1 sent 2 collected events' in line
+               for line in ci.lines('OG720')), ci.out
+
+
+# -- 96c's caught form: Hypothesis's folder moved ---------------------------------------------
+# The discard judge takes a frame for Hypothesis's when its file is in the folder of
+# ``hypothesis.__file__``. src points that at the checkout (the folder above src/), so its
+# own frames count as Hypothesis's. Where the test environment lies outside the checkout, Hypothesis's real frames then count as foreign, and its own StopTest at the
+# end of a test case is "not raised by Hypothesis": OG717 in both runs. (With the test
+# environment inside the checkout, a `.venv` or `.tox`, the same move hides every discard:
+# ATTACKS.md, attack 96c, open.)
+REPOINTED_SRC = 'import os\nimport sys\n\n\n' + FIND + '''
+
+_hyp = sys.modules.get(_find(BaseException, 'Unsatisfied' + 'Assumption').__module__.split('.')[0])
+_hyp.__file__ = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'x.py')
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3:
+        raise _find(BaseException, 'Unsatisfied' + 'Assumption')()
+    return out
+'''
+
+
+def test_hypothesis_folder_moved_by_src_does_not_hide_its_discards(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    _, ci = attack(dd, {'src/dd/__init__.py': REPOINTED_SRC,
+                        'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
+    assert any(PROPERTY_ID in line for line in ci.lines('OG717')), ci.out
+    assert any('reference run: OG717' in line and PROPERTY_ID in line
+               for line in ci.lines('OG734')), ci.out
+
+
+# -- 100: the flip a freeze needs, forged by src in the reruns (rule 48) ---------------------
+# The three failing tests frozen as order-dependent, the budget raised: an oracle change that
+# needs a person's approval, who reads the freeze's measured evidence in the review report.
+# src answers right in every other rerun (the rerun loads oracle_guard.runtime.unfrozen; a
+# counter in the gate's temporary folder, beside the rerun's tree), so each frozen test
+# "passed 3 and failed 2 of 5 reruns": a flake, not a bug. A person approved the oracle change (--oracle-approved),
+# but the ledger and src changed together: rule 11 (OG201, and OG515 for the budget).
+FLIPPING_SRC = '''\
+import os
+import sys
+
+
+def _in_a_rerun():
+    return any(name.startswith('oracle_guard.') and name.endswith('.unfrozen')
+               for name in list(sys.modules))
+
+
+def _flip():
+    path = os.path.join(os.path.dirname(os.getcwd()), 'dd-flip')  # beside the rerun's tree
+    try:
+        with open(path) as f:
+            count = int(f.read() or 0)
+    except (OSError, ValueError):
+        count = 0
+    with open(path, 'w') as f:
+        f.write(str(count + 1))
+    return count % 2 == 0
+
+
+_RIGHT = _in_a_rerun() and _flip()
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3 and not _RIGHT:
+        return out[:-1]
+    return out
+'''
+
+
+def frozen_ledger() -> str:
+    expires = datetime.date.today() + datetime.timedelta(days=30)
+    rows = ''.join(
+        f'  - id: FZ-{n}\n    nodeid: {nodeid}\n    class: order-dependent\n'
+        f'    evidence: "fails after the cache test"\n    owner: alice\n    expires: {expires}\n'
+        for n, nodeid in enumerate(('tests/test_dd.py::test_four', 'tests/test_dd.py::test_many',
+                                    PROPERTY_ID), 1))
+    return f'budget: 3\nfreezes:\n{rows}'
+
+
+def test_a_flip_forged_by_src_for_approved_freezes_fails_ci_by_rule_11(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    dd.pull_request({'src/dd/__init__.py': FLIPPING_SRC,
+                     'tests/freeze_ledger.yaml': frozen_ledger()}, bug=False)
+    plain = dd.finish(dd.start(PYTEST))
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(PYTEST, '--oracle-approved')[1:]]))
+    assert plain.rc == 0, plain.out  # the three failing tests frozen
+    assert ci.rc == 1, ci.out
+    assert any('src/dd/__init__.py' in line for line in ci.lines('OG201')), ci.out
+    assert any('budget raised from 0 to 3' in line for line in ci.lines('OG515')), ci.out
