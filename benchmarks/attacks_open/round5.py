@@ -1,8 +1,14 @@
 """Reproduce the attacks of ATTACKS.md 94-99 that get through the gate.
 
-94, 95, 96a, 96b, 96c, 96d, 97, 98 and 99; the caught ones are tests/test_ci_attacks_round5.py.
+94, 95, 95b, 96a, 96b, 96c, 96d, 97, 98 and 99; the caught ones are
+tests/test_ci_attacks_round5.py.
 
-    python benchmarks/attacks_open/round5.py [NAME ...] [--keep DIR]
+    python benchmarks/attacks_open/round5.py [NAME ...] [--keep DIR] [--test-env PYTHON]
+
+95b installs the pull request's package into a separate test environment: it runs only with
+``--test-env PYTHON``, the interpreter of a throwaway environment holding pytest, Hypothesis,
+setuptools and oracle-guard (the gate then runs with ``--test-python PYTHON`` and the test
+command ``PYTHON -m pytest``); without it the default list leaves 95b out.
 
 NAME is one of the names above (all of them by default), or a control: 94control (the install
 step weakens the checkout's property without replacing the blob), 98control (the forged begin
@@ -12,10 +18,10 @@ tests/test_ci_attacks.py (``dd``, adopted with ``oracle-guard init``, then the b
 ``main``: ``dedupe`` drops the largest value past three distinct ones; 97 and 99 then set
 ``require-fail-to-pass = true`` on main), commits the pull request on branch ``pr``, runs
 plain ``python -m pytest -q -p no:cacheprovider`` in a copy of the checkout (after the same
-install step, for 94), then the gate as the action runs it, ``python -I -m oracle_guard.cli
+install step, for 94 and 95b), then the gate as the action runs it, ``python -I -m oracle_guard.cli
 ci --base main [--install-command ...] -- python -m pytest -q -p no:cacheprovider``. It
 prints "plain pytest exit N" and "gate exit N" per scenario and the gate's findings. Every
-one of the nine prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed, and
+one of the ten prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed, and
 a new test that does not test the fix, which the project's require-fail-to-pass should
 refuse) and "plain pytest exit 0". 96c needs the checkout, the gate's temporary folder
 (where the reference tree is written) and the test environment in one folder other than
@@ -114,6 +120,22 @@ _weaken()
 
 
 ''' + BUG
+
+# -- 95b: the same, run by the project's own `hypothesis` entry point, no conftest needed -------
+# Hypothesis runs every function registered under the "hypothesis" entry-point group when it
+# is imported (hypothesis/entry_points.py, meant for register_type_strategy): the pull request
+# declares one in pyproject.toml, and the install step (pip install -e .) writes it into the
+# project's dist-info, listed in its RECORD. Every process of the test environment that
+# imports Hypothesis runs src before a property module is compiled.
+ENTRY_POINT_SRC = SELF_WEAKENING_SRC.replace(
+    "    if b'== sorted(set(xs))' not in strong:\n",
+    "    if b'== sorted(set(xs))' not in strong or b'_f.write(' in strong:  # once\n")
+assert ENTRY_POINT_SRC != SELF_WEAKENING_SRC
+ENTRY_POINT = '[project.entry-points.hypothesis]\ndd = "dd:_weaken"\n\n'
+# The base's conftest imports Hypothesis, not the package (a profile, a common layout).
+PROFILE_CONFTEST = ("from hypothesis import settings\n\n"
+                    "settings.register_profile('ci', deadline=None)\n")
+NEEDS_TEST_ENV = ('95b',)  # a separate test environment the install step installs dd into
 
 # -- 96a, 96b: assume() called by Hypothesis's own code, asked for by the standard library ----
 # The judge takes an UnsatisfiedAssumption raised by Hypothesis (assume) as the property's own
@@ -224,6 +246,10 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None], tuple[
             "git('replace'", "('replace'"), 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, install),
         '95': (conftest, {'src/dd/__init__.py': SELF_WEAKENING_SRC,
                           'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, ()),
+        '95b': ({'tests/properties/conftest.py': PROFILE_CONFTEST},
+                {'src/dd/__init__.py': ENTRY_POINT_SRC,
+                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+                ('--install-command', 'python -m pip install -q --no-deps --no-build-isolation -e .')),
         '96a': ({}, {'src/dd/__init__.py': TRAMPOLINE_SRC, **small}, ()),
         '96b': ({PROP: MAPPED_PROPERTY}, {'src/dd/__init__.py': TRAMPOLINE_SRC, **small}, ()),
         '96c': ({}, {'src/dd/__init__.py': REPOINTED_SRC, **small}, ()),
@@ -253,13 +279,17 @@ def strict(repo) -> None:  # type: ignore[no-untyped-def]
     git(repo.path, 'commit', '-q', '-am', 'new tests must fail without their change')
 
 
-def plain_run(repo, options):  # type: ignore[no-untyped-def]
+def plain_run(repo, options, pytest=PYTEST):  # type: ignore[no-untyped-def]
     """Plain pytest in a copy of the checkout, after the same install step (if any)."""
     copy = copy_template(repo.path, repo.path + '-plain')
+    env = copy.env()
+    if '--test-python' in options:  # the install step's python is the test environment's
+        python = options[options.index('--test-python') + 1]
+        env['PATH'] = os.path.dirname(python) + os.pathsep + env.get('PATH', '')
     if '--install-command' in options:
         command = options[options.index('--install-command') + 1]
-        subprocess.run(command, shell=True, cwd=copy.path, env=copy.env(), check=True)
-    return copy.finish(copy.start(PYTEST))
+        subprocess.run(command, shell=True, cwd=copy.path, env=env, check=True)
+    return copy.finish(copy.start(pytest))
 
 
 def main(argv: list[str]) -> int:
@@ -267,13 +297,25 @@ def main(argv: list[str]) -> int:
     if '--keep' in argv:
         keep = argv[argv.index('--keep') + 1]
         argv = [a for a in argv if a not in ('--keep', keep)]
-    chosen = argv or [name for name in scenarios() if 'control' not in name]
+    test_env = None
+    if '--test-env' in argv:
+        test_env = argv[argv.index('--test-env') + 1]
+        argv = [a for a in argv if a not in ('--test-env', test_env)]
+    chosen = argv or [name for name in scenarios() if 'control' not in name and
+                      (test_env or name not in NEEDS_TEST_ENV)]
     folder = keep or tempfile.mkdtemp(prefix='round5-attacks-')
     through = 0
     made: list[str] = []
     try:
         for name in chosen:
             project, pull_request, options = scenarios()[name]
+            pytest = PYTEST
+            if name in NEEDS_TEST_ENV:
+                if test_env is None:
+                    raise SystemExit(f'{name} needs --test-env PYTHON (a separate environment '
+                                     'with pytest, Hypothesis, setuptools and oracle-guard)')
+                pytest = (test_env, *PYTEST[1:])
+                options = ('--test-python', test_env, *options)
             env = {}
             if name == '96c':  # the checkout and the trees beside the test environment
                 beside = tempfile.mkdtemp(prefix='round5-96c-', dir=sys.prefix)
@@ -283,10 +325,15 @@ def main(argv: list[str]) -> int:
                          {'src/dd/__init__.py': BUG})
             if name in STRICT:
                 strict(repo)
+            if name == '95b':  # the entry point declared in the project's own pyproject.toml
+                with open(os.path.join(repo.path, 'pyproject.toml'), encoding='utf-8') as f:
+                    pyproject = f.read()
+                pull_request = {**pull_request, 'pyproject.toml': pyproject.replace(
+                    '[tool.pytest.ini_options]', ENTRY_POINT + '[tool.pytest.ini_options]')}
             repo.pull_request(pull_request, bug=False)
-            plain = plain_run(repo, options)
+            plain = plain_run(repo, options, pytest)
             ci = repo.finish(repo.start([sys.executable, '-I',
-                                         *repo.ci_args(PYTEST, *options)[1:]], env))
+                                         *repo.ci_args(pytest, *options)[1:]], env))
             found = [line for line in ci.out.splitlines() if line.startswith(
                 ('oracle-guard ci:', 'tests/', 'src/', '.:', 'tools/')) and ' note: ' not in line]
             print(f'== {name}: plain pytest exit {plain.rc}, gate exit {ci.rc}')
