@@ -1,6 +1,6 @@
 """Reproduce the attacks of ATTACKS.md 94-99 that get through the gate.
 
-94, 95, 95b, 96a, 96b, 96c, 96d, 97, 98 and 99; the caught ones are
+94, 95, 95b, 96a, 96b, 96c, 96d, 97, 97b, 98 and 99; the caught ones are
 tests/test_ci_attacks_round5.py.
 
     python benchmarks/attacks_open/round5.py [NAME ...] [--keep DIR] [--test-env PYTHON]
@@ -21,9 +21,10 @@ plain ``python -m pytest -q -p no:cacheprovider`` in a copy of the checkout (aft
 install step, for 94 and 95b), then the gate as the action runs it, ``python -I -m oracle_guard.cli
 ci --base main [--install-command ...] -- python -m pytest -q -p no:cacheprovider``. It
 prints "plain pytest exit N" and "gate exit N" per scenario and the gate's findings. Every
-one of the ten prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed, and
-a new test that does not test the fix, which the project's require-fail-to-pass should
-refuse) and "plain pytest exit 0". 96c needs the checkout, the gate's temporary folder
+one of the eleven prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed,
+and a new test that does not test the fix, which the project's require-fail-to-pass should
+refuse; 97b: with the bug fixed, and "the daemon outlived the gate: True") and "plain
+pytest exit 0". 96c needs the checkout, the gate's temporary folder
 (where the reference tree is written) and the test environment in one folder other than
 ``/``: the scenario builds its repository in a temporary folder inside ``sys.prefix`` (this
 environment's folder) and runs the gate with ``TMPDIR`` there, and removes it (in a
@@ -40,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -201,6 +203,41 @@ def dedupe(xs):
 DAEMON_SRC = 'import sys\n\nfrom dd import _daemon\n\nif sys.flags.isolated:\n' \
     '    _daemon.daemonize()\n\n\n' + GOOD
 
+# -- 97b: the same daemon outlives the gate ---------------------------------------------------
+# The bug fixed, and src (in the reference run) detaches a daemon as in 97 that waits for the
+# gate's exit and writes a file a second later (in the temporary folder, named by the gate's
+# pid); the scenario waits up to 5 s after the gate has exited and says whether it is there.
+LINGER = r'''
+import os
+import time
+
+
+def daemonize(marker):
+    gate = os.getppid()
+    first = os.fork()
+    if first:
+        os.waitpid(first, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, 4096)
+        while os.path.exists('/proc/%d' % gate):
+            time.sleep(0.05)
+        time.sleep(1)
+        with open(marker, 'w') as f:
+            f.write('%d outlived gate %d\\n' % (os.getpid(), gate))
+    finally:
+        os._exit(0)
+'''
+LINGER_SRC = ('import os\nimport sys\nimport tempfile\n\nfrom dd import _linger\n\n'
+              'if sys.flags.isolated:\n    _linger.daemonize(os.path.join(tempfile.gettempdir(), '
+              '"round5-97b-outlived-%d" % os.getppid()))\n\n\n' + GOOD)
+
 # -- 98: the test command released by a forged begin, in the plugin's order --------------------
 # The gate releases the test command on the reference process's first connection once it has
 # seen the plugin's configured, then a collected or a begin (what an xdist controller sends).
@@ -256,6 +293,7 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None], tuple[
         '96d': ({}, {'src/dd/__init__.py': BLINDING_SRC, **small}, ()),
         '97': ({}, {'src/dd/_daemon.py': DAEMON, 'src/dd/__init__.py': DAEMON_SRC,
                     'tests/test_new.py': SORTED_PAIR_TEST}, ()),
+        '97b': ({}, {'src/dd/_linger.py': LINGER, 'src/dd/__init__.py': LINGER_SRC}, ()),
         '98': (conftest, releasing, ()),
         '98control': (conftest, {**releasing, 'src/dd/__init__.py': RELEASING_SRC.replace(
             'plugins.sendall(', 'len(')}, ()),
@@ -332,12 +370,20 @@ def main(argv: list[str]) -> int:
                     '[tool.pytest.ini_options]', ENTRY_POINT + '[tool.pytest.ini_options]')}
             repo.pull_request(pull_request, bug=False)
             plain = plain_run(repo, options, pytest)
-            ci = repo.finish(repo.start([sys.executable, '-I',
-                                         *repo.ci_args(pytest, *options)[1:]], env))
+            gate = repo.start([sys.executable, '-I', *repo.ci_args(pytest, *options)[1:]], env)
+            ci = repo.finish(gate)
             found = [line for line in ci.out.splitlines() if line.startswith(
                 ('oracle-guard ci:', 'tests/', 'src/', '.:', 'tools/')) and ' note: ' not in line]
             print(f'== {name}: plain pytest exit {plain.rc}, gate exit {ci.rc}')
             print('\n'.join(found))
+            if name == '97b':
+                marker = os.path.join(tempfile.gettempdir(), f'round5-97b-outlived-{gate.pid}')
+                deadline = time.monotonic() + 5
+                while not os.path.exists(marker) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                print(f'the daemon outlived the gate: {os.path.exists(marker)}')
+                if os.path.exists(marker):
+                    os.remove(marker)
             through += ci.rc == 0
     finally:
         for beside in made:
