@@ -1,6 +1,6 @@
 """Reproduce the attacks of ATTACKS.md 94-99 that get through the gate.
 
-94, 95, 95b, 96a, 96b, 96c, 96d, 97, 97b, 98 and 99; the caught ones are
+94, 95, 95b, 96a, 96b, 96c, 96d, 96e, 97, 97b, 98 and 99; the caught ones are
 tests/test_ci_attacks_round5.py.
 
     python benchmarks/attacks_open/round5.py [NAME ...] [--keep DIR] [--test-env PYTHON]
@@ -21,7 +21,7 @@ plain ``python -m pytest -q -p no:cacheprovider`` in a copy of the checkout (aft
 install step, for 94 and 95b), then the gate as the action runs it, ``python -I -m oracle_guard.cli
 ci --base main [--install-command ...] -- python -m pytest -q -p no:cacheprovider``. It
 prints "plain pytest exit N" and "gate exit N" per scenario and the gate's findings. Every
-one of the eleven prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed,
+one of the twelve prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed,
 and a new test that does not test the fix, which the project's require-fail-to-pass should
 refuse; 97b: with the bug fixed, and "the daemon outlived the gate: True") and "plain
 pytest exit 0". 96c needs the checkout, the gate's temporary folder
@@ -193,6 +193,31 @@ def dedupe(xs):
     return out
 '''
 
+# -- 96e: the whole-case wrapper unwrapped through its own __wrapped__ -------------------------
+# The plugin wraps StateForActualGivenExecution.execute_once with functools.wraps, so the
+# original is one attribute away. At its first call (a good input, in the first test case)
+# src puts the original back on the class (the module found by name built from strings), and
+# from the next test case on raises UnsatisfiedAssumption itself while `.map(dedupe)` draws,
+# outside the inner test's wrapper (85's property).
+UNWRAPPING_SRC = 'import sys\n\n\n' + FIND + '''
+
+def _unwrap():
+    package = _find(BaseException, 'Unsatisfied' + 'Assumption').__module__.split('.')[0]
+    core = sys.modules.get(package + '.core')
+    state = getattr(core, 'StateForActual' + 'GivenExecution', None)
+    method = state.__dict__.get('execute_once') if state is not None else None
+    if method is not None and hasattr(method, '__wrapped__'):
+        state.execute_once = method.__wrapped__
+
+
+def dedupe(xs):
+    _unwrap()
+    out = sorted(set(xs))
+    if len(out) > 3:
+        raise _find(BaseException, 'Unsatisfied' + 'Assumption')()
+    return out
+'''
+
 # -- 97: a daemon src detaches in the reference run before it has collected ------------------
 # The gate takes the test command's mark of its children once the reference run has
 # collected, and the reference run's own mark after the test command: a process the reference
@@ -291,6 +316,7 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str | None], tuple[
         '96b': ({PROP: MAPPED_PROPERTY}, {'src/dd/__init__.py': TRAMPOLINE_SRC, **small}, ()),
         '96c': ({}, {'src/dd/__init__.py': REPOINTED_SRC, **small}, ()),
         '96d': ({}, {'src/dd/__init__.py': BLINDING_SRC, **small}, ()),
+        '96e': ({PROP: MAPPED_PROPERTY}, {'src/dd/__init__.py': UNWRAPPING_SRC, **small}, ()),
         '97': ({}, {'src/dd/_daemon.py': DAEMON, 'src/dd/__init__.py': DAEMON_SRC,
                     'tests/test_new.py': SORTED_PAIR_TEST}, ()),
         '97b': ({}, {'src/dd/_linger.py': LINGER, 'src/dd/__init__.py': LINGER_SRC}, ()),
