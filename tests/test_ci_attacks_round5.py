@@ -1,5 +1,5 @@
 """The gate played as a cheating agent against the newest mechanisms (benchmarks/ATTACKS.md,
-attacks 94-99): the test command released on the plugin's own collection (rule 45), the
+attacks 94-100): the test command released on the plugin's own collection (rule 45), the
 discard judge over the whole Hypothesis test case (OG717, rule 43 at run time), the child
 subreaper (OG718, rule 45) and the digests of the evidence runs' trees (OG734, rules 48,
 49). What the gate catches.
