@@ -26,6 +26,7 @@ from test_ci_attacks import BUG
 from test_ci_attacks import GOOD
 from test_ci_attacks import PROPERTY_ID
 from test_ci_attacks import PYTEST
+from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
@@ -33,8 +34,10 @@ from test_ci_attacks_round3 import PROPERTIES_CONFTEST
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
 from test_ci_attacks_round3 import template  # noqa: F401 -- the fixture
 from test_ci_attacks_round4 import FIND
+from test_ci_attacks_round4 import FIRST
 from test_ci_attacks_round4 import FORGING_SRC
 from test_ci_attacks_round4 import REWRITING_THE_TREE
+from test_ci_attacks_round4 import TIDY
 
 # -- a daemon the pull request's code detaches to race the new-test run ----------------
 # The project asks every new test to fail against the base revision's src (require-fail-to-
@@ -293,3 +296,69 @@ def test_a_flip_forged_by_src_for_approved_freezes_fails_ci_by_rule_11(
     assert ci.rc == 1, ci.out
     assert any('src/dd/__init__.py' in line for line in ci.lines('OG201')), ci.out
     assert any('budget raised from 0 to 3' in line for line in ci.lines('OG515')), ci.out
+
+
+# -- 94: the install step replaces the base property's blob (git replace) ----------------------
+# The change rules read the change before the install step; the reference tree, the
+# inventory and the twins are read from git objects after it, with the pull request's own
+# .git. `git replace` makes every git command (cat-file --batch too) answer the base
+# property's blob id with a weakened copy; the checkout's file gets the same bytes for the
+# test command. Nothing is left running; no file of the tree changes while its run goes on.
+REPLACING_INSTALL = r'''import subprocess
+
+PROP = 'tests/properties/test_dd_props.py'
+
+
+def git(*args, data=None):
+    return subprocess.run(('git',) + args, input=data, capture_output=True,
+                          check=True).stdout.decode().strip()
+
+
+with open(PROP, 'rb') as f:
+    strong = f.read()
+weak = strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)')
+git('replace', '-f', git('rev-parse', 'HEAD:' + PROP),
+    git('hash-object', '-w', '--stdin', data=weak))
+with open(PROP, 'wb') as f:  # what the test command collects
+    f.write(weak)
+'''
+
+
+def test_a_replacement_object_written_by_the_install_step_is_not_read_by_the_gate(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    # Attack 94, closed: every git process of the gate runs with GIT_NO_REPLACE_OBJECTS, so
+    # the reference tree holds the base property's real bytes (OG730, rule 44).
+    dd.pull_request({'tools/install.py': REPLACING_INSTALL,
+                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(
+        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any(PROPERTY_ID in line and 'failed against your src/' in line
+               for line in ci.lines('OG730')), ci.out
+
+
+# -- 98: the test command released by a forged begin, in the plugin's order --------------------
+# The gate releases the test command on the reference process's first connection once it has
+# seen the plugin's configured, then a collected or a begin (what an xdist controller sends).
+# src, imported by the base's properties conftest, adds an audit hook: when the main thread
+# opens the tree's property to compile it (after the plugin's configured), it sends a begin
+# into the plugin's connection (found through gc) and waits until the test command has
+# rewritten the file (self-restoring as it is imported: round 4's REWRITING_THE_TREE). The
+# test command's own run is fooled by attack 93's root test module.
+RELEASING_SRC = FORGING_IN_ORDER.replace(
+    "b'{\"event\": \"collected\", \"items\": []}\\n'",
+    "b'{\"event\": \"begin\", \"nodeid\": \"tests/properties/test_dd_props.py::'\n"
+    "                    b'test_dedupe_matches_set\"}\\n'").replace(
+    'time.monotonic() + 5', 'time.monotonic() + 20')
+assert RELEASING_SRC != FORGING_IN_ORDER
+
+
+def test_a_test_begun_before_the_collection_is_a_forged_run(
+        with_properties_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Attack 98, closed: the forged begin releases the test command, but a test begun before
+    # its process's collection is a contradiction in the stream (OG720, rule 45).
+    repo = copy_template(with_properties_conftest, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'src/dd/__init__.py': RELEASING_SRC, 'test_a_first.py': FIRST,
+                          'tests/test_dd.py': REWRITING_THE_TREE + TIDY}, plain_rc=0)
+    assert any('began a test before its collection' in line for line in ci.lines('OG720')), \
+        ci.out

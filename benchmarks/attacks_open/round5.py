@@ -64,34 +64,11 @@ from test_ci_attacks_round4 import REWRITING_THE_TREE  # noqa: E402
 from test_ci_attacks_round4 import TIDY  # noqa: E402
 from test_ci_attacks_round5 import DAEMON  # noqa: E402
 from test_ci_attacks_round5 import FORGING_IN_ORDER  # noqa: E402
+from test_ci_attacks_round5 import RELEASING_SRC  # noqa: E402 -- 98, caught on main
+from test_ci_attacks_round5 import REPLACING_INSTALL  # noqa: E402 -- 94, caught on main
 from test_ci_attacks_round5 import NEW_TEST as SORTED_PAIR_TEST  # noqa: E402
 
 PROP = 'tests/properties/test_dd_props.py'
-
-# -- 94: the install step replaces the base property's blob (git replace) ----------------------
-# The change rules read the change before the install step; the reference tree, the
-# inventory and the twins are read from git objects after it, with the pull request's own
-# .git. `git replace` makes every git command (cat-file --batch too) answer the base
-# property's blob id with a weakened copy; the checkout's file gets the same bytes for the
-# test command. Nothing is left running; no file of the tree changes while its run goes on.
-REPLACING_INSTALL = r'''import subprocess
-
-PROP = 'tests/properties/test_dd_props.py'
-
-
-def git(*args, data=None):
-    return subprocess.run(('git',) + args, input=data, capture_output=True,
-                          check=True).stdout.decode().strip()
-
-
-with open(PROP, 'rb') as f:
-    strong = f.read()
-weak = strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)')
-git('replace', '-f', git('rev-parse', 'HEAD:' + PROP),
-    git('hash-object', '-w', '--stdin', data=weak))
-with open(PROP, 'wb') as f:  # what the test command collects
-    f.write(weak)
-'''
 
 # -- 95: src rewrites the property in its own run's tree before it is compiled ----------------
 # The base's tests/properties/conftest.py imports the package (for its fixtures), so src runs
@@ -263,20 +240,6 @@ LINGER_SRC = ('import os\nimport sys\nimport tempfile\n\nfrom dd import _linger\
               'if sys.flags.isolated:\n    _linger.daemonize(os.path.join(tempfile.gettempdir(), '
               '"round5-97b-outlived-%d" % os.getppid()))\n\n\n' + GOOD)
 
-# -- 98: the test command released by a forged begin, in the plugin's order --------------------
-# The gate releases the test command on the reference process's first connection once it has
-# seen the plugin's configured, then a collected or a begin (what an xdist controller sends).
-# src, imported by the base's properties conftest, adds an audit hook: when the main thread
-# opens the tree's property to compile it (after the plugin's configured), it sends a begin
-# into the plugin's connection (found through gc) and waits until the test command has
-# rewritten the file (self-restoring as it is imported: round 4's REWRITING_THE_TREE). The
-# test command's own run is fooled by attack 93's root test module.
-RELEASING_SRC = FORGING_IN_ORDER.replace(
-    "b'{\"event\": \"collected\", \"items\": []}\\n'",
-    "b'{\"event\": \"begin\", \"nodeid\": \"tests/properties/test_dd_props.py::'\n"
-    "                    b'test_dedupe_matches_set\"}\\n'").replace(
-    'time.monotonic() + 5', 'time.monotonic() + 20')
-assert RELEASING_SRC != FORGING_IN_ORDER
 
 
 # -- 99: a new test that fails only in the new-test run (rule 49) -------------------------------
