@@ -328,3 +328,78 @@ def test_a_file_name_that_claims_to_equal_every_other_cannot_answer_for_them(
     monkeypatch.setattr(sys.modules['pkg'], 'add', fake.add)
     assert replaced_names(props, prop_file, cfg) == [
         'pkg.add is function add from tests/fake.py, not code under src']
+
+
+def _fake_module(tmp_path):  # type: ignore[no-untyped-def]
+    """tests/fake.py, with a class beside its function: the test doubles below."""
+    (tmp_path / 'tests/fake.py').write_text(
+        'def add(a, b):\n    return 0\n\n\nclass Fake:\n    pass\n')
+    import importlib
+
+    return importlib.import_module('tests.fake')
+
+
+def test_the_fast_judgement_is_the_reference_on_every_replacement(tmp_path, monkeypatch):
+    """Rule 45 (OG714) runs before every property call, so ``replaced_names`` does less
+    work per name than ``replaced_names_reference`` (exact functions and static types
+    answer their file directly, the builtins' static types are judged again only when an
+    object or module they depend on changed). Its answer must be the reference's after
+    every replacement here, asked twice each time (the second call may reuse the first)."""
+    import builtins
+    import sys
+    import types
+
+    from oracle_guard.runtime import property_namespace as namespace
+
+    props, prop_file, cfg = _package(tmp_path, monkeypatch)
+    fake = _fake_module(tmp_path)
+    pkg = sys.modules['pkg']
+    seen: list[list[str]] = []
+
+    def same(fast: bool = True) -> list[str]:
+        for _ in range(2):
+            reference = namespace.replaced_names_reference(props, prop_file, cfg)
+            assert namespace.replaced_names(props, prop_file, cfg) == reference
+            if fast:  # the fast path itself answered, not the reference behind it
+                assert namespace._replaced_names_fast(props, prop_file, cfg) == reference
+        seen.append(reference)
+        return reference
+
+    assert same() == []
+    with monkeypatch.context() as m:  # a src function replaced by test code
+        m.setattr(pkg, 'add', fake.add)
+        assert same() == ['pkg.add is function add from tests/fake.py, not code under src']
+    with monkeypatch.context() as m:  # __func__ on a src function points at test code
+        m.setattr(pkg.add, '__func__', fake.add, raising=False)
+        assert same()
+    with monkeypatch.context() as m:  # a builtin replaced by test code
+        m.setattr(builtins, 'copyright', fake.add)
+        assert same() == ['builtins.copyright is function add from tests/fake.py']
+    with monkeypatch.context() as m:  # a class of the tests put among the builtins
+        m.setattr(builtins, 'Fake', fake.Fake, raising=False)
+        assert same() == ['builtins.Fake is class Fake from tests/fake.py']
+    with monkeypatch.context() as m:  # every static type's module now names a test file
+        stand_in = types.ModuleType('builtins')
+        stand_in.__file__ = str(tmp_path / 'tests/fake.py')
+        m.setitem(sys.modules, 'builtins', stand_in)
+        found = same()
+        assert 'builtins.int is class int from tests/fake.py' in found
+    with monkeypatch.context() as m:  # ... and the same module object, its file changed
+        m.setattr(sys.modules['builtins'], '__file__', str(tmp_path / 'tests/fake.py'),
+                  raising=False)
+        assert 'builtins.int is class int from tests/fake.py' in same()
+    with monkeypatch.context() as m:  # a src class that now claims the test module
+        m.setattr(pkg, 'Thing', type('Thing', (), {}), raising=False)
+        m.setattr(pkg.Thing, '__module__', 'tests.fake')
+        assert same() == ['pkg.Thing is class Thing from tests/fake.py, not code under src']
+    with monkeypatch.context() as m:  # a name the property's module never binds
+        m.setattr(props, 'helper', fake.add, raising=False)
+        assert same()
+    with monkeypatch.context() as m:  # a key that is not a str: the reference judges
+        m.setitem(builtins.__dict__, 1, fake.add)
+        with pytest.raises(TypeError):
+            namespace.replaced_names_reference(props, prop_file, cfg)
+        with pytest.raises(TypeError):
+            namespace.replaced_names(props, prop_file, cfg)
+    assert same() == []  # everything restored: nothing kept from the replacements
+    assert len({tuple(found) for found in seen}) > 5

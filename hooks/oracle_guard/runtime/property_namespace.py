@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import operator
 import os
 import sys
 import types
@@ -170,6 +171,9 @@ class _Place:
         self._owned: dict[str | None, bool] = {}
         self._outside: dict[str | None, bool] = {}
         self._src_module: dict[tuple[str, Any], bool] = {}
+        # id(module) -> (module, name, file, verdict): the same three objects as the last
+        # call make the same key, so the same verdict (held, so no id is reused)
+        self._src_seen: dict[int, tuple[Any, Any, Any, bool]] = {}
         self._src_names: set[str] | None = None
 
     def real(self, file: str) -> str:
@@ -224,10 +228,16 @@ class _Place:
         return self._src_names
 
     def src_module(self, name: str, module: Any) -> bool:
-        key = (_plain(name), _plain(getattr(module, '__file__', None)))
+        file = getattr(module, '__file__', None)
+        seen = self._src_seen.get(id(module))
+        if seen is not None and seen[0] is module and seen[1] is name and seen[2] is file:
+            return seen[3]
+        key = (_plain(name), _plain(file))
         found = self._src_module.get(key)
         if found is None:
             found = self._src_module[key] = self._judge_src_module(key[0] or '', key[1])
+        if len(self._src_seen) < 100_000:
+            self._src_seen[id(module)] = (module, name, file, found)
         return found
 
     def _judge_src_module(self, name: str, file: str | None) -> bool:
@@ -303,8 +313,207 @@ def src_top_names(root: str, src_roots: tuple[str, ...]) -> set[str]:
     return names
 
 
+def _exact_keys(*namespaces: dict[Any, Any]) -> bool:
+    """Whether every key is an exact ``str``: then a key sort is the sort of the items
+    (unique keys, one total order), and nothing a key defines runs."""
+    return all(set(map(type, namespace)) <= {str} for namespace in namespaces)
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type()
+# id(static type) -> (the type, what it binds to __func__ or __code__ through its MRO or
+# None, its __module__): a type compiled into the interpreter cannot be changed from Python.
+_STATIC: dict[int, tuple[type, bool, Any]] = {}
+
+
+def _static_type(value: type) -> tuple[type, bool, Any]:
+    kept = _STATIC.get(id(value))
+    if kept is None or kept[0] is not value:
+        plain = getattr(value, '__func__', value) is value and \
+            getattr(value, '__code__', None) is None
+        kept = _STATIC[id(value)] = (value, plain, getattr(value, '__module__', '') or '')
+    return kept
+
+
+def _file_of(value: Any) -> str | None:
+    """``defining_file(value)``, without its attribute look-ups for an exact function
+    whose ``__dict__`` (an exact dict) holds no ``__func__``: the function type defines no
+    ``__func__``, so the look-up finds none, and ``__code__`` is its own data descriptor,
+    always a code object; and for a type compiled into the interpreter (``int``,
+    ``ValueError``), whose attributes Python code cannot change, what its MRO binds to
+    ``__func__`` and ``__code__`` and its ``__module__`` are read once."""
+    kind = type(value)
+    if kind is _FUNCTION:
+        own = value.__dict__
+        if type(own) is dict and '__func__' not in own:
+            return value.__code__.co_filename
+    elif kind is type and not value.__flags__ & _HEAPTYPE:
+        _, plain, name = _static_type(value)
+        if plain:  # defining_file's own steps for a class, its module read now
+            file = getattr(sys.modules.get(name), '__file__', None)
+            return file if isinstance(file, str) else None
+    return defining_file(value)
+
+
+_FUNCTION = types.FunctionType
+_BY_NAME = operator.itemgetter(0)
+
+
 def replaced_names(module: Any, test_file: str, cfg: Any) -> list[str]:
     """One line per name of the property's module (or module under ``src``, or builtin)
+    that no longer means what the property's source says. Replacements whose code lives
+    among the properties (``cfg.is_property``) are the human owner's own test doubles
+    and pass.
+
+    It runs before every property call (rule 45, OG714), so it is the same judgement as
+    ``replaced_names_reference`` with less work per name: exact functions answer their
+    file without ``defining_file``'s look-ups, the modules of ``sys.modules`` are judged
+    in the order they come and their findings sorted, and the names of a namespace are
+    sorted as keys. Any key that is not an exact ``str`` (where a sort could run code or
+    fail), and anything that raises, takes the reference itself, so an error is the
+    reference's. Every object is still read at every call.
+    """
+    try:
+        found = _replaced_names_fast(module, test_file, cfg)
+    except Exception:  # noqa: BLE001 -- the reference says what could not be checked
+        _BUILTINS.clear()
+        found = None
+    return replaced_names_reference(module, test_file, cfg) if found is None else found
+
+
+def _replaced_names_fast(module: Any, test_file: str, cfg: Any) -> list[str] | None:
+    """``replaced_names``' own judgement; None where the reference must judge."""
+    namespace = getattr(module, '__dict__', {})
+    if type(namespace) is not dict or not _exact_keys(namespace):
+        return None
+    place = place_of(cfg)
+    problems: list[str] = []
+    imports, defined, bound, star = _bindings(test_file)
+    for name in sorted(imports):
+        if name not in namespace:
+            continue
+        known, expected = _resolve(module, imports[name])
+        if known and namespace[name] is not expected and \
+                not place.owned(defining_file(namespace[name])):
+            where = place.rel(defining_file(namespace[name]))
+            problems.append(f'{name!r} was rebound after the import that binds it (now '
+                            f'{_describe(namespace[name])} from {where})')
+    for name in sorted(defined):
+        value = namespace.get(name)
+        file = _file_of(value)
+        if place.repo_path(file) is not None and not place.owned(file):
+            problems.append(f'{name!r}, defined in the property file, was replaced by '
+                            f'{_describe(value)} from {place.rel(file)}')
+    if not star:
+        owned = place.owned
+        builtin_names = vars(builtins)
+        names = dict(namespace)  # the reference's sorted items: a copy taken once
+        for name in sorted(names):
+            if name in bound or name.startswith(('__', '@')):
+                continue
+            value = names[name]
+            if owned(_file_of(value)):
+                continue
+            if isinstance(value, (types.FunctionType, types.ModuleType, type)) or \
+                    name in builtin_names:
+                problems.append(f'{name!r} was added to the property\'s module from outside '
+                                f'(a {_describe(value)} from {place.rel(defining_file(value))})')
+    modules = list(sys.modules.items())  # where the reference lists them
+    if not _exact_keys(dict(modules)):
+        return None
+    planted: list[tuple[str, list[str]]] = []
+    is_src_module, outside_src = place.src_module, place.outside_src
+    for modname, source in modules:
+        if source is None or not is_src_module(modname, source):
+            continue
+        found = []
+        for attribute, value in list(vars(source).items()):
+            if attribute.startswith('__') or not isinstance(value, (types.FunctionType, type)):
+                continue
+            file = _file_of(value)
+            if outside_src(file) and not place.owned(file):
+                found.append(f'{modname}.{attribute} is {_describe(value)} from '
+                             f'{place.rel(file)}, not code under src')
+        if found:
+            planted.append((modname, found))
+    for _modname, found in sorted(planted, key=_BY_NAME):
+        problems.extend(found)
+    problems.extend(_builtin_problems(place))
+    return problems
+
+
+# The builtins as the last call judged them: (their values, the ids of those, their keys,
+# the place, the modules the static types among them name as (name, module, __file__),
+# (attribute, problem) of the static types, the attributes whose values are other
+# functions or classes, judged again at every call).
+_BUILTINS: list[Any] = []
+
+
+def _builtin_problem(place: _Place, attribute: str, value: Any) -> str | None:
+    file = _file_of(value)
+    if file is not None and not place.owned(file) and (
+            file.startswith('<') or place.repo_path(file) is not None):
+        return f'builtins.{attribute} is {_describe(value)} from {place.rel(file)}'
+    return None
+
+
+def _builtin_problems(place: _Place) -> list[str]:
+    """The reference's last loop: builtins replaced by code from the repository. A type
+    compiled into the interpreter cannot change, so when the builtins hold the same
+    objects as at the last call, and the modules their static types name are the same
+    objects with the same ``__file__``, those types answer as before; every other
+    function or class among them is judged again."""
+    namespace = vars(builtins)
+    values = tuple(namespace.values())
+    ids = tuple(map(id, values))
+    if _BUILTINS:
+        kept_values, kept_ids, kept_keys, kept_place, names, found, dynamic = _BUILTINS
+        if kept_place is place and ids == kept_ids and tuple(namespace) == kept_keys and all(
+                sys.modules.get(name) is module and
+                getattr(module, '__file__', None) is file for name, module, file in names):
+            pairs = list(found)
+            for attribute in dynamic:
+                problem = _builtin_problem(place, attribute, namespace[attribute])
+                if problem is not None:
+                    pairs.append((attribute, problem))
+            return [problem for _, problem in sorted(pairs, key=_BY_NAME)]
+    builtin = dict(namespace)  # the reference's sorted items: a copy taken once
+    if not _exact_keys(builtin):
+        raise _Unsorted
+    pairs = []
+    static: list[tuple[str, str]] = []
+    dynamic = []
+    modules: dict[str, None] = {}
+    for attribute in sorted(builtin):
+        value = builtin[attribute]
+        if not isinstance(value, (types.FunctionType, type)):
+            continue
+        fixed = type(value) is type and not value.__flags__ & _HEAPTYPE and \
+            _static_type(value)[1]
+        if fixed:
+            modules[_static_type(value)[2]] = None
+        else:
+            dynamic.append(attribute)
+        problem = _builtin_problem(place, attribute, value)
+        if problem is not None:
+            pairs.append((attribute, problem))
+            if fixed:
+                static.append((attribute, problem))
+    _BUILTINS.clear()
+    if tuple(map(id, builtin.values())) == ids:  # nothing changed under the loop
+        _BUILTINS.extend([values, ids, tuple(builtin), place,
+                          [(name, sys.modules.get(name),
+                            getattr(sys.modules.get(name), '__file__', None))
+                           for name in modules], tuple(static), tuple(dynamic)])
+    return [problem for _, problem in pairs]
+
+
+class _Unsorted(Exception):
+    """A key that is not an exact ``str``: the reference judges."""
+
+
+def replaced_names_reference(module: Any, test_file: str, cfg: Any) -> list[str]:
+    """``replaced_names`` as plainly as it can be said, the reference its faster form is
+    held to (tests/test_ci_property_namespace.py). One line per name of the property's module (or module under ``src``, or builtin)
     that no longer means what the property's source says. Replacements whose code lives
     among the properties (``cfg.is_property``) are the human owner's own test doubles
     and pass."""
