@@ -53,8 +53,10 @@ SILENCE_MARKS = ('skip', 'skipif', 'xfail')
 # Plugins whose absence would leave the run unproven.
 SWITCHES = ('oracle_guard', 'oracle-guard-record', 'junitxml', 'pytest_oracle_guard')
 # Taken when the plugin loads, before any conftest or src/ module runs: code that later
-# rebinds json.dumps cannot rewrite the events it serializes (see _write for the socket).
-_dumps = json.dumps
+# rebinds json.dumps or json.JSONEncoder cannot rewrite the events it serializes (see _write
+# for the socket). One encoder for the session: json.dumps(event, default=str) builds one
+# per call.
+_encode = json.JSONEncoder(default=str).encode
 
 
 # At most this many routine events wait to be sent (a test with thousands of subtests).
@@ -312,12 +314,24 @@ class RunRecorder:
         # nodeid -> (own function's code object, path, rewritten): verified at the end
         self.ran_code: dict[str, tuple[types.CodeType, str, bool]] = {}
         self.loop_completed = False
+        # (item, its watch, started at pytest_pyfunc_call): armed by pytest_runtest_call,
+        # started as late as the call allows by _WatchStart
+        self.watching: tuple[Any, _CodeWatch, bool] | None = None
         self._is_property: dict[str, bool] = {}  # test file -> among the properties
         # path -> the module code pytest's assertion rewriter compiled from source in this
         # run: the reference the test functions' code is compared with, for free.
         self.fresh_modules: dict[str, types.CodeType] = {}
         self._capture_rewrites()
         import pytest
+
+        # pytest's own Function.runtest, taken before any conftest can rebind it: an item
+        # that runs it calls its test through pytest_pyfunc_call (see _WatchStart).
+        self._function_runtest = pytest.Function.runtest
+        import unittest
+
+        # unittest's own TestCase.__call__ and run, taken as early: a case that runs them
+        # calls its test method through its _callTestMethod (see _unittest_case).
+        self._unittest_run = (unittest.TestCase.__call__, unittest.TestCase.run)
 
         from oracle_guard import __version__
         self._write({'event': 'start', 'pid': os.getpid(),
@@ -354,7 +368,7 @@ class RunRecorder:
 
     # -- writing ---------------------------------------------------------------------
     def _write(self, event: dict[str, Any], flush: bool = False) -> None:
-        line = _dumps(event, default=str)
+        line = _encode(event)
         self._pending.append(line)
         if self._stream is not None:
             # Good news may wait for the next test's begin (one send per test, not one
@@ -386,6 +400,8 @@ class RunRecorder:
     # -- pytest hooks ------------------------------------------------------------------
     def pytest_configure(self, config: Any) -> None:
         self.config = config
+        if not config.pluginmanager.has_plugin(WATCH_PLUGIN):
+            config.pluginmanager.register(_WatchStart(self), WATCH_PLUGIN)
         from oracle_guard.runtime import canary_items
 
         canary_items.register_cache_scrub(config)
@@ -498,11 +514,25 @@ class RunRecorder:
         counted = counter is not None and own is not None and \
             getattr(counter.inner, '__func__', counter.inner) is own
         seen = _CodeWatch(None if counted else watched)
-        seen.start()
+        # Started as late as the call allows: the hooks around it run unprofiled. Code
+        # entered before that (an outer hook calling the test itself) is not the test's
+        # call: it does not count. A unittest case whose run is unittest's own starts it
+        # in its _callTestMethod, after setUp; an item that runs pytest's own
+        # Function.runtest, in the innermost pytest_pyfunc_call wrapper (_WatchStart);
+        # any other item, in the innermost pytest_runtest_call wrapper.
+        case = self._unittest_case(item, obj) if seen.code is not None else None
+        if case is not None:
+            self.watching = None
+            _watch_test_method(case, seen)
+        else:
+            self.watching = (item, seen, type(item).runtest is self._function_runtest)
         try:
             outcome = yield
         finally:
             seen.stop()
+            self.watching = None
+            if case is not None:
+                _unwatch_test_method(case)
             if counter is not None:
                 counter.remove()
         if counted:
@@ -520,6 +550,21 @@ class RunRecorder:
             if counter.discarded_by_src:
                 event['discarded_by_src'] = dict(sorted(counter.discarded_by_src.items())[:5])
         self._write(event)
+
+    def _unittest_case(self, item: Any, obj: Any) -> Any:
+        """The ``unittest.TestCase`` instance a unittest item runs, when its class runs
+        unittest's own ``__call__`` and ``run`` (which call ``_callTestMethod``) and the
+        item runs that very instance; None otherwise."""
+        case = getattr(obj, '__self__', None)
+        if case is None or getattr(item, 'instance', None) is not case or \
+                type(getattr(case, '__dict__', None)) is not dict:
+            return None
+        kind = type(case)
+        call, run = self._unittest_run
+        if getattr(kind, '__call__', None) is not call or getattr(kind, 'run', None) is not run \
+                or not callable(getattr(case, '_callTestMethod', None)):
+            return None
+        return case
 
     def _discards(self) -> _Discards | None:
         """The judge of discarded examples (rule 43 at run time), one per session; none
@@ -651,7 +696,14 @@ class RunRecorder:
         """Per test: was the code that ran compiled from the test file's source?"""
         compiled: dict[tuple[str, bool], Any] = {}
         verdicts: dict[str, Any] = {}
+        # (id(code), path, rewritten) -> its verdict: the cases of one parametrized test
+        # share their code (held by ran_code, so no id is reused), and so their verdict.
+        judged: dict[tuple[int, str, bool], Any] = {}
         for nodeid, (code, path, rewritten) in self.ran_code.items():
+            same_code = (id(code), path, rewritten)
+            if same_code in judged:
+                verdicts[nodeid] = judged[same_code]
+                continue
             ran = code_fingerprint(code)
             verdict = None
             for mode in (rewritten, not rewritten):
@@ -669,7 +721,7 @@ class RunRecorder:
                     c is code or code_fingerprint(c) == ran for c in candidates)}
                 if verdict['same']:
                     break
-            verdicts[nodeid] = verdict
+            verdicts[nodeid] = judged[same_code] = verdict
         return verdicts
 
     def _plugin_dists(self) -> list[str]:
@@ -744,6 +796,73 @@ class _CodeWatch:
     def stop(self) -> None:
         if self.code is not None and sys.getprofile() == self._profile:
             sys.setprofile(self._previous)
+
+
+WATCH_PLUGIN = 'oracle-guard-record-watch'
+
+
+def _watch_test_method(case: Any, watch: _CodeWatch) -> None:
+    """Start ``watch`` where unittest's ``run`` calls the test method (after setUp), for
+    this one instance: an instance attribute in front of the class's ``_callTestMethod``."""
+    original = case._callTestMethod
+
+    def call_test_method(method: Any) -> Any:
+        watch.start()
+        try:
+            return original(method)
+        finally:
+            watch.stop()
+
+    call_test_method._oracle_guard_watch = True  # type: ignore[attr-defined]
+    case.__dict__['_callTestMethod'] = call_test_method
+
+
+def _unwatch_test_method(case: Any) -> None:
+    found = case.__dict__.get('_callTestMethod')
+    if getattr(found, '_oracle_guard_watch', False):
+        del case.__dict__['_callTestMethod']
+
+
+class _WatchStart:
+    """Starts the recorder's watch of a test call as late as the call allows: in the
+    innermost ``pytest_runtest_call`` wrapper, or, for an item whose ``runtest`` is
+    pytest's own ``Function.runtest`` (which calls the test through
+    ``pytest_pyfunc_call``), in the innermost ``pytest_pyfunc_call`` wrapper. Every
+    Python call under the watch goes through its profile function, so the hooks around
+    the call (capture, logging, the freeze guard) are left out of it. A watch that never
+    starts (this plugin blocked, the hook never called) sees nothing entered: the audit
+    holds that against the test, never for it."""
+
+    def __init__(self, recorder: RunRecorder) -> None:
+        self.recorder = recorder
+
+    def _watch(self, item: Any, direct: bool) -> _CodeWatch | None:
+        watching = self.recorder.watching
+        if watching is None or watching[0] is not item or watching[2] is not direct:
+            return None
+        return watching[1]
+
+    @hookimpl(hookwrapper=True, trylast=True)
+    def pytest_runtest_call(self, item: Any) -> Generator[None]:
+        watch = self._watch(item, False)
+        if watch is not None:
+            watch.start()
+        try:
+            yield
+        finally:
+            if watch is not None:
+                watch.stop()
+
+    @hookimpl(hookwrapper=True, trylast=True)
+    def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None]:
+        watch = self._watch(pyfuncitem, True)
+        if watch is not None:
+            watch.start()
+        try:
+            yield
+        finally:
+            if watch is not None:
+                watch.stop()
 
 
 class _ExampleCounter:
