@@ -512,3 +512,68 @@ def test_approved_oracle_change_takes_the_oracle_from_the_pull_request(
     other = reference_runs(range_context('main'), sys.executable, approved=True,
                            approved_files=['tests/freeze_ledger.yaml'])
     assert [f.code for f in other.findings] == ['OG730'], other.findings
+
+
+def test_the_imports_of_a_file_are_found_as_a_walk_of_every_node_finds_them() -> None:
+    """The reference and evidence trees take the helpers a test file imports (rules 44, 48,
+    49): read from its statements alone (an import is one), in ``ast.walk``'s order,
+    they are what a walk of every node finds, on every file of this repository and on
+    imports hidden in every kind of block."""
+    import ast
+    import pathlib
+    import sys
+
+    from oracle_guard.gate.reference import _parse_imports
+
+    def walked(source: bytes) -> list[tuple[str, int]]:
+        found = []
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found += [(alias.name, 0) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ''
+                found.append((module, node.level))
+                found += [(f'{module}.{alias.name}' if module else alias.name, node.level)
+                          for alias in node.names if alias.name != '*']
+        return found
+
+    hidden = textwrap.dedent('''\
+        import a, b.c as d
+        from . import e
+        from ..f import g
+        from .h import *
+        try:
+            import h
+        except ImportError:
+            from i import j
+        else:
+            import k
+        finally:
+            import l
+        if x:
+            import m
+        elif y:
+            import n
+        with o:
+            import p
+        for q in r:
+            import s
+        while t:
+            import u
+        class V:
+            import w
+            def x(self):
+                import y
+                async def z():
+                    import aa
+        f = lambda: __import__('not_an_import_statement')
+        ''')
+    if sys.version_info >= (3, 10):
+        hidden += 'match q:\n    case 1:\n        import bb\n    case _:\n        from cc import dd\n'
+    if sys.version_info >= (3, 11):
+        hidden += 'try:\n    pass\nexcept* ValueError:\n    import ee\n'
+    root = pathlib.Path(__file__).resolve().parents[1]
+    sources = [hidden.encode()] + [p.read_bytes() for p in sorted(root.rglob('*.py'))]
+    assert len(walked(sources[0])) > 20
+    for source in sources:
+        assert _parse_imports(source, 'x.py') == walked(source)

@@ -598,12 +598,28 @@ def _pair(where: object) -> tuple[str, int] | None:
 def _rel(path: str, roots: Iterable[str]) -> str:
     for root in roots:
         try:
-            rel = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+            rel = os.path.relpath(_realpath(path), _realpath(root))
         except ValueError:
             continue
         if not rel.startswith('..'):
             return rel.replace(os.sep, '/')
     return path.replace(os.sep, '/')
+
+
+# path -> os.path.realpath(path), while ``audit`` runs (None otherwise)
+_REAL: dict[str, str] | None = None
+
+
+def _realpath(path: str) -> str:
+    """``os.path.realpath``, looked up once per path during an audit: every test of the
+    record asks it of its file and of each root (it walks the file system each time)."""
+    kept = _REAL
+    if kept is None or type(path) is not str:
+        return os.path.realpath(path)
+    found = kept.get(path)
+    if found is None:
+        found = kept[path] = os.path.realpath(path)
+    return found
 
 
 def _silence_kind(report: dict, markers: tuple) -> str:  # type: ignore[type-arg]
@@ -1012,12 +1028,17 @@ class _Audit:
 
 
 def audit(ctx: AuditContext) -> list[Finding]:
-    run = _Audit(ctx)
-    finished = run.finished()
-    if ctx.record.empty:
+    global _REAL
+    _REAL = {}
+    try:
+        run = _Audit(ctx)
+        finished = run.finished()
+        if ctx.record.empty:
+            return run.findings
+        run.inventory()
+        run.outcomes(finished)
+        run.shadowing()
+        run.committed_plugins()
         return run.findings
-    run.inventory()
-    run.outcomes(finished)
-    run.shadowing()
-    run.committed_plugins()
-    return run.findings
+    finally:
+        _REAL = None

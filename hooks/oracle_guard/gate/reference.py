@@ -250,7 +250,7 @@ def _parse_imports(source: bytes, path: str) -> list[tuple[str, int]]:
     except ScanError:
         return []
     found = []
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, 0) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -258,6 +258,24 @@ def _parse_imports(source: bytes, path: str) -> list[tuple[str, int]]:
             found.append((module, node.level))
             found += [(f'{module}.{alias.name}' if module else alias.name, node.level)
                       for alias in node.names if alias.name != '*']
+    return found
+
+
+# Nodes that hold statements: an import is a statement, and no expression holds one.
+_HOLDERS = (ast.mod, ast.stmt, ast.excepthandler,
+            *((ast.match_case,) if hasattr(ast, 'match_case') else ()))
+
+
+def _statements(tree: ast.AST) -> list[ast.AST]:
+    """The statements of a tree (and the nodes that hold them) in ``ast.walk``'s order:
+    the same breadth-first walk, never entering an expression. Every statement's parent
+    holds statements, so each keeps its depth and its place among its siblings."""
+    found = [tree]
+    at = 0
+    while at < len(found):
+        found.extend(child for child in ast.iter_child_nodes(found[at])
+                     if isinstance(child, _HOLDERS))
+        at += 1
     return found
 
 
