@@ -57,7 +57,13 @@ class Stream:
     pid: int | None = None  # the connecting process, as the kernel says (None: not known)
 
     def events(self) -> list[dict[str, Any]]:
-        return parse_events(self.lines)
+        # Parsed once per length of the stream: the gate reads it for contradictions, then
+        # for the record (a stream still being read parses again); readers do not change
+        # the events.
+        kept = self.__dict__.get('_parsed')
+        if kept is None or kept[0] != len(self.lines):
+            kept = self.__dict__['_parsed'] = (len(self.lines), parse_events(self.lines))
+        return list(kept[1])
 
 
 class EventListener:
