@@ -842,9 +842,8 @@ class _WatchStart:
             return None
         return watching[1]
 
-    @hookimpl(hookwrapper=True, trylast=True)
-    def pytest_runtest_call(self, item: Any) -> Generator[None]:
-        watch = self._watch(item, False)
+    def _around(self, item: Any, direct: bool) -> Generator[None]:
+        watch = self._watch(item, direct)
         if watch is not None:
             watch.start()
         try:
@@ -854,15 +853,12 @@ class _WatchStart:
                 watch.stop()
 
     @hookimpl(hookwrapper=True, trylast=True)
+    def pytest_runtest_call(self, item: Any) -> Generator[None]:
+        yield from self._around(item, False)
+
+    @hookimpl(hookwrapper=True, trylast=True)
     def pytest_pyfunc_call(self, pyfuncitem: Any) -> Generator[None]:
-        watch = self._watch(pyfuncitem, True)
-        if watch is not None:
-            watch.start()
-        try:
-            yield
-        finally:
-            if watch is not None:
-                watch.stop()
+        yield from self._around(pyfuncitem, True)
 
 
 class _ExampleCounter:
