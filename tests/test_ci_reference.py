@@ -574,6 +574,6 @@ def test_the_imports_of_a_file_are_found_as_a_walk_of_every_node_finds_them() ->
         hidden += 'try:\n    pass\nexcept* ValueError:\n    import ee\n'
     root = pathlib.Path(__file__).resolve().parents[1]
     sources = [hidden.encode()] + [p.read_bytes() for p in sorted(root.rglob('*.py'))]
-    assert len(walked(sources[0])) > 20
+    assert len(walked(sources[0])) >= 20  # 3.9: no match statement, no except*
     for source in sources:
         assert _parse_imports(source, 'x.py') == walked(source)
