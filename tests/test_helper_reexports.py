@@ -6,6 +6,7 @@ test class of another module inherits the test they decorate."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -178,6 +179,10 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     pytester.run('git', 'init', '-q')
     monkeypatch.chdir(pytester.path)
     assert baseline_main([]) == 0
+    # The in-process runs import this project's `tests` package: one that an earlier test
+    # of the same worker left in sys.modules (another folder's) would shadow it.
+    for name in [m for m in sys.modules if m == 'tests' or m.startswith('tests.')]:
+        monkeypatch.delitem(sys.modules, name)
     return pytester
 
 
