@@ -42,6 +42,14 @@ def test_reads_this_repository_pyproject_as_tomllib_does():
     "[project]\nname = 'x'\nlicense = { text = \"MIT\" }\ndeps = [\n  'a', # one\n  'b',\n]\n",
     '[a.b]\nx = 1\n[a]\ny = -0\nz = +7\nt = true\nf = false\nempty = []\ninline = {}\n',
     '"" = 1\n\'quoted key\' = "value with # and \' inside"\n',
+    'a = "tab\\tescape"\nb = "a \\"quoted\\" word, a \\\\ slash"\n',   # short escapes
+    'a.b = 1\n',                                                      # dotted keys
+    '[tool.ruff]\nline-length = 99\nlint.select = ["E"]\nlint.ignore = []\n'
+    'format . "quote-style" = \'single\'\n[tool.other]\nx.y.z = 1\n',
+    'dependencies = ["orjson>=3.10.7; implementation_name == \\"cpython\\""]\n',
+    '[tool.ruff]\nlint.select = ["E"]\n[tool.ruff.lint.per-file-ignores]\n"x.py" = ["E1"]\n',
+    '[x]\na.b = 1\n[x.a.c]\n[x.a.c.d]\n',  # headers under a table dotted keys made
+    '[[a]]\nb = 1\n[[a]]\nb = 2\n[a.c]\nd = 3\n[[tool.mypy.overrides]]\nmodule = "x"\n',
 ])
 def test_plain_documents_are_read_as_tomllib_reads_them(text):
     assert read_plain_toml(text) is not None
@@ -49,12 +57,10 @@ def test_plain_documents_are_read_as_tomllib_reads_them(text):
 
 
 @pytest.mark.parametrize('text', [
-    'a = "tab\\tescape"\n',       # escapes
+    'a = "\\u00e9"\n',             # long escapes
     'a = """multi\nline"""\n',    # multi-line strings
     'a = 1.5\n', 'a = 1e3\n', 'a = 1_000\n', 'a = 0x1f\n', 'a = inf\n',
     'a = 1979-05-27\n',           # dates
-    'a.b = 1\n',                  # dotted keys
-    '[[a]]\nb = 1\n',             # arrays of tables
 ])
 def test_what_is_not_plain_is_left_to_tomllib(text):
     assert read_plain_toml(text) is None
@@ -69,6 +75,12 @@ def test_what_is_not_plain_is_left_to_tomllib(text):
     'a = {b = 1}\n[a.c]\n',                 # an inline table extended by a header
     '[a]\nb = 1\n[a.b]\n',
     '[a.b]\nc = 1\n[a]\nb = 2\n',
+    'a.b = 1\na.b = 2\n', 'a = 1\na.b = 2\n', 'a.b = 1\n[a]\n', 'a.b = 1\n[a.b]\n',
+    '[x.y]\n[x]\ny.z = 1\n', '[x]\na.b = 1\n[x.a]\n', 'a = {b = 1}\na.c = 2\n',
+    '[x]\na.b.c = 1\n[x.a.b]\n', '[x]\na.b = 1\n[x.a.c]\n[x]\n', '[t]\na.b = 1\n[u]\n[t.a]\n',
+    'a = []\n[[a]]\n', '[[a]]\n[a]\n', '[a]\n[[a]]\n', '[[a] ]\n', '[ [a]]\n',
+    '[[a]]\nb = 1\n[a.b]\n', 'a = [{b = 1}]\n[[a]]\n',
+    'a = "\\q"\n', 'a = "\\"\n', 'a. = 1\n', '.a = 1\n', '# a lone CR at the end\r',
     'a = 1 b = 2\n', 'a = "x\n', 'a = \'x\n', 'a = [1, 2\n', 'a = [,]\n', '= 1\n',
     'a = 01\n', 'a = {b = 1,}\n', 'a = {b = 1\n}\n',
     'a = "bell\x07"\n', '# bell\x07\n', 'a = 1\rb = 2\n', '[a\n', '[a] x\n', 'a =\n',
@@ -120,10 +132,10 @@ def test_no_document_tomllib_reads_is_refused_as_toml_1_1():
 # Pieces of documents, valid and not: the fuzz below joins them at random (seeded, so every
 # run sees the same documents) and checks the reader against tomllib on each.
 KEYS = ['a', 'b', 'src', 'x-y', 'A_1', '1', '"a"', '"q q"', "'lit'", '""', 'a.b', '"a\\"b"',
-        'a b', '']
+        'a b', '', 'a . b', 'b.c.d', 'a."b"']
 ATOMS = ['0', '7', '-12', '+1', '-0', '99999999999999999999', 'true', 'false', 'tru', '01',
          '1_0', '1.5', '1e3', 'inf', '0x1f', '1979-05-27', '', '"', "'"]
-STRING_CHARS = 'ab #\'"\\\t\x07\x7f\u00e9,[]{}='
+STRING_CHARS = 'ab #\'"\\\t\x07\x7f\u00e9,[]{}=tnu0'
 SEPARATORS = [' = ', '=', ' =  ', ' ']
 ENDINGS = ['', ' # note', '#\x07', ' x']
 HEADERS = ['[{}]', '[[{}]]', '[ {} ]', '[{}']

@@ -2,11 +2,12 @@
 
 ``tomllib`` costs a hook more to import (``re``, ``typing``, ``string``, its own regular
 expressions) than the whole one-file commit is allowed to take. Most ``pyproject.toml``
-files use only tables, bare or quoted keys, strings without escapes, integers, booleans,
-arrays and inline tables; :func:`read_plain_toml` reads exactly that and returns ``None``
-for anything else (escapes, multi-line strings, floats, dates, dotted keys, arrays of
-tables, a duplicate key, a table defined twice), and the caller asks ``tomllib``, which
-also reports every error. What this reader accepts, ``tomllib`` reads the same.
+files use only tables and arrays of tables, bare, quoted or dotted keys, strings with
+short escapes, integers, booleans, arrays and inline tables; :func:`read_plain_toml`
+reads exactly that and returns ``None`` for anything else (``\\u`` escapes, multi-line
+strings, floats, dates, a duplicate key, a table defined twice, a header naming a table
+dotted keys made), and the caller asks ``tomllib``, which also reports every error. What
+this reader accepts, ``tomllib`` reads the same.
 """
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ if TYPE_CHECKING:  # pragma: no cover
 _BARE = frozenset('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-')
 _DIGITS = frozenset('0123456789')
 _SPACE = ' \t'
+# The short escapes of a basic string (TOML 1.0); \u and \U are left to tomllib.
+_ESCAPES = {'"': '"', '\\': '\\', 'b': '\b', 't': '\t', 'n': '\n', 'f': '\f', 'r': '\r'}
 # After a value: what may follow it on its line or in its array / inline table.
 _VALUE_END = frozenset(' \t\r\n#,]}')
 
@@ -34,12 +37,17 @@ def read_plain_toml(text: str) -> dict[str, Any] | None:
 
 
 class _Reader:
-    __slots__ = ('text', 'pos', 'inline')
+    __slots__ = ('text', 'pos', 'inline', 'dotted', 'arrays', 'defined')
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
         self.inline: set[int] = set()  # ids of inline tables: no header may extend them
+        # ids of the tables dotted keys made, with the section (header) they were made in:
+        # only more dotted keys of that section may extend them, and no header names one.
+        self.dotted: dict[int, int] = {}
+        self.arrays: set[int] = set()  # ids of the arrays of tables ([[a]]): no value is one
+        self.defined: set[int] = set()  # ids of the tables a header defined: once each
 
     # -- characters --------------------------------------------------------------------
     def _peek(self) -> str:
@@ -56,7 +64,7 @@ class _Reader:
         end = self.text.find('\n', self.pos)
         end = len(self.text) if end < 0 else end
         body = self.text[self.pos + 1:end]
-        if body.endswith('\r'):
+        if body.endswith('\r') and end < len(self.text):  # CRLF; a lone CR at the end is not
             body = body[:-1]
         if not _printable(body):
             raise _NotPlain
@@ -96,7 +104,7 @@ class _Reader:
     def document(self) -> dict[str, Any]:
         root: dict[str, Any] = {}
         table = root
-        headers: set[tuple[str, ...]] = set()
+        section = 0
         while True:
             self._skip_space()
             ch = self._peek()
@@ -109,26 +117,47 @@ class _Reader:
                 self._newline_or_end()
             elif ch == '[':
                 self.pos += 1
-                if self._peek() == '[':
-                    raise _NotPlain  # an array of tables
+                array = self._peek() == '['
+                self.pos += array
                 path = self._header()
-                if path in headers:
-                    raise _NotPlain  # a table defined twice
-                headers.add(path)
-                table = self._open_table(root, path)
+                if array:
+                    if self._peek() != ']':
+                        raise _NotPlain
+                    self.pos += 1
+                table = self._open_table(root, path, array)
+                section += 1
                 self._end_of_line()
             else:
-                key = self._key()
-                self._skip_space()
+                keys = self._dotted_key()
                 if self._peek() != '=':
-                    raise _NotPlain  # a dotted key, or not TOML
+                    raise _NotPlain  # not TOML
                 self.pos += 1
                 self._skip_space()
                 value = self._value()
-                if key in table:
+                target = table
+                for part in keys[:-1]:
+                    if part not in target:
+                        made: dict[str, Any] = {}
+                        target[part] = made
+                        self.dotted[id(made)] = section
+                    target = target[part]
+                    if not isinstance(target, dict) or self.dotted.get(id(target)) != section:
+                        raise _NotPlain  # a value, or a table made elsewhere, extended
+                if keys[-1] in target:
                     raise _NotPlain
-                table[key] = value
+                target[keys[-1]] = value
                 self._end_of_line()
+
+    def _dotted_key(self) -> list[str]:
+        """``a``, ``a.b``, ``"a" . 'b'``: the key's parts, and the spaces after it."""
+        keys = [self._key()]
+        while True:
+            self._skip_space()
+            if self._peek() != '.':
+                return keys
+            self.pos += 1
+            self._skip_space()
+            keys.append(self._key())
 
     def _header(self) -> tuple[str, ...]:
         parts = []
@@ -143,16 +172,41 @@ class _Reader:
             if ch != '.':
                 raise _NotPlain
 
-    def _open_table(self, root: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    def _open_table(self, root: dict[str, Any], path: tuple[str, ...],
+                    array: bool = False) -> dict[str, Any]:
+        """The table ``[path]`` names (``[[path]]``: a new one at the end of its array)."""
         table = root
-        for part in path:
+        for part in path[:-1]:
             if part not in table:
                 table[part] = {}
             table = table[part]
+            if isinstance(table, list) and id(table) in self.arrays:
+                table = table[-1]  # [a.b] after [[a]]: in a's last table
             if not isinstance(table, dict) or id(table) in self.inline:
                 raise _NotPlain  # a value or an inline table cannot be extended
+        last = path[-1]
+        if array:
+            tables = table.get(last)
+            if tables is None:
+                tables = table[last] = []
+                self.arrays.add(id(tables))
+            elif not isinstance(tables, list) or id(tables) not in self.arrays:
+                raise _NotPlain  # [[a]] after [a], or after a = [...]
+            made: dict[str, Any] = {}
+            tables.append(made)
+            self.defined.add(id(made))
+            return made
+        table = table.setdefault(last, {})
+        if not isinstance(table, dict) or id(table) in self.inline or id(table) in self.dotted:
+            # a value, an array of tables, an inline table, or a table dotted keys made
+            # (a header may still define a new table under one of those: [tool.ruff]
+            # lint.select = [...], then [tool.ruff.lint.per-file-ignores], as TOML says)
+            raise _NotPlain
+        if id(table) in self.defined:
+            raise _NotPlain  # a table defined twice
         # A table first made implicitly by [a.b] may be defined once as [a]; a key that
         # clashes with its sub-table is then a duplicate key, caught on insertion.
+        self.defined.add(id(table))
         return table
 
     def _key(self) -> str:
@@ -196,14 +250,41 @@ class _Reader:
         text = self.text
         if text.startswith(quote * 3, self.pos):
             raise _NotPlain  # multi-line strings
+        if quote == '"':
+            return self._basic_string()
         end = text.find(quote, self.pos + 1)
         if end < 0:
             raise _NotPlain
         body = text[self.pos + 1:end]
-        if (quote == '"' and '\\' in body) or not _printable(body):
-            raise _NotPlain  # escapes; newlines and control characters
+        if not _printable(body):
+            raise _NotPlain  # newlines and control characters
         self.pos = end + 1
         return body
+
+    def _basic_string(self) -> str:
+        """A one-line ``"..."`` string, its short escapes read (``\\"``, ``\\\\``, ``\\b``,
+        ``\\t``, ``\\n``, ``\\f``, ``\\r``); ``\\u``, ``\\U`` and anything else: tomllib."""
+        text = self.text
+        pos = self.pos + 1
+        parts = []
+        while True:
+            quote = text.find('"', pos)
+            slash = text.find('\\', pos)
+            if quote < 0:
+                raise _NotPlain
+            if slash < 0 or quote < slash:
+                parts.append(text[pos:quote])
+                break
+            parts.append(text[pos:slash])
+            escaped = _ESCAPES.get(text[slash + 1:slash + 2])
+            if escaped is None:
+                raise _NotPlain
+            parts.append(escaped)
+            pos = slash + 2
+        if not _printable(text[self.pos + 1:quote]):
+            raise _NotPlain  # a newline or a control character as written (`\\t` is fine)
+        self.pos = quote + 1
+        return ''.join(parts)
 
     def _array(self) -> list[Any]:
         self.pos += 1
