@@ -50,7 +50,7 @@ from dd import dedupe
 
 
 # No deadline and no speed health check: on a loaded machine they fail the honest run.
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))
 def test_dedupe_matches_set(xs):
     assert dedupe(xs) == sorted(set(xs))

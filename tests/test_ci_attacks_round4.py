@@ -330,7 +330,7 @@ def _forge_and_hold():
     prop = os.path.join(os.getcwd(), 'tests', 'properties', 'test_dd_props.py')
     with open(prop, 'rb') as f:
         original = f.read()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 8
     while time.monotonic() < deadline:
         with open(prop, 'rb') as f:
             if f.read() != original:
