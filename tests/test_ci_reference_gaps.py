@@ -31,7 +31,7 @@ SORTED_PROPERTY = '''\
 from dd import dedupe
 {imports}
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))
 def test_dedupe_is_sorted(xs):
     out = dedupe(xs)
