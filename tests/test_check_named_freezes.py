@@ -477,6 +477,8 @@ COMPUTED_ACCESS = {
     'sys-modules': 'import sys\n\nimport pytest\n\nskip = sys.modules["py" + "test"].skip\n',
     'sys-modules-in-pieces': 'import sys\n\nimport pytest\n\n'
                              'python = sys.modules["_py" "test.python"]\n',
+    # No byte of the file spells pytest or unittest: the key alone names it.
+    'sys-modules-no-runner-word': 'import sys\n\nskip = sys.modules["_py" + "test"]\n',
     'sys-modules-escaped': 'import sys\n\nimport pytest\n\nmark = sys.modules["\\x70ytest"].mark\n',
     'getattr-in-pieces': 'import pytest\n\npytestmark = getattr(pytest.mark, "s" "kip")\n',
     'variable-assigned-in-pieces': 'import importlib\n\nNAME = "_py" + "test.outcomes"\n'

@@ -139,6 +139,8 @@ def might_compute(source: bytes) -> bool:
             'utf-8', 'replace')
     if any(word in source for word in _IMPORT_WORDS):
         return True
+    if b'modules' in source and b'sys' in source:
+        return True  # a key into sys.modules imports by name, as import_module does
     return any(word in source for word in _LOOKUP_WORDS) and \
         any(word in source for word in _RUNNER_WORDS)
 
