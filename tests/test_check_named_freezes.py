@@ -485,6 +485,8 @@ COMPUTED_ACCESS = {
                                    'outcomes = importlib.import_module(NAME)\n',
     'variable-naming-pytest': 'import importlib\n\nNAME = "_pytest.outcomes"\n'
                               'outcomes = importlib.import_module(NAME)\n',
+    'bytes-folded': 'import importlib\n\nm = importlib.import_module(bytes([95, 112, 121, 116, '
+                    '101, 115, 116]).decode())\n',
     'chr-folded': 'pt = __import__(chr(95) + "pytest")\n',
     'percent-format': 'import importlib\n\nm = importlib.import_module("%s" % WHERE)\n',
 }

@@ -1109,6 +1109,9 @@ def _fold(node: ast.AST, depth: int = 0) -> object:
         try:
             if isinstance(node.func, ast.Name) and node.func.id == 'chr' and len(args) == 1:
                 return chr(args[0])  # type: ignore[arg-type]
+            if isinstance(node.func, ast.Name) and node.func.id in ('bytes', 'bytearray') and \
+                    len(args) == 1 and isinstance(args[0], list) and len(args[0]) <= 1000:
+                return bytes(args[0])  # type: ignore[arg-type]  # bytes([95, 112, ...])
             if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
                 owner = _fold(node.func.value, depth + 1)
                 if isinstance(owner, (str, bytes)):
