@@ -20,8 +20,10 @@ import sys
 import pytest
 
 from ci_repo import CiRepo
+from ci_repo import Run
 from ci_repo import copy_template
 from ci_repo import git
+from oracle_guard.gate.sealed import entry_points_in
 from test_ci_attacks import BUG
 from test_ci_attacks import GOOD
 from test_ci_attacks import PROPERTY_ID
@@ -362,3 +364,122 @@ def test_a_test_begun_before_the_collection_is_a_forged_run(
                           'tests/test_dd.py': REWRITING_THE_TREE + TIDY}, plain_rc=0)
     assert any('began a test before its collection' in line for line in ci.lines('OG720')), \
         ci.out
+
+
+# -- 95: src rewrites the property in its own run's tree before it is compiled ----------------
+# The base's tests/properties/conftest.py imports the package (for its fixtures), so src runs
+# in each run before the property module is collected. It rewrites the property in the
+# working folder of its own process (the checkout in the test command, the reference tree in
+# the reference run): weakened, with two lines in front that put the original bytes back as
+# the module is imported. The digests at the end see the gate's bytes again; what the
+# assertion rewriter read, and the plugin hashed for its compile, was not (OG737, rules 44,
+# 45: in the test command against the committed blob, in the reference run against the
+# bytes the gate wrote).
+SELF_WEAKENING_SRC = '''\
+import os
+
+
+def _weaken():
+    prop = os.path.join(os.getcwd(), 'tests', 'properties', 'test_dd_props.py')
+    try:
+        with open(prop, 'rb') as f:
+            strong = f.read()
+    except OSError:
+        return
+    if b'== sorted(set(xs))' not in strong or b'_f.write(' in strong:
+        return
+    restore = b'with open(__file__, "wb") as _f:\\n    _f.write(%r)\\n' % strong
+    with open(prop, 'wb') as f:
+        f.write(restore + strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)'))
+
+
+_weaken()
+
+
+''' + BUG
+COMPILED_ELSEWHERE = ('tests/properties/test_dd_props.py, a file of the oracle, was compiled '
+                      'from other bytes than')
+
+
+def gate_alone(repo: CiRepo, files: dict[str, str]) -> Run:
+    """The gate without plain pytest beside it (plain pytest passes: ATTACKS.md): a plain
+    run in the same checkout would leave pytest's cached compile of the weakened bytes for
+    the test command to load, and that is OG708's case, not the compile's."""
+    repo.pull_request(files, bug=False)
+    ci = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(PYTEST)[1:]]))
+    assert ci.rc == 1, ci.out
+    return ci
+
+
+def test_a_property_rewritten_before_its_compile_and_put_back_fails_ci(
+        with_properties_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(with_properties_conftest, str(tmp_path / 'repo'))
+    ci = gate_alone(repo, {'src/dd/__init__.py': SELF_WEAKENING_SRC,
+                           'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG})
+    compiled = ci.lines('OG737')
+    assert any(line.startswith('tests/properties/test_dd_props.py:1:1: OG737 ' +
+                               COMPILED_ELSEWHERE + ' its committed bytes') for line in compiled), \
+        ci.out
+    assert any('reference run: ' + COMPILED_ELSEWHERE + ' the bytes the gate wrote' in line
+               for line in compiled), ci.out
+
+
+# -- 95b: the same, run by the project's own `hypothesis` entry point ----------------------
+# Hypothesis runs every function registered under the "hypothesis" entry-point group when it
+# is imported (meant for register_type_strategy). The base's properties conftest imports only
+# Hypothesis (a profile). The pull request ships package metadata under src/ (on sys.path in
+# both runs, as an install step's dist-info would be in the test environment) whose entry
+# point rewrites the property before it is compiled. The entry point is a finding of the
+# change (OG738, rule 46), and what was compiled is OG737 in both runs.
+PROFILE_CONFTEST = ("from hypothesis import settings\n\n"
+                    "settings.register_profile('ci', deadline=None)\n")
+# src whose rewrite runs only when the entry point calls it (not at its import)
+ENTRY_POINT_SRC = SELF_WEAKENING_SRC.replace('\n_weaken()\n', '')
+assert ENTRY_POINT_SRC != SELF_WEAKENING_SRC
+ENTRY_POINT_METADATA = {
+    'src/dd-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: dd\nVersion: 1.0\n',
+    'src/dd-1.0.dist-info/entry_points.txt': '[hypothesis]\ndd = dd:_weaken\n',
+}
+
+
+@pytest.fixture(scope='module')
+def with_profile_conftest(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt_dd(str(tmp_path_factory.mktemp('profile') / 'repo'),
+                    {'tests/properties/conftest.py': PROFILE_CONFTEST})
+
+
+def test_a_hypothesis_entry_point_that_rewrites_the_property_fails_ci(
+        with_profile_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(with_profile_conftest, str(tmp_path / 'repo'))
+    ci = gate_alone(repo, {'src/dd/__init__.py': ENTRY_POINT_SRC, **ENTRY_POINT_METADATA,
+                           'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG})
+    assert any(line.startswith('src/dd-1.0.dist-info/entry_points.txt:1:1: OG738 ') and
+               'entry point in the hypothesis group (dd = dd:_weaken)' in line
+               for line in ci.lines('OG738')), ci.out
+    compiled = ci.lines('OG737')
+    assert any('reference run: ' + COMPILED_ELSEWHERE in line for line in compiled), ci.out
+    assert any(line.startswith('tests/properties/test_dd_props.py:1:1: OG737 ' +
+                               COMPILED_ELSEWHERE) for line in compiled), ci.out
+
+
+
+@pytest.mark.parametrize(('path', 'text', 'entries'), [
+    ('pyproject.toml', '[project]\nname = "dd"\n\n[project.entry-points.pytest11]\n'
+     'dd = "dd.plugin"\n\n[project.scripts]\ndd = "dd:main"\n', {('pytest11', 'dd = dd.plugin')}),
+    ('pyproject.toml', '[tool.poetry.plugins."hypothesis"]\ndd = "dd:_weaken"\n',
+     {('hypothesis', 'dd = dd:_weaken')}),
+    ('setup.cfg', '[options]\ninstall_requires =\n    hypothesis\n[options.entry_points]\n'
+     'console_scripts =\n    dd = dd:main\nhypothesis =\n    dd = dd:_weaken\n',
+     {('hypothesis', 'dd = dd:_weaken')}),
+    ('setup.py', 'from setuptools import setup\nsetup(install_requires=["hypothesis"], '
+     'entry_points={"pytest11": ["dd = dd.plugin"]})\n', {('pytest11', "['dd = dd.plugin']")}),
+    ('setup.py', 'from setuptools import setup\nsetup(entry_points="[hypothesis]\\nx = dd:f\\n")\n',
+     {('hypothesis', 'x = dd:f')}),
+    ('pkg-1.0.dist-info/entry_points.txt', '[console_scripts]\ndd = dd:main\n', set()),
+])
+def test_the_entry_points_of_pytest_and_hypothesis_are_read_where_they_are_declared(
+        path: str, text: str, entries: set[tuple[str, str]]) -> None:
+    # Rule 46 (OG738): the forms a change may declare a pytest11 or hypothesis entry point in;
+    # a dependency on hypothesis and a console script are none.
+    assert entry_points_in(path, text.encode()) == entries
+

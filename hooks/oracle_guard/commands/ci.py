@@ -236,6 +236,11 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         probe = sealed.preload()
     findings.extend(sealed.shadowing_modules(ctx.changes, cfg.src_roots()))
     findings.extend(sealed.compiled_files(ctx.changes))
+    findings.extend(sealed.added_entry_points(ctx.changes, head_view))  # rule 46
+    # The oracle's bytes as committed, read before the pull request's code runs: what the
+    # test command compiles of them is compared with these (rule 45, OG737).
+    committed = sealed.committed_digests(head_view, [
+        p for p in head_view.paths() if cfg.is_property(p) and p.endswith('.py')])
     test_python = args.test_python or sys.executable
     if not args.test_python:
         ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '
@@ -281,6 +286,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         findings.extend(reaper.leftovers(mark, 'the test command' + (
             ' (or the reference run beside it)' if started is not None else '')))
         findings.extend(run.findings)
+        findings.extend(sealed.compiled_from_other_bytes(run.record, cfg.root, committed))
         ctx.notes.extend(run.notes)
         exit_code, record = run.exit_code, run.record
         try:

@@ -35,6 +35,8 @@ OG734 the reference run did not complete (no record, a crash, an early exit), it
       ran, a run mechanism the audit names (OG707-OG717) was seen
       in it, or pytest exited non-zero while the run (canaries taken out) reported no
       failed test of the oracle
+OG737 (``gate/sealed.py``) a file of a tree, other than src, that its run compiled from
+      other bytes than the gate wrote (``compiled_elsewhere``)
 OG735 a freeze added for a flaky test whose test passed in none of the reruns
 OG736 a test the pull request adds or changes passes without its src/ change
       (only with ``require-fail-to-pass = true``; otherwise listed in the review report)
@@ -69,6 +71,7 @@ from oracle_guard.gate import audit
 from oracle_guard.gate import canaries
 from oracle_guard.gate import stream
 from oracle_guard.gate.processes import Reaper
+from oracle_guard.gate.sealed import compiled_from_other_bytes
 from oracle_guard.gate.sealed import exit_status_findings
 from oracle_guard.gate.sealed import uses_hypothesis
 from oracle_guard.gate.timings import children_cpu
@@ -840,7 +843,8 @@ class ReferenceRuns:
         cpu, children = time.process_time(), children_cpu()
         try:
             run = child.wait()
-            found = tampered(tree, self.cfg) + run.sealed + judge_reference(
+            found = tampered(tree, self.cfg) + compiled_elsewhere(run, tree, self.cfg) + \
+                run.sealed + judge_reference(
                                                  run, tree, self.cfg, self.oracle.view,
                                                  self.head.view, inventory,
                                                  self.ledger(self.oracle), self.ctx.today,
@@ -883,7 +887,8 @@ class ReferenceRuns:
             # The same digests as the reference tree's (rule 44): a rerun whose tree was
             # rewritten proves nothing about the freeze.
             for finding in tampered(tree, self.cfg, 'freeze reruns (rule 48)',
-                                    'the tree of the reruns'):
+                                    'the tree of the reruns') + compiled_elsewhere(
+                                        run, tree, self.cfg, 'freeze reruns (rule 48)'):
                 if finding not in self.result.findings:
                     self.result.findings.append(finding)
             by_test = _nodeids_by_test(run.record, tree.root)
@@ -931,7 +936,8 @@ class ReferenceRuns:
         run = run_pytest(tree, self.python, self.cfg.src, nodeids, self.ctx.today,
                          reaper=self.reaper, leftovers=self.result.findings)
         self.result.findings += tampered(tree, self.cfg, 'new-test run (rule 49)',
-                                         'the tree of the new tests')
+                                         'the tree of the new tests') + compiled_elsewhere(
+                                             run, tree, self.cfg, 'new-test run (rule 49)')
         by_test = _nodeids_by_test(run.record, tree.root)
         passing = [n for n in nodeids if test_outcome(
             run.record, by_test.get((n.split('::', 1)[0], n.split('::', 1)[1]), [])) ==
@@ -970,6 +976,15 @@ def tampered(tree: Tree, cfg: Config, run: str = 'reference run',
     return [Finding('.', 1, 1, 'OG734', f'{run}: {name} was changed while it ran: {shown}',
                     'nothing may write into the gate\'s reference tree: remove what does '
                     '(a test or conftest that looks for it)')]
+
+
+def compiled_elsewhere(run: Run, tree: Tree, cfg: Config,
+                       name: str = 'reference run') -> list[Finding]:
+    """OG737: a file of the tree, other than src, that the run compiled from other bytes
+    than the gate wrote (rewritten before its compile, put back after: ``tampered``
+    cannot see it)."""
+    expected = {p: d for p, d in tree.digests.items() if not cfg.is_src(p)}
+    return compiled_from_other_bytes(run.record, tree.root, expected, f'{name}: ')
 
 
 def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,

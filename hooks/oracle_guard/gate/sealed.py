@@ -25,9 +25,16 @@ OG729 the pull request adds a module named like the test machinery (``oracle_gua
       ``pytest``, ``_pytest``, ``pluggy``, ``hypothesis``, ``sitecustomize``,
       ``usercustomize``) outside its ``src`` roots: ``python -m pytest`` from the checkout
       would import it instead of the installed one
+OG737 a file of the oracle was compiled from other bytes than the committed ones (the test
+      command) or than the gate wrote into a reference tree (the reference run, the
+      evidence runs): the plugin says the sha256 of what pytest's rewriter read
+OG738 the pull request adds an entry point in the ``pytest11`` or ``hypothesis`` group
+      (``pyproject.toml``, ``setup.cfg``, ``setup.py``, a committed ``entry_points.txt``):
+      code that pytest or Hypothesis runs when it starts, before any test is compiled
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import os
 import pkgutil
@@ -35,6 +42,8 @@ import secrets
 import subprocess
 import sys
 from collections.abc import Callable
+from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -46,6 +55,7 @@ from oracle_guard.gate import integrity
 from oracle_guard.gate import stream
 from oracle_guard.gate.timings import Timings
 from oracle_guard.repo.changeset import ChangeSet
+from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RunRecord
 
@@ -145,6 +155,150 @@ def compiled_files(changes: ChangeSet) -> list[Finding]:
         f'git rm --cached {change.path} and ignore __pycache__/ and *.pyc')
         for change in changes.changes
         if change.status != 'D' and change.path.endswith(('.pyc', '.pyo'))]
+
+
+def committed_digests(view: TreeView, paths: Iterable[str]) -> dict[str, frozenset[str]]:
+    """path -> the sha256 a checkout of ``view`` may hold for it: the blob's, and the blob's
+    with CRLF line ends (``core.autocrlf``). Read before the install step (rule 45)."""
+    paths = list(paths)
+    view.read_many(paths)
+    found = {}
+    for path in paths:
+        data = view.read(path)
+        if data is not None:
+            found[path] = frozenset({hashlib.sha256(data).hexdigest(), hashlib.sha256(
+                data.replace(b'\r\n', b'\n').replace(b'\n', b'\r\n')).hexdigest()})
+    return found
+
+
+def compiled_from_other_bytes(record: RunRecord, root: str,
+                              expected: Mapping[str, str | frozenset[str]],
+                              run: str = '') -> list[Finding]:
+    """OG737: a file the run compiled (pytest's rewriter: test files, conftests) whose
+    bytes, as the plugin read them for the compile, are not ``expected[path]``. A file
+    rewritten before its compile and put back by its own first lines is the gate's again
+    when the run ends; what was compiled is not (rules 44, 45)."""
+    real_root = os.path.realpath(root)
+    findings = []
+    for path, digests in sorted(record.compiled.items()):
+        rel = os.path.relpath(os.path.realpath(path), real_root).replace(os.sep, '/')
+        want = expected.get(rel)
+        if want is None:
+            continue
+        allowed = {want} if isinstance(want, str) else want
+        if all(digest in allowed for digest in digests):
+            continue
+        whose = 'the bytes the gate wrote into its tree' if run else 'its committed bytes'
+        findings.append(Finding(
+            rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, was compiled from other '
+            f'bytes than {whose} (sha256 {sorted(set(digests) - allowed)[0][:12]}): '
+            'something rewrote it before pytest read it',
+            'nothing may write the oracle\'s test files while the tests start (src run by '
+            'a conftest or an entry point, a detached helper): remove what does'))
+    return findings
+
+
+ENTRY_POINT_GROUPS = ('pytest11', 'hypothesis')
+
+
+def entry_points_in(path: str, data: bytes) -> set[tuple[str, str]]:
+    """(group, entry) of the ``pytest11`` and ``hypothesis`` entry points a file declares:
+    ``pyproject.toml`` (PEP 621 and Poetry), ``setup.cfg``, ``setup.py`` (dict keys and
+    ``[group]`` sections in its strings), an ``entry_points.txt`` of package metadata."""
+    name = path.rsplit('/', 1)[-1]
+    text = data.decode('utf-8', 'replace')
+    found: set[tuple[str, str]] = set()
+    if name == 'pyproject.toml':
+        from oracle_guard.config import parse_toml
+        from oracle_guard.findings import ConfigError
+
+        try:
+            doc = parse_toml(text, path)
+        except ConfigError:
+            return found  # the change rules report a pyproject.toml that does not parse
+        project = doc.get('project') if isinstance(doc.get('project'), dict) else {}
+        poetry = doc.get('tool', {}).get('poetry', {}) if isinstance(doc.get('tool'), dict) \
+            else {}
+        for table in (project.get('entry-points'), poetry.get('plugins') if
+                      isinstance(poetry, dict) else None):
+            if not isinstance(table, dict):
+                continue
+            for group in ENTRY_POINT_GROUPS:
+                entries = table.get(group)
+                if isinstance(entries, dict):
+                    found.update((group, f'{k} = {v}') for k, v in entries.items())
+    elif name == 'setup.py':
+        import ast
+
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            return {(group, '(setup.py does not parse)') for group in ENTRY_POINT_GROUPS
+                    if group in text}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Dict):
+                for key, value in zip(node.keys, node.values):
+                    if isinstance(key, ast.Constant) and key.value in ENTRY_POINT_GROUPS:
+                        found.add((str(key.value), ast.unparse(value)))
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.update(_ini_entry_points(node.value))
+    elif name == 'setup.cfg':
+        found.update(_ini_entry_points(text, 'options.entry_points'))
+    elif name == 'entry_points.txt':
+        found.update(_ini_entry_points(text))
+    return found
+
+
+def _ini_entry_points(text: str, section: str | None = None) -> set[tuple[str, str]]:
+    """Entries of the groups in INI text: sections ``[group]`` (entry_points.txt), or the
+    options of one section (setup.cfg's ``[options.entry_points]``)."""
+    found: set[tuple[str, str]] = set()
+    current = group = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith(('#', ';')):
+            continue
+        if line.startswith('[') and line.endswith(']'):
+            current, group = line[1:-1].strip(), None
+            continue
+        if section is not None:
+            if current != section:
+                continue
+            key, eq, value = line.partition('=')
+            if eq and not raw[:1].isspace():
+                group = key.strip()
+                line = value.strip()
+            if group in ENTRY_POINT_GROUPS and line:
+                found.add((group, line))
+        elif current in ENTRY_POINT_GROUPS:
+            found.add((current, line))
+    return found
+
+
+def added_entry_points(changes: ChangeSet, head: TreeView) -> list[Finding]:
+    """OG738: an entry point of the ``pytest11`` or ``hypothesis`` group the change adds.
+    pytest loads the first at start-up, Hypothesis runs the second when it is imported:
+    either runs the pull request's code before a test file is compiled (rule 46)."""
+    base = changes.base_view
+    findings = []
+    for change in changes.changes:
+        name = change.path.rsplit('/', 1)[-1]
+        if change.status == 'D' or name not in ('pyproject.toml', 'setup.cfg', 'setup.py',
+                                                'entry_points.txt'):
+            continue
+        new = entry_points_in(change.path, head.read(change.path) or b'')
+        old_path = change.old_path or change.path
+        old_data = base.read(old_path) if base is not None and change.status != 'A' else None
+        added = new - entry_points_in(old_path, old_data or b'')
+        for group, entry in sorted(added):
+            shown = entry if len(entry) < 80 else entry[:77] + '...'
+            findings.append(Finding(
+                change.path, 1, 1, 'OG738', f'{change.path} adds an entry point in the '
+                f'{group} group ({shown}): {"pytest" if group == "pytest11" else "Hypothesis"} '
+                'runs it when it starts, before any test file is compiled',
+                'a plugin of the test machinery is a change of its own that a maintainer '
+                'makes; remove it from this pull request'))
+    return findings
 
 
 def run_install(command: str, test_python: str, root: str) -> None:

@@ -7,6 +7,8 @@ own in that folder (``record-<pid>.jsonl``; pytest-xdist workers each write one)
 * ``start`` as soon as the plugin is loaded, before any conftest is imported, so a
   process that dies during start-up (``SystemExit`` in a conftest) leaves a record that
   never reaches ``finish``;
+* ``compiled`` each time pytest's assertion rewriter compiles a module (a test file, a
+  conftest), with the sha256 of the bytes it read, sent before the module runs;
 * ``collected`` / ``deselected`` / ``collect`` (a skipped or failed collector);
 * ``begin`` when a test starts (flushed, so ``os._exit`` inside a test names it);
 * ``call``: whether the code object of the test's own function was entered while the
@@ -106,6 +108,35 @@ def connect_stream(address: str | None) -> Any:
 
 
 _REAL: dict[str, str] = {}  # file name -> its real path, once per process
+# The recorder of this process's current session: the rewriter's wrapper, installed once per
+# process, reports to it.
+_RECORDER: Any = None
+# pathlib class -> its subclass whose read_bytes keeps what it read (see _reading_path)
+_READING: dict[type, type] = {}
+
+
+def _reading_path(fn: Any) -> Any:
+    """``fn`` as a path whose ``read_bytes`` keeps the bytes it returned (``.seen``): what
+    pytest's rewriter parses and compiles, not a second read a racing process could
+    answer; None for what is not a ``pathlib.Path``."""
+    import pathlib
+
+    kind = type(fn)
+    if not isinstance(fn, pathlib.Path):
+        return None
+    cls = _READING.get(kind)
+    if cls is None:
+        def read_bytes(self: Any) -> bytes:
+            data = kind.read_bytes(self)
+            self.seen = data
+            return data
+
+        cls = _READING[kind] = type(kind.__name__, (kind,), {'read_bytes': read_bytes,
+                                                              'seen': None})
+    try:
+        return cls(fn)
+    except (TypeError, ValueError):
+        return None
 
 
 def _real(name: str) -> str:
@@ -321,6 +352,7 @@ class RunRecorder:
         # path -> the module code pytest's assertion rewriter compiled from source in this
         # run: the reference the test functions' code is compared with, for free.
         self.fresh_modules: dict[str, types.CodeType] = {}
+        self._finished = False  # no event after the session's finish
         self._capture_rewrites()
         import pytest
 
@@ -344,7 +376,14 @@ class RunRecorder:
         """Keep the code objects pytest's assertion rewriter compiles from the test files
         (before any conftest is imported): a module pytest rewrites in this run needs no
         second compile at the end. Modules read from pytest's bytecode cache are compiled
-        again by ``compiled_from_source`` (a cache file can be forged)."""
+        again by ``compiled_from_source`` (a cache file can be forged).
+
+        Each compile is also said to the gate at once, with the sha256 of the very bytes
+        the rewriter read (a ``compiled`` event, before the module runs): a test file
+        rewritten before its compile and put back by its own first lines (rules 44, 45:
+        OG737) shows there, though its bytes are the gate's again when the run ends."""
+        global _RECORDER
+        _RECORDER = self
         try:
             from _pytest.assertion import rewrite
         except ImportError:  # pragma: no cover
@@ -352,19 +391,39 @@ class RunRecorder:
         original = getattr(rewrite, '_rewrite_test', None)
         if original is None or getattr(original, '_oracle_guard', False):
             return
-        fresh = self.fresh_modules
 
-        @functools.wraps(original)
         def rewrite_test(fn: Any, config: Any) -> Any:
-            result = original(fn, config)
-            try:
-                fresh[os.path.realpath(str(fn))] = result[1]
-            except (TypeError, IndexError, OSError):
-                pass
+            reading = _reading_path(fn)
+            result = original(fn if reading is None else reading, config)
+            recorder = _RECORDER
+            if recorder is not None:
+                recorder._compiled(fn, getattr(reading, 'seen', None), result)
             return result
 
         rewrite_test._oracle_guard = True  # type: ignore[attr-defined]
+        rewrite_test.__name__ = rewrite_test.__qualname__ = original.__name__
+        rewrite_test.__doc__ = original.__doc__
         rewrite._rewrite_test = rewrite_test
+
+    def _compiled(self, fn: Any, data: bytes | None, result: Any) -> None:
+        """One module the rewriter compiled: its code kept, its bytes' digest sent."""
+        try:
+            path = os.path.realpath(str(fn))
+        except (TypeError, ValueError, OSError):
+            return
+        try:
+            self.fresh_modules[path] = result[1]
+        except (TypeError, IndexError):
+            pass
+        if data is None:  # a pytest whose rewriter reads otherwise: the bytes again, at once
+            try:
+                with open(path, 'rb') as f:
+                    data = f.read()
+            except OSError:
+                return
+        if not self._finished:
+            self._write({'event': 'compiled', 'path': path,
+                         'sha256': hashlib.sha256(data).hexdigest()})
 
     # -- writing ---------------------------------------------------------------------
     def _write(self, event: dict[str, Any], flush: bool = False) -> None:
@@ -671,6 +730,7 @@ class RunRecorder:
 
     @hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
+        self._finished = True  # the compiles of the code check below are not the run's
         code = self._verify_code()
         guard = self.config.pluginmanager.get_plugin('oracle-guard') if self.config else None
         self._write({'event': 'finish', 'exitstatus': int(exitstatus),
@@ -1081,6 +1141,8 @@ class RunRecord:
     plugin_dists: set[str] = field(default_factory=set)
     roots: set[str] = field(default_factory=set)
     canaries_dropped: dict[str, str] = field(default_factory=dict)  # module file -> why
+    # real path -> sha256 of the bytes pytest's rewriter compiled, once per compile
+    compiled: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -1166,6 +1228,8 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
             record.deselected[item['nodeid']] = item['path']
     elif kind == 'collect':
         record.collect_problems.append(event)
+    elif kind == 'compiled':
+        record.compiled.setdefault(str(event.get('path')), []).append(str(event.get('sha256')))
     elif kind == 'begin':
         open_tests[event['nodeid']] = True
     elif kind == 'report' and not event.get('sub'):
