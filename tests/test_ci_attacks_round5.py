@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import subprocess
 import sys
 
 import pytest
@@ -23,6 +24,7 @@ from ci_repo import CiRepo
 from ci_repo import Run
 from ci_repo import copy_template
 from ci_repo import git
+from oracle_guard.gate.processes import Reaper
 from oracle_guard.gate.sealed import entry_points_in
 from test_ci_attacks import BUG
 from test_ci_attacks import GOOD
@@ -483,3 +485,56 @@ def test_the_entry_points_of_pytest_and_hypothesis_are_read_where_they_are_decla
     # a dependency on hypothesis and a console script are none.
     assert entry_points_in(path, text.encode()) == entries
 
+
+# -- 97: a daemon src detaches in the reference run before it has collected ----------------
+# src (in the reference run only: python -I) detaches the DAEMON above at import, while the
+# base's property module imports dd: the helper is re-parented to the gate before the test
+# command starts (it waits for the reference run's collection). The test command's leftovers
+# and the reference run's are judged against one mark taken before the reference run starts
+# (the reference process spared by its pid): the helper is killed before the new-test run
+# (OG718), and the new test passes against the base (OG736, rule 49).
+DAEMON_SRC = ('import sys\n\nfrom dd import _daemon\n\nif sys.flags.isolated:\n'
+              '    _daemon.daemonize()\n\n\n' + GOOD)
+
+
+def test_a_daemon_the_reference_run_detaches_before_its_collection_is_killed(
+        strict: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(strict, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'src/dd/_daemon.py': DAEMON, 'src/dd/__init__.py': DAEMON_SRC,
+                          'tests/test_new.py': NEW_TEST}, plain_rc=0)
+    assert any('the test command (or the reference run beside it) left 1 process(es) '
+               'running after it ended: ' in line and line.endswith('; the gate killed them')
+               for line in ci.lines('OG718')), ci.out
+    assert any('tests/test_new.py::test_dedupe_keeps_a_sorted_pair passes against the '
+               "base revision's src/ too" in line for line in ci.lines('OG736')), ci.out
+
+
+# -- 97b: what still runs when the gate's steps are done ----------------------------------
+# A daemon that waits for the gate's exit outlived it: nothing killed the gate's children at
+# its end. Now the gate's last sweep (before the verdict) kills every child still running
+# and says so (OG718), and leaving the Reaper kills what is left on any other way out.
+def _detach(folder: str) -> int:
+    """A process detached the shell way (its parent ends at once): the reaper's child now."""
+    pidfile = os.path.join(folder, 'pid')
+    subprocess.run(['sh', '-c', f'sleep 600 >/dev/null 2>&1 & echo $! > {pidfile}'],
+                   check=True)
+    with open(pidfile, encoding='utf-8') as f:
+        return int(f.read())
+
+
+def test_what_still_runs_when_the_gates_steps_are_done_is_killed_and_said(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with Reaper() as reaper:
+        assert reaper.active  # Linux: the gate is a child subreaper
+        pid = _detach(str(tmp_path))
+        found = reaper.leftovers(reaper.start, 'a step of the gate', grace=0.0)
+    assert [f.code for f in found] == ['OG718'], found
+    assert f'a step of the gate left 1 process(es) running after it ended: {pid} (sleep 600)' \
+        in found[0].message
+    assert not os.path.exists(f'/proc/{pid}')  # killed and reaped
+
+
+def test_leaving_the_reaper_kills_what_a_step_left(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with Reaper():
+        pid = _detach(str(tmp_path))
+    assert not os.path.exists(f'/proc/{pid}')

@@ -259,7 +259,10 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
 
     # The reference tree is written from git objects before the test command starts, and
     # its run goes on beside the test command (after the install step: the test
-    # environment then holds the project's test dependencies).
+    # environment then holds the project's test dependencies). One mark for both: what the
+    # reference run detaches before it has collected (the test command waits for that) is a
+    # leftover of the test command's step and of its own, not part of a later mark.
+    early = reaper.mark()
     started = reference.start_reference_runs(
         ctx, test_python, approved=approval.approved and bool(approval.changes),
         approved_files=[item.path for item in approval.changes],
@@ -278,13 +281,15 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                     only=base_collection.scope(head_view, cfg, base_view))
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
-        mark = reaper.mark()  # the reference run and the base collection are running
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
                                 oracle_files=oracle_files, read=head_view.read,
                                 test_python=test_python, probe_source=probe, run=run_tests,
                                 timings=timings)
-        findings.extend(reaper.leftovers(mark, 'the test command' + (
-            ' (or the reference run beside it)' if started is not None else '')))
+        # The reference process and the base collection may still run: spared by pid.
+        findings.extend(reaper.leftovers(early, 'the test command' + (
+            ' (or the reference run beside it)' if started is not None else ''),
+            spare=[started.pid() if started is not None else None,
+                   collector.proc.pid if collector is not None and collector.proc else None]))
         findings.extend(run.findings)
         findings.extend(sealed.compiled_from_other_bytes(run.record, cfg.root, committed))
         ctx.notes.extend(run.notes)
@@ -316,9 +321,11 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             findings.extend(audit.audit(audit_ctx))
     findings.extend(approval.findings())
 
-    evidence = reference.finish_reference_runs(started, reaper) if started else None
+    evidence = reference.finish_reference_runs(started, reaper, early) if started else None
     if evidence:
         findings.extend(evidence.findings)
+    # Every step is done: whatever child still runs is killed and said (rule 45).
+    findings.extend(reaper.leftovers(reaper.start, 'a step of the gate'))
     timings.note_overlap('reference run', 'test command')
     with timings.step('report'):
         _write_review(args, ctx, approval, sections, run.report_section(),

@@ -8,10 +8,16 @@ them. On Linux the gate makes itself a child subreaper (``prctl(PR_SET_CHILD_SUB
 an orphaned descendant is re-parented to the gate, not to init, however it detached. When a
 step has ended, every child of the gate that was not there before it is a leftover; a short
 grace lets an honest straggler end on its own (a pytest-xdist worker, a coverage
-subprocess), and what still runs then is killed, with its own children, and is a finding:
+subprocess), and what still runs then is killed, with its own children, and is a finding.
+The test command and the reference run beside it are judged against one mark, taken
+before the reference run starts (the reference process itself, still running, and the
+base collection beside them are spared by pid): what the reference run detaches while it
+collects is not in any later mark. When the gate's steps are done, every child still
+running is killed and is a finding too, before the verdict is written:
 
 OG718 a process the install step, the test command or the reference run started was still
-      running after the step ended (and its grace); the gate killed it
+      running after the step ended (and its grace), or any child of the gate still ran
+      when its steps were done; the gate killed it
 
 Elsewhere (no ``prctl``) nothing is re-parented to the gate and nothing is judged: another
 user or a container is the complete answer (docs/ci.md).
@@ -23,6 +29,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterable
 
 from oracle_guard.findings import Finding
 
@@ -54,6 +61,7 @@ class Reaper:
     def __init__(self) -> None:
         self.active = False
         self._previous = 0
+        self.start: frozenset[tuple[int, str]] = frozenset()  # the children at entry
 
     def __enter__(self) -> Reaper:
         prctl = _prctl()
@@ -65,10 +73,14 @@ class Reaper:
         if prctl(PR_GET_CHILD_SUBREAPER, ctypes.byref(previous), 0, 0, 0) == 0:  # type: ignore[operator]
             self._previous = previous.value
         self.active = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0  # type: ignore[operator]
+        self.start = self.mark()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self.active:
+            # However the gate ends (bad input, an internal error): nothing a step started
+            # outlives it (the verdict's own sweep is ``leftovers(reaper.start, ...)``).
+            self.leftovers(self.start, 'the gate', grace=0.0)
             prctl = _prctl()
             if prctl is not None:
                 prctl(PR_SET_CHILD_SUBREAPER, self._previous, 0, 0, 0)  # type: ignore[operator]
@@ -79,11 +91,16 @@ class Reaper:
         return frozenset(children()) if self.active else frozenset()
 
     def leftovers(self, mark: frozenset[tuple[int, str]], step: str,
-                  grace: float = GRACE_SECONDS) -> list[Finding]:
+                  grace: float = GRACE_SECONDS, spare: Iterable[int | None] = ()
+                  ) -> list[Finding]:
         """Wait up to ``grace`` for the children that appeared since ``mark`` to end, then
-        kill what still runs (and what it started); OG718 names them."""
+        kill what still runs (and what it started); OG718 names them. The pids in
+        ``spare`` (a step of the gate's own still running beside: the reference run) are
+        neither waited for nor killed; what they detached is."""
         if not self.active:
             return []
+        kept = {pid for pid in spare if pid is not None}
+        mark = frozenset(mark | {c for c in children() if c[0] in kept})
         deadline = time.monotonic() + grace
         while True:
             running = _reap_ended({c for c in children() if c not in mark})
@@ -172,4 +189,5 @@ def _command(pid: int) -> str:
         return '?'
     # Paths by their last part: the script's name is what tells a reader what it was.
     text = ' '.join(os.path.basename(a.rstrip('/')) if '/' in a else a for a in args)
+    text = ' '.join(text.split())  # one line: a `-c` script's newlines would break the finding
     return text[:160] + ('...' if len(text) > 160 else '')

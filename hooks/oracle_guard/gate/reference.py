@@ -764,6 +764,11 @@ class ReferenceRuns:
         shutil.rmtree(self.folder, ignore_errors=True)
         atexit.unregister(self.close)
 
+    def pid(self) -> int | None:
+        """The reference run's pytest process, while it runs."""
+        child = self.pending[3] if self.pending else None
+        return child.proc.pid if child is not None and child.proc is not None else None
+
     def ledger(self, side: _Side) -> FreezeLedger | None:
         try:
             return read_ledger(side.view_of(self.cfg.ledger), self.cfg.ledger)
@@ -1007,12 +1012,15 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
     return runs
 
 
-def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None) -> ReferenceResult:
+def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None,
+                          mark: frozenset[tuple[int, str]] | None = None) -> ReferenceResult:
     """Wait for the reference run and judge it, then the evidence runs; with ``reaper``,
-    what each of them leaves running is killed before the next one starts (OG718)."""
+    what each of them leaves running is killed before the next one starts (OG718). ``mark``
+    is the gate's children before the reference run started (now, without it)."""
     runs.reaper = reaper
     try:
-        mark = reaper.mark() if reaper is not None else frozenset()
+        if mark is None:
+            mark = reaper.mark() if reaper is not None else frozenset()
         runs.finish_reference()
         if reaper is not None:
             runs.result.findings += reaper.leftovers(mark, 'the reference run')
