@@ -1,7 +1,11 @@
-"""Reproduce the attacks of ATTACKS.md 94-99 that get through the gate.
+"""Reproduce the attacks of ATTACKS.md 94-99 that got through the gate.
 
-94, 95, 95b, 96a, 96b, 96c, 96d, 96e, 97, 97b, 98 and 99; the caught ones are
-tests/test_ci_attacks_round5.py.
+Still open: 96a, 96b, 96c, 96d, 96e and 99. Closed since, and kept here as caught scenarios
+(each prints "gate exit 1"): 94, 98 (by the lead after the round), 95, 95b, 97 and 97b
+(branch seal95: the compile's digest, OG737; the entry point, OG738; one mark for the test
+command and the reference run, and the gate's last sweep, OG718). Their tests are
+tests/test_ci_attacks_round5.py; 95b there ships its entry point as committed metadata under
+src/, here through a real ``pip install -e .``.
 
     python benchmarks/attacks_open/round5.py [NAME ...] [--keep DIR] [--test-env PYTHON]
 
@@ -24,7 +28,8 @@ prints "plain pytest exit N" and "gate exit N" per scenario and the gate's findi
 one of the twelve prints "gate exit 0" with the bug in place (97 and 99: with the bug fixed,
 and a new test that does not test the fix, which the project's require-fail-to-pass should
 refuse; 97b: with the bug fixed, and "the daemon outlived the gate: True") and "plain
-pytest exit 0". 96c needs the checkout, the gate's temporary folder
+pytest exit 0" when the round was played; 94, 95, 95b, 97, 97b and 98 now print "gate exit
+1" (97b: "the daemon outlived the gate: False"). 96c needs the checkout, the gate's temporary folder
 (where the reference tree is written) and the test environment in one folder other than
 ``/``: the scenario builds its repository in a temporary folder inside ``sys.prefix`` (this
 environment's folder) and runs the gate with ``TMPDIR`` there, and removes it (in a
@@ -37,6 +42,7 @@ repositories go into a temporary folder (``--keep DIR`` keeps them there).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -63,6 +69,10 @@ from test_ci_attacks_round4 import MAPPED_PROPERTY  # noqa: E402
 from test_ci_attacks_round4 import REWRITING_THE_TREE  # noqa: E402
 from test_ci_attacks_round4 import TIDY  # noqa: E402
 from test_ci_attacks_round5 import DAEMON  # noqa: E402
+from test_ci_attacks_round5 import DAEMON_SRC  # noqa: E402 -- 97, caught on seal95
+from test_ci_attacks_round5 import ENTRY_POINT_SRC  # noqa: E402 -- 95b, caught on seal95
+from test_ci_attacks_round5 import PROFILE_CONFTEST  # noqa: E402
+from test_ci_attacks_round5 import SELF_WEAKENING_SRC  # noqa: E402 -- 95, caught on seal95
 from test_ci_attacks_round5 import FORGING_IN_ORDER  # noqa: E402
 from test_ci_attacks_round5 import RELEASING_SRC  # noqa: E402 -- 98, caught on main
 from test_ci_attacks_round5 import REPLACING_INSTALL  # noqa: E402 -- 94, caught on main
@@ -70,50 +80,10 @@ from test_ci_attacks_round5 import NEW_TEST as SORTED_PAIR_TEST  # noqa: E402
 
 PROP = 'tests/properties/test_dd_props.py'
 
-# -- 95: src rewrites the property in its own run's tree before it is compiled ----------------
-# The base's tests/properties/conftest.py imports the package (for its fixtures), so src runs
-# in each run before the property module is collected. It rewrites the property in the
-# working folder of its own process (the checkout in the test command, the reference tree in
-# the reference run): weakened, with two lines in front that put the original bytes back as
-# the module is imported. The assertion rewriter compiles what it reads; the code check
-# compares with that compile; the digests at the end see the gate's bytes.
-SELF_WEAKENING_SRC = '''\
-import os
-
-
-def _weaken():
-    prop = os.path.join(os.getcwd(), 'tests', 'properties', 'test_dd_props.py')
-    try:
-        with open(prop, 'rb') as f:
-            strong = f.read()
-    except OSError:
-        return
-    if b'== sorted(set(xs))' not in strong:
-        return
-    restore = b'with open(__file__, "wb") as _f:\\n    _f.write(%r)\\n' % strong
-    with open(prop, 'wb') as f:
-        f.write(restore + strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)'))
-
-
-_weaken()
-
-
-''' + BUG
-
-# -- 95b: the same, run by the project's own `hypothesis` entry point, no conftest needed -------
-# Hypothesis runs every function registered under the "hypothesis" entry-point group when it
-# is imported (hypothesis/entry_points.py, meant for register_type_strategy): the pull request
-# declares one in pyproject.toml, and the install step (pip install -e .) writes it into the
-# project's dist-info, listed in its RECORD. Every process of the test environment that
-# imports Hypothesis runs src before a property module is compiled.
-ENTRY_POINT_SRC = SELF_WEAKENING_SRC.replace(
-    "    if b'== sorted(set(xs))' not in strong:\n",
-    "    if b'== sorted(set(xs))' not in strong or b'_f.write(' in strong:  # once\n")
-assert ENTRY_POINT_SRC != SELF_WEAKENING_SRC
+# -- 95, 95b: the tests' sources (tests/test_ci_attacks_round5.py); 95b here declares its
+# entry point in pyproject.toml, and the install step (pip install -e .) writes it into the
+# project's dist-info in the test environment.
 ENTRY_POINT = '[project.entry-points.hypothesis]\ndd = "dd:_weaken"\n\n'
-# The base's conftest imports Hypothesis, not the package (a profile, a common layout).
-PROFILE_CONFTEST = ("from hypothesis import settings\n\n"
-                    "settings.register_profile('ci', deadline=None)\n")
 NEEDS_TEST_ENV = ('95b',)  # a separate test environment the install step installs dd into
 
 # -- 96a, 96b: assume() called by Hypothesis's own code, asked for by the standard library ----
@@ -194,16 +164,6 @@ def dedupe(xs):
         raise _find(BaseException, 'Unsatisfied' + 'Assumption')()
     return out
 '''
-
-# -- 97: a daemon src detaches in the reference run before it has collected ------------------
-# The gate takes the test command's mark of its children once the reference run has
-# collected, and the reference run's own mark after the test command: a process the reference
-# run's src detaches (fork, setsid, fork) while its conftests are imported is re-parented to
-# the gate before either mark, so it is in both, and in every evidence run's. It waits for the
-# new-test run's tree (rule 49) and makes the new test fail there, self-restoring as it is
-# imported, so the tree's digests match; it outlives the gate.
-DAEMON_SRC = 'import sys\n\nfrom dd import _daemon\n\nif sys.flags.isolated:\n' \
-    '    _daemon.daemonize()\n\n\n' + GOOD
 
 # -- 97b: the same daemon outlives the gate ---------------------------------------------------
 # The bug fixed, and src (in the reference run) detaches a daemon as in 97 that waits for the
@@ -361,8 +321,9 @@ def main(argv: list[str]) -> int:
             plain = plain_run(repo, options, pytest)
             gate = repo.start([sys.executable, '-I', *repo.ci_args(pytest, *options)[1:]], env)
             ci = repo.finish(gate)
-            found = [line for line in ci.out.splitlines() if line.startswith(
-                ('oracle-guard ci:', 'tests/', 'src/', '.:', 'tools/')) and ' note: ' not in line]
+            found = [line for line in ci.out.splitlines() if (line.startswith(
+                'oracle-guard ci:') or re.match(r'\S+:\d+:\d+: OG\d+ ', line)) and
+                ' note: ' not in line]
             print(f'== {name}: plain pytest exit {plain.rc}, gate exit {ci.rc}')
             print('\n'.join(found))
             if name == '97b':
