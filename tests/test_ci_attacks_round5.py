@@ -540,3 +540,43 @@ def test_leaving_the_reaper_kills_what_a_step_left(tmp_path) -> None:  # type: i
         pid = _detach(str(tmp_path))
     assert not os.path.exists(f'/proc/{pid}')
 
+
+# -- 94's variant: the install step rewrites the base property's loose object in place ------
+# git does not check an object's bytes against its name when it reads it: the install step
+# writes the weakened property, zlib-compressed, over the loose object file of the property's
+# blob (the same at base and HEAD), and the same bytes into the checkout. The gate lists both
+# revisions' blob ids before the install step and checks every blob a tree is built from
+# against them (OG734, rule 44); the test command compiled other bytes than the committed
+# ones (OG737). (A different object under the same name in objects/info/alternates is read
+# the same way and checked the same way.)
+REWRITING_THE_OBJECT = r'''import os
+import subprocess
+import zlib
+
+PROP = 'tests/properties/test_dd_props.py'
+oid = subprocess.run(['git', 'rev-parse', 'HEAD:' + PROP], capture_output=True, check=True,
+                     text=True).stdout.strip()
+loose = os.path.join('.git', 'objects', oid[:2], oid[2:])
+with open(PROP, 'rb') as f:
+    weak = f.read().replace(b'== sorted(set(xs))', b'== dedupe(xs)')
+os.chmod(loose, 0o644)  # raises if the blob is not a loose object: the scenario needs one
+with open(loose, 'wb') as f:
+    f.write(zlib.compress(b'blob %d\0' % len(weak) + weak))
+with open(PROP, 'wb') as f:  # what the test command collects
+    f.write(weak)
+'''
+
+
+def test_a_loose_object_rewritten_in_place_by_the_install_step_is_not_the_blob(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    dd.pull_request({'tools/install.py': REWRITING_THE_OBJECT,
+                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(
+        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any('reference run: git gave other bytes for `tests/properties/test_dd_props.py` '
+               'than the blobs the revisions named' in line for line in ci.lines('OG734')), \
+        ci.out
+    assert any(line.startswith('tests/properties/test_dd_props.py:1:1: OG737 ' +
+                               COMPILED_ELSEWHERE + ' its committed bytes')
+               for line in ci.lines('OG737')), ci.out

@@ -246,6 +246,12 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '
                          'gate\'s own environment; give the interpreter of a separate test '
                          'environment so the pull request cannot reach the gate')
+    # Both revisions listed, with their blob ids, before the pull request's code runs
+    # (rule 44): the trees are built from git after it, and checked against these.
+    prepared = reference.prepare_reference_runs(
+        ctx, test_python, approved=approval.approved and bool(approval.changes),
+        approved_files=[item.path for item in approval.changes],
+        timings=timings) if args.reference_run else None
     if args.install_command:
         with timings.step('install step'):
             mark = reaper.mark()
@@ -264,9 +270,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # leftover of the test command's step and of its own, not part of a later mark.
     early = reaper.mark()
     started = reference.start_reference_runs(
-        ctx, test_python, approved=approval.approved and bool(approval.changes),
-        approved_files=[item.path for item in approval.changes],
-        timings=timings) if args.reference_run else None
+        ctx, test_python, timings=timings, prepared=prepared) if prepared else None
     # Rule 39b: what the baseline records as left out at adoption is accepted only while
     # the base revision's own collection leaves it out too, and a case of a property whose
     # parameters come from code (src/) that the base ran must run; that collection runs

@@ -32,7 +32,7 @@ OG732 a base oracle test was skipped or xfailed and no freeze live at base expla
 OG733 a base oracle test did not run (not collected, deselected, never started)
 OG734 the reference run did not complete (no record, a crash, an early exit), its tree
       (or the tree of the freeze reruns or of the new-test run) was changed while it
-      ran, a run mechanism the audit names (OG707-OG717) was seen
+      ran or was built from other bytes than the blobs listed before the install step, a run mechanism the audit names (OG707-OG717) was seen
       in it, or pytest exited non-zero while the run (canaries taken out) reported no
       failed test of the oracle
 OG737 (``gate/sealed.py``) a file of a tree, other than src, that its run compiled from
@@ -139,6 +139,9 @@ class Tree:
     sources: dict[str, str] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)  # not placed, and why
     digests: dict[str, str] = field(default_factory=dict)  # path -> sha256 of what was written
+    # Paths whose bytes, as git gave them, are not the blob the side's listing named when
+    # the gate listed it (before the install step): git's objects were changed since.
+    forged: list[str] = field(default_factory=list)
 
     def changed(self, paths: Iterable[str]) -> list[str]:
         """The files among ``paths`` whose bytes on disk are no longer what was written."""
@@ -190,6 +193,12 @@ class _Side:
         entries = view.entries()
         self.files = {e.path for e in entries if not e.is_symlink and not e.is_submodule}
         self.links = {e.path for e in entries if e.is_symlink or e.is_submodule}
+        # The blob ids as listed now (the gate lists both sides before the install step):
+        # a later listing of the same view answers from git's objects as they are then.
+        self.objects = {path: view.object_id(path) for path in self.files}
+
+    def object_id(self, path: str) -> str | None:
+        return self.objects.get(path)
 
     @property
     def label(self) -> str:
@@ -206,10 +215,14 @@ class _Approved(_Side):
 
     def __init__(self, base: _Side, head: _Side, approved: Iterable[str]) -> None:
         self.view = base.view
+        self.base = base
         self.head = head
         self.approved = frozenset(approved)
         self.files = (base.files - self.approved) | (head.files & self.approved)
         self.links = base.links
+
+    def object_id(self, path: str) -> str | None:
+        return (self.head if path in self.approved else self.base).object_id(path)
 
     def view_of(self, path: str) -> TreeView:
         return self.head.view if path in self.approved else self.view
@@ -389,7 +402,9 @@ class TreeBuilder:
         tree = Tree(root=root, skipped=list(self.skipped))
         by_view: dict[int, list[str]] = {}
         views: dict[int, TreeView] = {}
+        listed: dict[str, str | None] = {}
         for path, side in self.plan.items():
+            listed[path] = side.object_id(path)
             view = side.view_of(path)
             views[id(view)] = view
             by_view.setdefault(id(view), []).append(path)
@@ -405,6 +420,8 @@ class TreeBuilder:
                     data = reader.read(path)
                     if data is None:
                         continue
+                    if not is_blob(listed.get(path), data):
+                        tree.forged.append(path)
                     full = os.path.join(root, *path.split('/'))
                     os.makedirs(os.path.dirname(full), exist_ok=True)
                     with open(full, 'wb') as f:
@@ -412,6 +429,18 @@ class TreeBuilder:
                     tree.sources[path] = view.label
                     tree.digests[path] = hashlib.sha256(data).hexdigest()
         return tree
+
+
+def is_blob(object_id: str | None, data: bytes) -> bool:
+    """Whether ``data`` is the blob ``object_id`` names (git's id: the SHA-1, or SHA-256 in a
+    repository of that format, of ``blob LEN\\0`` and the bytes). git does not check an
+    object's bytes against its name when it reads one: a loose object rewritten in place,
+    or a different one under the same name in ``objects/info/alternates``, is read as
+    the blob. No id listed: nothing to check against."""
+    if not object_id:
+        return True
+    digest = hashlib.sha1 if len(object_id) == 40 else hashlib.sha256
+    return digest(b'blob %d\0' % len(data) + data).hexdigest() == object_id
 
 
 # -- running pytest in a tree -----------------------------------------------------------------
@@ -746,7 +775,7 @@ class ReferenceRuns:
                                       src=ctx.cfg.src)
         self.result = ReferenceResult()
         self.pending: tuple = ()  # type: ignore[type-arg]  # the started reference run
-        self.folder = tempfile.mkdtemp(prefix='oracle-guard-reference-')
+        self.folder = ''  # made when the first tree is built (after the install step)
         self.timings = timings if timings is not None else Timings()
         self.watcher: threading.Thread | None = None
         # The base revision's own collection (rule 39b), when the gate ran one.
@@ -761,7 +790,8 @@ class ReferenceRuns:
                 child.proc.kill()
                 child.proc.wait()
             child.close()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
         atexit.unregister(self.close)
 
     def pid(self) -> int | None:
@@ -785,6 +815,8 @@ class ReferenceRuns:
                           self.oracle)
         if tests_side is not None:
             builder.add_tests(tests, tests_side)
+        if not self.folder:
+            self.folder = tempfile.mkdtemp(prefix='oracle-guard-reference-')
         root = os.path.join(self.folder, name)
         os.mkdir(root)
         return builder.write(root)
@@ -973,12 +1005,20 @@ def tampered(tree: Tree, cfg: Config, run: str = 'reference run',
     """OG734: a file of the tree, other than src, that is not what the gate wrote when
     the run ended (the test command ran beside the reference run, as the same user; an
     evidence run runs the pull request's own tests in its tree)."""
+    found = []
+    if tree.forged:
+        shown = _code_list(sorted(tree.forged), 5)
+        found.append(Finding('.', 1, 1, 'OG734', f'{run}: git gave other bytes for {shown} '
+                             'than the blobs the revisions named when the gate listed them '
+                             'before the install step: git\'s objects were changed',
+                             'nothing may write into .git/objects (or its alternates): '
+                             'remove what does from the install step and the tests'))
     changed = tree.changed(p for p in tree.sources if not cfg.is_src(p))
     if not changed:
-        return []
+        return found
     shown = ', '.join(changed[:5]) + (f' and {len(changed) - 5} more' if len(changed) > 5
                                        else '')
-    return [Finding('.', 1, 1, 'OG734', f'{run}: {name} was changed while it ran: {shown}',
+    return found + [Finding('.', 1, 1, 'OG734', f'{run}: {name} was changed while it ran: {shown}',
                     'nothing may write into the gate\'s reference tree: remove what does '
                     '(a test or conftest that looks for it)')]
 
@@ -992,15 +1032,13 @@ def compiled_elsewhere(run: Run, tree: Tree, cfg: Config,
     return compiled_from_other_bytes(run.record, tree.root, expected, f'{name}: ')
 
 
-def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
-                         approved_files: Iterable[str] | None = None,
-                         timings: Timings | None = None) -> ReferenceRuns:
-    """Build the reference tree from git objects and start the reference run (rule 44),
-    before the test command runs: it runs beside it once it has collected (its modules are
-    compiled from the tree as written), and a file of the tree's oracle side that is not
-    what was written when it ends is OG734. ``finish_reference_runs`` waits for it,
-    then reruns newly frozen flaky tests (rule 48) and runs the pull request's new or
-    changed tests against the base src/ (rule 49)."""
+def prepare_reference_runs(ctx: RunContext, python: str, approved: bool = False,
+                           approved_files: Iterable[str] | None = None,
+                           timings: Timings | None = None) -> ReferenceRuns:
+    """List both revisions' files and their blob ids (and read the oracle side's
+    configuration) now, before the install step runs the pull request's code: every blob a
+    tree is later built from is checked against these ids (OG734). ``start_reference_runs``
+    with ``prepared`` builds the reference tree and starts its run."""
     if not ctx.changes.has_base:
         raise ConfigError('--base', 0, 'the reference run needs the base revision',
                           'fetch full history (actions/checkout fetch-depth: 0)')
@@ -1008,6 +1046,20 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
     # However the gate ends (bad input in a later step is exit 2), the child and the tree
     # go with it.
     atexit.register(runs.close)
+    return runs
+
+
+def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
+                         approved_files: Iterable[str] | None = None,
+                         timings: Timings | None = None,
+                         prepared: ReferenceRuns | None = None) -> ReferenceRuns:
+    """Build the reference tree from git objects and start the reference run (rule 44),
+    before the test command runs: it runs beside it once it has collected (its modules are
+    compiled from the tree as written), and a file of the tree's oracle side that is not
+    what was written when it ends is OG734. ``finish_reference_runs`` waits for it,
+    then reruns newly frozen flaky tests (rule 48) and runs the pull request's new or
+    changed tests against the base src/ (rule 49)."""
+    runs = prepared or prepare_reference_runs(ctx, python, approved, approved_files, timings)
     runs.start_reference()
     return runs
 
