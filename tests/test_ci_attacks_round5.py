@@ -420,8 +420,8 @@ def test_a_property_rewritten_before_its_compile_and_put_back_fails_ci(
                            'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG})
     compiled = ci.lines('OG737')
     assert any(line.startswith('tests/properties/test_dd_props.py:1:1: OG737 ' +
-                               COMPILED_ELSEWHERE + ' its committed bytes') for line in compiled), \
-        ci.out
+                               COMPILED_ELSEWHERE + ' its committed bytes')
+               for line in compiled), ci.out
     assert any('reference run: ' + COMPILED_ELSEWHERE + ' the bytes the gate wrote' in line
                for line in compiled), ci.out
 
@@ -467,7 +467,8 @@ def test_a_hypothesis_entry_point_that_rewrites_the_property_fails_ci(
 
 @pytest.mark.parametrize(('path', 'text', 'entries'), [
     ('pyproject.toml', '[project]\nname = "dd"\n\n[project.entry-points.pytest11]\n'
-     'dd = "dd.plugin"\n\n[project.scripts]\ndd = "dd:main"\n', {('pytest11', 'dd = dd.plugin')}),
+     'dd = "dd.plugin"\n\n[project.scripts]\ndd = "dd:main"\n',
+     {('pytest11', 'dd = dd.plugin')}),
     ('pyproject.toml', '[tool.poetry.plugins."hypothesis"]\ndd = "dd:_weaken"\n',
      {('hypothesis', 'dd = dd:_weaken')}),
     ('setup.cfg', '[options]\ninstall_requires =\n    hypothesis\n[options.entry_points]\n'
@@ -475,7 +476,8 @@ def test_a_hypothesis_entry_point_that_rewrites_the_property_fails_ci(
      {('hypothesis', 'dd = dd:_weaken')}),
     ('setup.py', 'from setuptools import setup\nsetup(install_requires=["hypothesis"], '
      'entry_points={"pytest11": ["dd = dd.plugin"]})\n', {('pytest11', "['dd = dd.plugin']")}),
-    ('setup.py', 'from setuptools import setup\nsetup(entry_points="[hypothesis]\\nx = dd:f\\n")\n',
+    ('setup.py',
+     'from setuptools import setup\nsetup(entry_points="[hypothesis]\\nx = dd:f\\n")\n',
      {('hypothesis', 'x = dd:f')}),
     ('pkg-1.0.dist-info/entry_points.txt', '[console_scripts]\ndd = dd:main\n', set()),
 ])
@@ -535,7 +537,8 @@ def test_what_still_runs_when_the_gates_steps_are_done_is_killed_and_said(
     assert not os.path.exists(f'/proc/{pid}')  # killed and reaped
 
 
-def test_leaving_the_reaper_kills_what_a_step_left(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_leaving_the_reaper_kills_what_a_step_left(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
     with Reaper():
         pid = _detach(str(tmp_path))
     assert not os.path.exists(f'/proc/{pid}')

@@ -32,14 +32,14 @@ OG732 a base oracle test was skipped or xfailed and no freeze live at base expla
 OG733 a base oracle test did not run (not collected, deselected, never started)
 OG734 the reference run did not complete (no record, a crash, an early exit), its tree
       (or the tree of the freeze reruns or of the new-test run) was changed while it
-      ran or was built from other bytes than the blobs listed before the install step, a run mechanism the audit names (OG707-OG717) was seen
-      in it, or pytest exited non-zero while the run (canaries taken out) reported no
-      failed test of the oracle
-OG737 (``gate/sealed.py``) a file of a tree, other than src, that its run compiled from
-      other bytes than the gate wrote (``compiled_elsewhere``)
+      ran or was built from other bytes than the blobs listed before the install step,
+      a run mechanism the audit names (OG707-OG717) was seen in it, or pytest exited
+      non-zero while the run (canaries taken out) reported no failed test of the oracle
 OG735 a freeze added for a flaky test whose test passed in none of the reruns
 OG736 a test the pull request adds or changes passes without its src/ change
       (only with ``require-fail-to-pass = true``; otherwise listed in the review report)
+OG737 (``gate/sealed.py``) a file of a tree, other than src, that its run compiled from
+      other bytes than the gate wrote (``compiled_elsewhere``)
 """
 from __future__ import annotations
 
@@ -881,13 +881,12 @@ class ReferenceRuns:
         try:
             run = child.wait()
             found = tampered(tree, self.cfg) + compiled_elsewhere(run, tree, self.cfg) + \
-                run.sealed + judge_reference(
-                                                 run, tree, self.cfg, self.oracle.view,
-                                                 self.head.view, inventory,
-                                                 self.ledger(self.oracle), self.ctx.today,
-                                                 self.base_collection,
-                                                 audit.src_gone(self.base_view,
-                                                                self.head_view, self.cfg))
+                run.sealed + judge_reference(run, tree, self.cfg, self.oracle.view,
+                                             self.head.view, inventory,
+                                             self.ledger(self.oracle), self.ctx.today,
+                                             self.base_collection,
+                                             audit.src_gone(self.base_view, self.head_view,
+                                                            self.cfg))
         finally:
             # Its CPU is counted when it is reaped; its wall time ends when it exited.
             if self.watcher is not None:
@@ -1018,9 +1017,9 @@ def tampered(tree: Tree, cfg: Config, run: str = 'reference run',
         return found
     shown = ', '.join(changed[:5]) + (f' and {len(changed) - 5} more' if len(changed) > 5
                                        else '')
-    return found + [Finding('.', 1, 1, 'OG734', f'{run}: {name} was changed while it ran: {shown}',
-                    'nothing may write into the gate\'s reference tree: remove what does '
-                    '(a test or conftest that looks for it)')]
+    return found + [Finding('.', 1, 1, 'OG734', f'{run}: {name} was changed while it ran: '
+                            f'{shown}', 'nothing may write into the gate\'s reference tree: '
+                            'remove what does (a test or conftest that looks for it)')]
 
 
 def compiled_elsewhere(run: Run, tree: Tree, cfg: Config,
