@@ -328,15 +328,22 @@ with open(PROP, 'wb') as f:  # what the test command collects
 '''
 
 
+def install_step_attack(repo: CiRepo, install: str) -> Run:
+    """The pull request's install step is ``install`` (its own script) and the unit tests are
+    rewritten to the bug: the gate, run with that install step, exits 1."""
+    repo.pull_request({'tools/install.py': install,
+                       'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
+    ci = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(
+        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
+    assert ci.rc == 1, ci.out
+    return ci
+
+
 def test_a_replacement_object_written_by_the_install_step_is_not_read_by_the_gate(
         dd: CiRepo) -> None:  # noqa: F811 -- the fixture
     # Attack 94, closed: every git process of the gate runs with GIT_NO_REPLACE_OBJECTS, so
     # the reference tree holds the base property's real bytes (OG730, rule 44).
-    dd.pull_request({'tools/install.py': REPLACING_INSTALL,
-                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
-    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(
-        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
-    assert ci.rc == 1, ci.out
+    ci = install_step_attack(dd, REPLACING_INSTALL)
     assert any(PROPERTY_ID in line and 'failed against your src/' in line
                for line in ci.lines('OG730')), ci.out
 
@@ -572,11 +579,7 @@ with open(PROP, 'wb') as f:  # what the test command collects
 
 def test_a_loose_object_rewritten_in_place_by_the_install_step_is_not_the_blob(
         dd: CiRepo) -> None:  # noqa: F811 -- the fixture
-    dd.pull_request({'tools/install.py': REWRITING_THE_OBJECT,
-                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
-    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(
-        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
-    assert ci.rc == 1, ci.out
+    ci = install_step_attack(dd, REWRITING_THE_OBJECT)
     assert any('reference run: git gave other bytes for `tests/properties/test_dd_props.py` '
                'than the blobs the revisions named' in line for line in ci.lines('OG734')), \
         ci.out
