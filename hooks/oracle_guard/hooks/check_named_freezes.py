@@ -132,17 +132,19 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
     silences_possible, tampering_possible = might_silence(source), might_tamper(source)
     computing_possible = might_compute(source)
     through_helpers = False
-    if not (silences_possible or tampering_possible or computing_possible):
-        # No silence word here; one may still come from a helper it imports (rule 14).
+    if not silences_possible:
+        # No silence word here; one may still come from a helper it imports (rule 14),
+        # whatever else the file spells (a ``getattr`` does not make ``@XFAIL`` less one).
         reach = 0 if helpers is None else helpers.reaches_helpers(path, source)
-        if reach != 2:  # helper_paths.SILENCING_HELPER
+        if reach == 2:  # helper_paths.SILENCING_HELPER
+            silences_possible = through_helpers = True
+        elif not (tampering_possible or computing_possible):
             scan = FileScan([], [], [])
             # The helpers decide, not only this file's bytes: a helper it imports may
             # gain a silence, or appear where none was found. Asking again is cheap (no
             # parse), so such a verdict is never cached.
             scan.uses_helpers = helpers is not None
             return scan
-        silences_possible = through_helpers = True
     from oracle_guard.reading.scanner import computed_access
     from oracle_guard.reading.scanner import ImportAliases
     from oracle_guard.reading.scanner import parse_python

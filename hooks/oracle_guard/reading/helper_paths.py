@@ -73,6 +73,13 @@ class HelperPaths:
     def _in_test_roots(self, path: str) -> bool:
         return any(path.startswith(root) for root in self.test_roots)
 
+    def _above_test_roots(self, path: str) -> bool:
+        """A folder a tests root lies in (``pkg`` of ``pkg/testing/``): the listing of the
+        roots knows it, though it may be code under test (``from pkg.testing.pytest
+        import XFAIL`` walks through it, in a commit as in the working tree)."""
+        prefix = f'{path}/'
+        return any(root.startswith(prefix) for root in self.test_roots)
+
     def _outside_kind(self, path: str) -> str | None:
         """'file', 'folder' or None for a path outside the tests roots, on a side read from
         git: one listing per top-level name (``X`` and ``X.py`` together), none for a
@@ -132,7 +139,8 @@ class HelperPaths:
     def is_folder(self, path: str) -> bool:
         if self.by_stat and self.view.rev is None:
             return os.path.isdir(os.path.join(self.view.root, path))
-        if self.view.rev is not None and not self._in_test_roots(path):
+        if self.view.rev is not None and not self._in_test_roots(path) and \
+                not self._above_test_roots(path):
             return self._outside_kind(path) == 'folder'
         folder, name = posixpath.split(path)
         return bool(self._folder(folder).get(name))
