@@ -123,3 +123,72 @@ def test_a_new_helper_xfail_after_adoption_fails(sympy_like: Repo, path: str) ->
     assert result.codes == ['OG301'], result.out
     assert result.out.startswith(f'{path}:')
 
+
+# -- cattrs: one test identity in several property modules (the domain lock) -------------
+
+BOUNDED = '''\
+from hypothesis import given, strategies as st
+
+
+@given(st.integers(1, 5))
+def test_nested_roundtrip(depth):
+    assert 1 <= depth <= 5
+
+
+@given(st.integers())
+def test_simple_roundtrip(value):
+    assert int(str(value)) == value
+'''
+UNBOUNDED = '''\
+from hypothesis import assume, given, strategies as st
+
+
+@given(st.text(), st.booleans())
+def test_nested_roundtrip(text, flag):
+    assert isinstance(text, str) and flag in (True, False)
+
+
+@given(st.integers())
+def test_simple_roundtrip(value):
+    assume(value != 0)
+    assert value // value == 1
+'''
+
+
+@pytest.fixture
+def cattrs_like(repo: Repo) -> Repo:
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('src/pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('tests/strategies/test_class_methods.py', BOUNDED)
+    repo.write('tests/test_converter.py', UNBOUNDED)
+    repo.commit('a cattrs-like project')
+    return repo
+
+
+def test_init_locks_only_what_every_test_of_one_identity_runs(cattrs_like: Repo) -> None:
+    """Rules 23 and 24: check-generator-lock judges each test named test_nested_roundtrip
+    against the one entry, so init must not lock the bounds only one of them draws (OG603)
+    nor fewer filters than one of them calls (OG604)."""
+    import json
+
+    out = adopt(cattrs_like)
+    lock = json.loads(cattrs_like.read('tests/domain_lock.json'))['properties']
+    assert 'min_value' not in lock['test_nested_roundtrip']
+    assert lock['test_simple_roundtrip']['filters'] == 1
+    assert 'tests/test_converter.py:5: test_nested_roundtrip: max_value, min_value not ' \
+           'locked' in out
+
+
+def test_a_shared_identity_narrowed_after_adoption_still_fails(cattrs_like: Repo) -> None:
+    """What the shared entry leaves out is still judged against the base's own source
+    (rule 23, OG611), and one more filter than any of them had is OG604."""
+    from oracle_guard.hooks.check_generator_lock import main as generator_lock
+
+    adopt(cattrs_like)
+    cattrs_like.write('tests/strategies/test_class_methods.py',
+                      BOUNDED.replace('st.integers(1, 5)', 'st.integers(1, 2)'))
+    cattrs_like.write('tests/test_converter.py', UNBOUNDED.replace(
+        '    assume(value != 0)\n', '    assume(value != 0)\n    assume(value > 0)\n'))
+    cattrs_like.add()
+    result = cattrs_like.run(generator_lock)
+    assert sorted(result.codes) == ['OG604', 'OG611'], result.out

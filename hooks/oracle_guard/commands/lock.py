@@ -282,6 +282,42 @@ def merge_entry(identity: str, old: dict[str, Any], new: dict[str, Any], allow_l
     return merged
 
 
+def common_entry(identity: str, first: dict[str, Any], other: dict[str, Any],
+                 ) -> tuple[dict[str, Any], list[str]]:
+    """The entry two tests of one identity share (cattrs has three ``test_nested_roundtrip``
+    in three modules): check-generator-lock judges each of them against it, so it holds
+    only the fields both spell, at the weaker value, and the whole strategies both draw
+    alike. Returns it with the labels left out."""
+    entry: dict[str, Any] = {}
+    dropped: list[str] = []
+    for name in sorted(set(first) | set(other)):
+        if name == 'filters':  # none in an entry allows none: the most any of them has
+            entry[name] = max(first.get(name, 0), other.get(name, 0))
+        elif name not in first or name not in other:
+            dropped.append(name)
+        elif name == 'args':
+            args = {}
+            for arg in sorted(set(first['args']) | set(other['args'])):
+                if arg in first['args'] and arg in other['args']:
+                    fields, lost = common_entry(identity, first['args'][arg], other['args'][arg])
+                    dropped.extend(f'args.{arg}.{label}' for label in lost)
+                    if fields:
+                        args[arg] = fields
+                else:
+                    dropped.append(f'args.{arg}')
+            if args:
+                entry['args'] = args
+        elif name == 'strategies':
+            forms = {arg: form for arg, form in first['strategies'].items()
+                     if other['strategies'].get(arg) == form}
+            dropped.extend(f'strategies.{arg}' for arg in sorted(
+                set(first['strategies']) | set(other['strategies'])) if arg not in forms)
+            entry['strategies'] = forms
+        else:
+            entry[name] = _weakest(name, [first[name], other[name]])
+    return entry, dropped
+
+
 def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: ProfileSources,
                 only: Sequence[str], allow_loosen: bool, notes: list[str],
                 upgrade: bool = False, live: dict[str, Any] | None = None
@@ -295,6 +331,7 @@ def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: Profil
     version = 2 if upgrade or not lock.present else lock.version
     data['version'] = version
     properties = data['properties']
+    proposals: dict[str, tuple[dict[str, Any], str]] = {}
     for prop in props:
         if only and prop.identity not in only and not (upgrade and lock.version < 2):
             continue
@@ -308,9 +345,23 @@ def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: Profil
                                  f'{before - after} part(s) locked from the collection run')
                     prop.forms[arg] = filled
         proposal = proposed_entry(prop, candidates, notes, version)
-        old = properties.get(prop.identity)
-        properties[prop.identity] = proposal if old is None else \
-            merge_entry(prop.identity, old, proposal, allow_loosen, notes)
+        if prop.identity in proposals:
+            # One identity, several modules: check-generator-lock judges every one of
+            # them against the one entry, so it locks what all of them run.
+            proposal, dropped = common_entry(prop.identity, proposals[prop.identity][0],
+                                             proposal)
+            if dropped:
+                notes.append(f'{prop.path}:{prop.line}: {prop.identity}: '
+                             f'{", ".join(dropped)} not locked: '
+                             f'{proposals[prop.identity][1]} has a test of this identity '
+                             'too, and the entry holds what every one of them runs')
+        first = proposals[prop.identity][1] if prop.identity in proposals else \
+            f'{prop.path}:{prop.line}'
+        proposals[prop.identity] = (proposal, first)
+    for identity, (proposal, _where) in proposals.items():
+        old = properties.get(identity)
+        properties[identity] = proposal if old is None else \
+            merge_entry(identity, old, proposal, allow_loosen, notes)
     live = {p.identity for p in props}
     for identity in sorted(set(properties) - live):
         notes.append(f'{identity}: no @given test has this identity any more; entry kept '
