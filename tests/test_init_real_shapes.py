@@ -192,3 +192,85 @@ def test_a_shared_identity_narrowed_after_adoption_still_fails(cattrs_like: Repo
     cattrs_like.add()
     result = cattrs_like.run(generator_lock)
     assert sorted(result.codes) == ['OG604', 'OG611'], result.out
+
+
+# -- django: a flat package, its own runner, computed imports of data --------------------
+
+ADMIN_SCRIPTS = '''\
+import os
+from importlib import import_module
+
+from pkg.conf import settings
+
+
+def ext_backend_paths():
+    paths = []
+    for backend in settings.DATABASES.values():
+        package = backend["ENGINE"].split(".")[0]
+        if package != "pkg":
+            backend_pkg = __import__(package)
+            paths.append(os.path.dirname(backend_pkg.__file__))
+    return paths
+
+
+def migrations_of(apps, app_label="migrations", module=None):
+    if module is None:
+        module = apps.get_app_config(app_label).name + ".migrations"
+    return import_module(module)
+
+
+def submodules(top, prefix):
+    for root, _dirs, files in os.walk(top):
+        package = root.replace(prefix, "").replace(os.sep, ".")
+        for file in files:
+            yield __import__(package + "." + file[:-3])
+
+
+def test_paths():
+    assert ext_backend_paths() == []
+'''
+
+
+@pytest.fixture
+def django_like(repo: Repo) -> Repo:
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('pkg/__init__.py', '')
+    repo.write('pkg/apps/__init__.py', 'apps = None\n')
+    repo.write('pkg/urls.py', 'PATTERNS = []\n')
+    repo.write('pkg/conf.py', 'class settings:\n    DATABASES = {}\n')
+    # django's runtests.py puts tests/ on sys.path: tests/apps/ is `apps`, not `pkg.apps`
+    repo.write('tests/apps/__init__.py', '')
+    repo.write('tests/apps/tests.py', 'def test_ready():\n    assert True\n')
+    repo.write('tests/urls.py', 'urlpatterns = []\n')
+    repo.write('tests/migrations/test_base.py', ADMIN_SCRIPTS)
+    repo.commit('a django-like project')
+    return repo
+
+
+def test_init_on_a_flat_package_with_computed_imports_of_data_passes(django_like: Repo) -> None:
+    """Rule 34: a src root that is a package is imported under its own name, so
+    tests/apps/ and tests/urls.py shadow nothing of pkg.apps and pkg.urls; rule 35b: a name
+    computed from data (a loop variable's piece, a helper's return value plus a submodule,
+    a folder made dotted) cannot be one of pytest's."""
+    out = adopt(django_like)
+    assert 'found src: pkg/' in out
+
+
+@pytest.mark.parametrize(('path', 'source', 'code'), [
+    ('tests/pkg/__init__.py', '', 'OG309'),
+    ('tests/pkg.py', 'X = 1\n', 'OG309'),
+    ('tests/migrations/test_hidden.py',
+     'first = "_py"\nrest = "test"\nrunner = __import__(first + rest)\n', 'OG310'),
+    ('tests/migrations/test_hidden.py',
+     'import base64\nrunner = __import__(base64.b64decode("X3B5dGVzdA==").decode())\n', 'OG310'),
+    ('tests/migrations/test_hidden.py',
+     'name = "_pytest.python"\nrunner = __import__(name.split(".")[0])\n', 'OG310'),
+])
+def test_shadowing_or_a_computed_runner_name_after_adoption_fails(
+        django_like: Repo, path: str, source: str, code: str) -> None:
+    adopt(django_like)
+    django_like.write(path, source)
+    django_like.add()
+    result = django_like.run(named_freezes, '--today', TODAY)
+    assert result.codes == [code], result.out
+    assert result.out.startswith(f'{path}:')

@@ -442,13 +442,24 @@ def shadowing_findings(cfg: Config, files: Sequence[str], view: TreeView) -> lis
     if not candidates:
         return []
     src_roots = cfg.src_roots()
+    # A src root that is a package itself (a flat layout's django/) is imported under its
+    # own name: django.apps is no top-level name, and tests/apps/ shadows nothing of it.
+    inits = [f'{root}__init__.py' for root in src_roots if root]
     lookups = [f'{root}{name}{suffix}' for root in src_roots for name in sorted(candidates)
                if name not in SHADOWED_LIBRARIES for suffix in ('', '.py')]
     shadowed = {name: f'the {name!r} library' for name in SHADOWED_LIBRARIES}
-    for entry in view.entries(lookups) if lookups else []:
+    entries = view.entries(inits + lookups) if lookups else []
+    found = {entry.path for entry in entries}
+    packages_roots = {root for root in src_roots if root and f'{root}__init__.py' in found}
+    for root in sorted(packages_roots):
+        own = root.rstrip('/').rsplit('/', 1)[-1]
+        shadowed.setdefault(own, f'{root.rstrip("/")} (the code under test)')
+    for entry in entries:
         if not cfg.is_src(entry.path):
             continue  # a test folder inside the package (pkg/tests/) is no code under test
         for root in src_roots:
+            if root in packages_roots:
+                continue
             if entry.path.startswith(root):
                 top = entry.path[len(root):].split('/', 1)[0]
                 top = top[:-3] if top.endswith('.py') else top

@@ -1056,9 +1056,89 @@ class _ComputedNames:
         value = _fold(node)
         if isinstance(value, str):
             return _is_runner_object(value.split('.', 1)[0]) or _is_runner_object(value)
-        if not any(_literal(n) for n in ast.walk(node)):
+        head = _top_name_parts(node)
+        if head is not None:
+            # ``app.name + ".migrations"``, ``module + "." + file[:-3]``: the text after
+            # the first literal dot is a submodule's; the top-level name is the head's.
+            if not head:
+                return False  # ".x": a relative name
+            if len(head) == 1:
+                return self.may_name_runner(head[0], depth + 1)
+            if not any(self.carries_text(part) for part in head):
+                return False
+        elif not self.carries_text(node):
             return False  # built from data only (a helper's return value): not knowable
         return not _cannot_name_runner(node)  # a name assembled from pieces
+
+    def carries_text(self, node: ast.AST | None, depth: int = 0) -> bool:
+        """Whether text this file spells may end up in the string ``node`` computes: not a
+        key it looks up (``backend["ENGINE"]``), a separator it splits at, a dot or an
+        empty string (``root.replace(os.sep, ".")``), nor a helper's return value called
+        with data only (``apps.get_app_config(label).name``)."""
+        if node is None:
+            return False
+        if depth > 16:
+            return True  # too deep (or a name bound to itself): it may
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (str, bytes)) and \
+                bool(node.value.strip('.' if isinstance(node.value, str) else b'.'))
+        if isinstance(node, ast.Name):
+            return any(self.carries_text(v, depth + 1) for v in self.assigned.get(node.id, ()))
+        if isinstance(node, ast.Attribute):
+            return False  # obj.name: data, as ``may_name_runner`` has it
+        if isinstance(node, ast.Subscript):
+            return self.carries_text(node.value, depth + 1)
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _PIECE_METHODS:
+                return self.carries_text(func.value, depth + 1)
+            parts: list[ast.AST] = [*node.args, *(k.value for k in node.keywords)]
+            if isinstance(func, ast.Attribute):
+                parts.append(func.value)
+            return any(self.carries_text(p, depth + 1) for p in parts)
+        if isinstance(node, ast.BinOp):
+            return self.carries_text(node.left, depth + 1) or \
+                self.carries_text(node.right, depth + 1)
+        if isinstance(node, ast.FormattedValue):
+            return self.carries_text(node.value, depth + 1)
+        if isinstance(node, (ast.JoinedStr, ast.BoolOp)):
+            return any(self.carries_text(v, depth + 1) for v in node.values)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return any(self.carries_text(e, depth + 1) for e in node.elts)
+        if isinstance(node, ast.IfExp):
+            return self.carries_text(node.body, depth + 1) or \
+                self.carries_text(node.orelse, depth + 1)
+        return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
+                   for n in ast.walk(node))
+
+
+# str methods whose result is made of the owner's characters alone: their arguments are
+# separators or characters taken away, never text added.
+_PIECE_METHODS = frozenset(('split', 'rsplit', 'splitlines', 'strip', 'lstrip', 'rstrip',
+                            'removeprefix', 'removesuffix', 'lower', 'upper', 'casefold',
+                            'title', 'capitalize', 'swapcase', 'encode', 'decode'))
+
+
+def _top_name_parts(node: ast.AST) -> list[ast.AST] | None:
+    """The pieces of a concatenated name (``a + "." + b``, ``f"{a}.{b}"``) before the
+    first literal piece holding a dot, when that literal starts at the dot: what the
+    top-level module name is made of. None when no such piece ends the top-level name."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts = _added(node)
+    elif isinstance(node, ast.JoinedStr):
+        parts = [v.value if isinstance(v, ast.FormattedValue) else v for v in node.values]
+    else:
+        return None
+    for at, part in enumerate(parts):
+        if isinstance(part, ast.Constant) and isinstance(part.value, str) and '.' in part.value:
+            return parts[:at] if part.value.startswith('.') else None
+    return None
+
+
+def _added(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [*_added(node.left), *_added(node.right)]
+    return [node]
 
 
 _STR_METHODS = frozenset(('join', 'replace', 'lower', 'upper', 'strip', 'lstrip',
