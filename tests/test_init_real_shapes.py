@@ -155,14 +155,99 @@ def test_simple_roundtrip(value):
 '''
 
 
+# cattrs' tests/test_generics_695.py is Python 3.12 syntax (PEP 695) and its conftest leaves
+# it out below 3.12. The replica uses the first of these forms the running Python cannot
+# parse: PEP 695 (3.12), PEP 758 (3.14), PEP 810 (proposed).
+NEWER_SYNTAX = [
+    'class Box[T]:\n    item: T\n',
+    'try:\n    pass\nexcept ValueError, TypeError:\n    pass\n',
+    'lazy import json\n',
+]
+
+
+def _unparsable_here(source: str) -> bool:
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return True
+    return False
+
+
+NEWER = next(s for s in NEWER_SYNTAX if _unparsable_here(s))
+NEWER_TEST = f'''\
+import pytest
+
+from ._compat import is_new_python
+
+{NEWER}
+
+@pytest.mark.skipif(not is_new_python, reason="newer syntax")
+def test_generic_roundtrip():
+    assert Box
+'''
+CONFTEST = '''\
+import sys
+
+collect_ignore_glob = []
+if sys.version_info < (3, 99):
+    collect_ignore_glob.append("*_newer.py")
+'''
+
+
 @pytest.fixture
 def cattrs_like(repo: Repo) -> Repo:
     repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
     repo.write('src/pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('tests/__init__.py', '')
+    repo.write('tests/_compat.py', 'import sys\n\nis_new_python = sys.version_info >= (3, 99)\n')
+    repo.write('tests/conftest.py', CONFTEST)
+    repo.write('tests/strategies/__init__.py', '')
     repo.write('tests/strategies/test_class_methods.py', BOUNDED)
     repo.write('tests/test_converter.py', UNBOUNDED)
+    repo.write('tests/test_generics_newer.py', NEWER_TEST)
     repo.commit('a cattrs-like project')
     return repo
+
+
+def test_init_accepts_a_test_file_this_python_cannot_parse_as_it_is(cattrs_like: Repo) -> None:
+    """Rule 39 for rule 36's OG307: the baseline records the file by its bytes (read by
+    the hook's own scan), so the adoption commit passes where the file cannot be parsed."""
+    import json
+
+    adopt(cattrs_like)
+    unread = json.loads(cattrs_like.read('tests/oracle_baseline.json'))['unparsable']
+    assert [u['path'] for u in unread] == ['tests/test_generics_newer.py']
+    assert 'cannot be parsed as Python' in unread[0]['why']
+
+
+@pytest.mark.parametrize('path', ['tests/test_generics_newer.py', 'tests/test_more_newer.py'])
+def test_an_unparsable_test_file_edited_or_new_after_adoption_fails(
+        cattrs_like: Repo, path: str) -> None:
+    """Only those bytes at that path are accepted: one more line, or a new file in the
+    syntax nobody here can read (a skip in it would pass unseen), is OG307 again."""
+    adopt(cattrs_like)
+    cattrs_like.write(path, NEWER_TEST + '\n\n@pytest.mark.skip\ndef test_later():\n    assert 0\n')
+    cattrs_like.add()
+    result = cattrs_like.run(named_freezes, '--today', TODAY)
+    assert result.codes == ['OG307'], result.out
+    assert result.out.startswith(f'{path}:')
+
+
+def test_a_baseline_accepting_a_new_unparsable_file_with_it_fails(cattrs_like: Repo) -> None:
+    """Rule 42: the baseline that accepts one more unreadable file grows; with the test
+    file in the same change it is OG520."""
+    from oracle_guard.commands.baseline import main as baseline
+    from oracle_guard.hooks.check_freeze_ledger import main as freeze_ledger
+
+    adopt(cattrs_like)
+    cattrs_like.write('tests/test_generics_newer.py', NEWER_TEST + '\n# edited\n')
+    assert cattrs_like.run(baseline, '--no-collect').rc == 0
+    cattrs_like.add()
+    result = cattrs_like.run(freeze_ledger, '--today', TODAY)
+    assert result.codes == ['OG520'], result.out
+    assert 'accepts tests/test_generics_newer.py unread' in result.out
 
 
 def test_init_locks_only_what_every_test_of_one_identity_runs(cattrs_like: Repo) -> None:

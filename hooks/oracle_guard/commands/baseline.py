@@ -20,9 +20,11 @@ from collections.abc import Sequence
 from oracle_guard.commands import refuse_unattended
 from oracle_guard.oracle.baseline import Baseline
 from oracle_guard.oracle.baseline import BaselineEntry
+from oracle_guard.oracle.baseline import content_digest
 from oracle_guard.oracle.baseline import empty_baseline
 from oracle_guard.oracle.baseline import ExcludedTest
 from oracle_guard.oracle.baseline import read_baseline
+from oracle_guard.oracle.baseline import UnparsableFile
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
 from oracle_guard.repo.gitrepo import repo_root
@@ -43,18 +45,17 @@ def files_on_disk(root: str, roots: Sequence[str]) -> list[str]:
     return sorted(set(split_z(out)))
 
 
-def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], list[str]]:
-    """(an entry per silence that needs one now, files that could not be parsed)."""
-    from oracle_guard.reading.env_conditions import ConditionReader
-    from oracle_guard.reading.scanner import might_silence
-    from oracle_guard.reading.scanner import parse_python
-    from oracle_guard.reading.scanner import ScanError
-    from oracle_guard.reading.scanner import scan_silences
-    from oracle_guard.reading.scanner import source_text
+def current_entries(view: TreeView, cfg: Config
+                    ) -> tuple[list[BaselineEntry], list[UnparsableFile]]:
+    """(an entry per silence that needs one now, the files that cannot be read here).
+
+    Each file is read by check-named-freezes' own scan (its prefilters, the helper modules
+    it follows, the judgement of each silence): what the hook fails at adoption is what
+    the baseline records, a file it cannot parse (OG307) by the digest of its bytes."""
+    from oracle_guard.hooks.check_named_freezes import scan_file
     from oracle_guard.reading.declared_dependencies import read_project_facts
     from oracle_guard.reading.silence_acceptance import SilenceJudge
     from oracle_guard.reading.helper_modules import HelperModules
-    from oracle_guard.reading.helper_paths import SILENCING_HELPER
 
     # Judged against an empty baseline: what would fail if nothing had been accepted yet.
     judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
@@ -65,30 +66,19 @@ def current_entries(view: TreeView, cfg: Config) -> tuple[list[BaselineEntry], l
         if not cfg.is_test_code(path):
             continue
         source = view.read(path)
-        # The prefilter check-named-freezes uses: a file with no silence word of its own
-        # may still use one a helper module passes on (sympy's ``@XFAIL`` from
-        # ``sympy.testing.pytest``, rule 14); what the hook judges, the baseline records.
-        if source is None or (not might_silence(source) and
-                              helpers.reaches_helpers(path, source) != SILENCING_HELPER):
+        if source is None:
             continue
-        try:
-            tree = parse_python(source, path)
-            silences = scan_silences(tree, source_text(source),
-                                     helpers=helpers.seen_from(path))
-        except ScanError:
-            unparsable.append(path)
+        scan = scan_file(path, source, judge, helpers)
+        unread = [f for f in scan.findings if f.code == 'OG307']
+        if unread:
+            why = unread[0].message.replace('test file ', '', 1)
+            unparsable.append(UnparsableFile(path, content_digest(source),
+                                             f'line {unread[0].line}: {why}'))
             continue
-        readers: list[ConditionReader] = []
-
-        def reader() -> ConditionReader:
-            if not readers:
-                readers.append(ConditionReader.of_tree(tree))  # noqa: B023 -- used at once
-            return readers[0]
-
-        for silence in silences:
+        for facts, silence in zip(scan.facts, scan.silences):
             if silence.freeze_ids or silence.kind in cfg.allow_silences:
                 continue  # named silences are the ledger's
-            if judge.judge(path, silence, reader).accepted:
+            if judge.judge_facts(path, facts).accepted:
                 continue
             entries.append(BaselineEntry.of(path, silence))
     return entries, unparsable
@@ -219,8 +209,10 @@ COLLECT_TIMEOUT = 1800
 
 
 def updated(old: Baseline, entries: list[BaselineEntry], excluded: list[ExcludedTest],
-            prune: bool) -> tuple[Baseline, list[str]]:
+            prune: bool, unparsable: Sequence[UnparsableFile] = ()
+            ) -> tuple[Baseline, list[str]]:
     """The new baseline and one line per change, for the person running the command."""
+    unread_now = {(u.path, u.digest) for u in unparsable}
     now = {(e.path, e.key()) for e in entries}
     before = {(e.path, e.key()) for e in old.entries}
     excluded_now = {e.nodeid for e in excluded}
@@ -234,7 +226,10 @@ def updated(old: Baseline, entries: list[BaselineEntry], excluded: list[Excluded
         for x in old.excluded:
             if x.nodeid not in excluded_now:
                 lines.append(f'pruned  excluded {x.nodeid}')
-        return Baseline(old.path, kept, kept_excluded), lines
+        kept_unread = [u for u in old.unparsable if (u.path, u.digest) in unread_now]
+        lines.extend(f'pruned  unparsable {u.path}' for u in old.unparsable
+                     if (u.path, u.digest) not in unread_now)
+        return Baseline(old.path, kept, kept_excluded, kept_unread), lines
     merged = list(old.entries)
     for e in entries:
         if (e.path, e.key()) not in before:
@@ -246,11 +241,17 @@ def updated(old: Baseline, entries: list[BaselineEntry], excluded: list[Excluded
         if x.nodeid not in old_excluded:
             merged_excluded.append(x)
             lines.append(f'added   excluded {x.nodeid} ({x.by})')
+    unread_before = {(u.path, u.digest) for u in old.unparsable}
+    merged_unread = list(old.unparsable)
+    for u in unparsable:
+        if (u.path, u.digest) not in unread_before:
+            merged_unread.append(u)
+            lines.append(f'added   unparsable {u.path} ({u.why})')
     stale = len(before - now)
     if stale:
         lines.append(f'note: {stale} entr{"y" if stale == 1 else "ies"} match no silence any '
                      'more; `oracle-guard baseline --prune` removes them')
-    return Baseline(old.path, merged, merged_excluded), lines
+    return Baseline(old.path, merged, merged_excluded, merged_unread), lines
 
 
 def run_baseline(args: argparse.Namespace) -> int:
@@ -260,12 +261,15 @@ def run_baseline(args: argparse.Namespace) -> int:
     old = read_baseline(view, cfg.baseline) or empty_baseline(cfg.baseline)
     entries, unparsable = current_entries(view, cfg)
     excluded, notes = current_exclusions(view, cfg, None if args.no_collect else args.command)
-    new, lines = updated(old, entries, excluded, args.prune)
+    new, lines = updated(old, entries, excluded, args.prune, unparsable)
     for note in notes:
         sys.stderr.write(f'note: {note}\n')
-    for path in unparsable:
-        sys.stderr.write(f'{path}: cannot be parsed as Python; its silences are not in the '
-                         'baseline (check-named-freezes reports it, OG307)\n')
+    for unread in unparsable:
+        sys.stderr.write(
+            f'note: {unread.path}: cannot be read by this Python ({sys.version.split()[0]}): '
+            f'{unread.why}; these bytes are accepted as they are (check-named-freezes '
+            'fails the file again once it changes) and its silences are not in the '
+            'baseline: run `oracle-guard baseline` under a Python that parses it\n')
     text = new.dumps()
     full = os.path.join(root, cfg.baseline)
     try:

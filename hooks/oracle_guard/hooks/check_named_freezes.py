@@ -367,8 +367,9 @@ def check(ctx: RunContext) -> list[Finding]:
         if scans is None:
             environment: list[Silence] = []
             inherited: list[tuple[Silence, str]] = []
-            findings.extend(check_file(path, source, cfg, ledger, lambda: ctx.today, defines,
-                                       judge, environment, helpers, inherited))
+            findings.extend(unread_at_adoption(path, source, judge, check_file(
+                path, source, cfg, ledger, lambda: ctx.today, defines, judge, environment,
+                helpers, inherited)))
             findings.extend(added_environment_conditions(ctx, path, environment))
             findings.extend(inherited_baseline_silences(ctx, path, inherited))
             findings.extend(new_calls_of_baselined_silences(
@@ -387,8 +388,8 @@ def check(ctx: RunContext) -> list[Finding]:
             # A helper's bytes are not in this file's key: kept only with its answers.
             if scan.asked is not None or not scan.uses_helpers:
                 scans.put(key, scan)
-        findings.extend(judge_scan(path, scan, cfg, ledger, lambda: ctx.today, defines,
-                                   judge))
+        findings.extend(unread_at_adoption(path, source, judge, judge_scan(
+            path, scan, cfg, ledger, lambda: ctx.today, defines, judge)))
     if scans is not None:
         scans.save()
     findings.extend(untouched_users_of_removed_ids(ctx, set(files), ledger, defines))
@@ -403,6 +404,17 @@ def check(ctx: RunContext) -> list[Finding]:
                              f'{cfg.baseline} match no silence any more (stale); '
                              '`oracle-guard baseline --prune` removes them')
     return findings
+
+
+def unread_at_adoption(path: str, source: bytes, judge, findings: list[Finding]  # type: ignore[no-untyped-def]
+                       ) -> list[Finding]:
+    """A file's findings, without OG307 when the baseline holds these very bytes as a file
+    adoption could not read (rule 39: cattrs' PEP 695 modules under Python 3.11). Asked
+    only of a file that has an OG307: the baseline is read for nothing else here."""
+    if not any(f.code == 'OG307' for f in findings) or \
+            not judge.accepts_unparsable(path, source):
+        return findings
+    return [f for f in findings if f.code != 'OG307']
 
 
 # Always shadowed when a test folder puts a module of this name first on sys.path.
@@ -749,6 +761,10 @@ class LazySilenceJudge:
 
     def stale_entries(self):  # type: ignore[no-untyped-def]
         return self._get().stale_entries()
+
+    def accepts_unparsable(self, path: str, source: bytes) -> bool:
+        """Whether the baseline holds these very bytes as a file adoption could not read."""
+        return self._get()._baseline().accepts_unparsable(path, source)
 
     def baselined_functions(self):  # type: ignore[no-untyped-def]
         """path -> function -> entry, of the helper functions the baseline holds a

@@ -22,6 +22,11 @@ the match). A changed condition or reason, a new silence, or the same silence on
 test (or on one more test) matches nothing. Entries are sorted, one key order, two-space
 indent: a re-run changes only the lines that changed.
 
+``unparsable`` (written only when there is one) lists the test files check-named-freezes
+could not read at adoption, by the SHA-256 of their bytes: cattrs' PEP 695 modules, which
+Python 3.11 cannot parse and cattrs' conftest leaves out below 3.12. Those very bytes are
+accepted; an edited or new file nobody can parse is OG307 again.
+
 ``excluded`` lists the inventory tests the existing pytest configuration already leaves
 out (``--deselect``/``--ignore`` in ``addopts``, ``collect_ignore`` in a conftest.py, and
 what one ``pytest --collect-only`` run at adoption left out: ``-m``/``-k``, a conftest
@@ -52,6 +57,7 @@ if TYPE_CHECKING:  # pragma: no cover
 VERSION = 1
 ENTRY_FIELDS = ('path', 'tests', 'scope', 'kind', 'expression', 'digest')
 EXCLUDED_FIELDS = ('nodeid', 'by')
+UNPARSABLE_FIELDS = ('path', 'digest', 'why')
 SHOWN_EXPRESSION = 160
 
 
@@ -110,11 +116,28 @@ class ExcludedTest:
         return {'nodeid': self.nodeid, 'by': self.by}
 
 
+@dataclass(frozen=True)
+class UnparsableFile:
+    """A test file check-named-freezes could not read at adoption (OG307), by its bytes."""
+    path: str
+    digest: str  # SHA-256 of the file's bytes
+    why: str  # what the scanner said, for the reviewer
+    line: int = field(default=1, compare=False)
+
+    def as_json(self) -> dict[str, str]:
+        return {'path': self.path, 'digest': self.digest, 'why': self.why}
+
+
+def content_digest(source: bytes) -> str:
+    return hashlib.sha256(source).hexdigest()
+
+
 @dataclass
 class Baseline:
     path: str
     entries: list[BaselineEntry] = field(default_factory=list)
     excluded: list[ExcludedTest] = field(default_factory=list)
+    unparsable: list[UnparsableFile] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._by_key: dict[tuple[tuple[str, ...], str, str], list[BaselineEntry]] = {}
@@ -144,6 +167,12 @@ class Baseline:
     def excluded_nodeids(self) -> dict[str, str]:
         return {e.nodeid: e.by for e in self.excluded}
 
+    def accepts_unparsable(self, path: str, source: bytes) -> bool:
+        """Whether these bytes at this path are a file adoption could not read: only the
+        same file, unchanged (a copy elsewhere, or one byte more, is judged)."""
+        wanted = [u.digest for u in self.unparsable if u.path == path]
+        return bool(wanted) and content_digest(source) in wanted
+
     def dumps(self) -> str:
         data = {
             'version': VERSION,
@@ -151,6 +180,9 @@ class Baseline:
             'excluded': [e.as_json() for e in sorted(set(self.excluded),
                                                       key=lambda e: (e.nodeid, e.by))],
         }
+        if self.unparsable:  # most repositories have none: their file keeps its shape
+            data['unparsable'] = [u.as_json() for u in sorted(
+                set(self.unparsable), key=lambda u: (u.path, u.digest))]
         return json.dumps(data, indent=2, ensure_ascii=False) + '\n'
 
 
@@ -170,7 +202,7 @@ def parse_baseline(raw: bytes, path: str) -> Baseline:
     if data.get('version') != VERSION:
         raise _fail(path, _line(data, 'version'),
                     f'version {data.get("version")!r} is not {VERSION}')
-    unknown = [k for k in data if k not in ('version', 'silences', 'excluded')]
+    unknown = [k for k in data if k not in ('version', 'silences', 'excluded', 'unparsable')]
     if unknown:
         raise _fail(path, _line(data, unknown[0]), f'unknown key {unknown[0]!r}')
     entries = []
@@ -191,7 +223,15 @@ def parse_baseline(raw: bytes, path: str) -> Baseline:
                 not all(isinstance(v, str) for v in item.values()):
             raise _fail(path, line, 'an excluded test is {"nodeid": ..., "by": ...}')
         excluded.append(ExcludedTest(item['nodeid'], item['by']))
-    return Baseline(path, entries, excluded)
+    unparsable = []
+    for item in _list(data, 'unparsable', path):
+        line = getattr(item, 'line', 1)
+        if not isinstance(item, dict) or set(item) != set(UNPARSABLE_FIELDS) or \
+                not all(isinstance(v, str) for v in item.values()):
+            raise _fail(path, line, 'an unparsable file is {"path": ..., "digest": ..., '
+                                    '"why": ...}')
+        unparsable.append(UnparsableFile(item['path'], item['digest'], item['why'], line))
+    return Baseline(path, entries, excluded, unparsable)
 
 
 def _line(data: Any, key: str) -> int:
@@ -225,6 +265,11 @@ def grown_excluded(base: Baseline, new: Baseline) -> list[ExcludedTest]:
     return [entry for entry in new.excluded if entry.nodeid not in known]
 
 
+def grown_unparsable(base: Baseline, new: Baseline) -> list[UnparsableFile]:
+    known = {(u.path, u.digest) for u in base.unparsable}
+    return [u for u in new.unparsable if (u.path, u.digest) not in known]
+
+
 def growth_findings(base: Baseline, new: Baseline, others: Iterable[str]) -> list[Finding]:
     others = sorted(others)
     shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
@@ -242,6 +287,13 @@ def growth_findings(base: Baseline, new: Baseline, others: Iterable[str]) -> lis
             new.path, 1, 1, 'OG520',
             f'baseline grown: excludes {excluded.nodeid} ({excluded.by}), in the same change '
             f'as {shown}; the baseline grows only in a change of its own',
+            'commit the baseline alone, with no test or src/ edits, so a person reviews it',
+        ))
+    for unparsable in grown_unparsable(base, new):
+        findings.append(Finding(
+            new.path, unparsable.line, 1, 'OG520',
+            f'baseline grown: accepts {unparsable.path} unread ({unparsable.why}), in the '
+            f'same change as {shown}; the baseline grows only in a change of its own',
             'commit the baseline alone, with no test or src/ edits, so a person reviews it',
         ))
     return findings
