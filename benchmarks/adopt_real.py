@@ -28,6 +28,10 @@ For each sdist (a .tar.gz, or an unpacked folder), in a temporary folder:
    (OG706) whether or not the hooks refused it first (when they do, it is committed with
    ``--no-verify``, as an agent would push past them); plus one byte appended to a fixture.
 
+``--no-suite`` (for a project whose suite cannot run here, or not in reasonable time:
+django runs its own runner, sympy's suite takes hours) skips step 3 and the gate's half of
+the computed-name cheat, which then only records whether the hooks refused it.
+
 Exit status 1 when any adoption step or ``pre-commit run --all-files`` fails, the suite's
 verdict differs between plain pytest and the gate or the gate has findings, or any cheat
 gets through. Nothing is written outside the temporary folder; the sdists are never
@@ -97,16 +101,13 @@ class Shell:
 
 
 def silence_census(root: str) -> dict[str, object]:
-    """What check-named-freezes makes of every silence, judged with no baseline."""
+    """What check-named-freezes makes of every silence, judged with no baseline: each file
+    read by the hook's own scan (its prefilters, the helper modules it follows)."""
     from oracle_guard.oracle.baseline import empty_baseline
     from oracle_guard.config import load_config
+    from oracle_guard.hooks.check_named_freezes import scan_file
     from oracle_guard.reading.declared_dependencies import read_project_facts
-    from oracle_guard.reading.env_conditions import ConditionReader
     from oracle_guard.repo.gitrepo import TreeView
-    from oracle_guard.reading.scanner import might_silence
-    from oracle_guard.reading.scanner import parse_python
-    from oracle_guard.reading.scanner import ScanError
-    from oracle_guard.reading.scanner import scan_silences
     from oracle_guard.reading.silence_acceptance import dotted_name
     from oracle_guard.reading.silence_acceptance import SilenceJudge
     from oracle_guard.reading.env_conditions import silence_conditions
@@ -123,19 +124,15 @@ def silence_census(root: str) -> dict[str, object]:
         if not cfg.is_test_code(path):
             continue
         source = view.read(path)
-        if source is None or not might_silence(source):
+        if source is None:
             continue
-        try:
-            tree = parse_python(source, path)
-            silences = scan_silences(tree, source.decode('utf-8', 'replace'),
-                                     helpers=helpers.seen_from(path))
-        except ScanError:
+        scan = scan_file(path, source, judge, helpers)
+        if any(f.code == 'OG307' for f in scan.findings):
             counts['unparsable files'] += 1
             continue
-        reader = ConditionReader.of_tree(tree)
-        for silence in silences:
+        for facts, silence in zip(scan.facts, scan.silences):
             conditional = silence_conditions(dotted_name(silence), silence.call) is not None
-            judgement = judge.judge(path, silence, lambda: reader)
+            judgement = judge.judge_facts(path, facts)
             if conditional:
                 counts['conditions'] += 1
             if silence.kind == 'importorskip':
@@ -164,12 +161,17 @@ def _reason(detail: str) -> str:
     return detail[:60]
 
 
+NOT_RUN = {'suite': 'not run (--no-suite)', 'pytest exit': None,
+           'ci exit (test command)': None, 'ci findings': None, 'ci codes': {},
+           'ci output': '', 'pytest seconds': None, 'ci seconds': None, 'overhead': 'not run'}
+
+
 def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: str,
-          suite_timeout: int) -> dict[str, object]:
+          suite_timeout: int, run_suite: bool = True) -> dict[str, object]:
     sh, root, cfg, result = adopt_with_readme(sdist, work, hook_url, hook_rev, pre_commit_home)
     result['census'] = silence_census(root)
-    result.update(suite(sh, root, cfg, suite_timeout))
-    result['cheats'] = cheats(sh, root, cfg, suite_timeout)
+    result.update(suite(sh, root, cfg, suite_timeout) if run_suite else NOT_RUN)
+    result['cheats'] = cheats(sh, root, cfg, suite_timeout, gate=run_suite)
     return result
 
 
@@ -332,7 +334,8 @@ def _decorate(root: str, path: str, line: int, col: int, text: str) -> None:
         f.writelines(lines)
 
 
-def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def cheats(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-def]
+           gate: bool = True) -> dict[str, str]:
     from oracle_guard.reading.scanner import is_test_module
 
     tracked = sh.ok('git ls-files').splitlines()
@@ -403,6 +406,12 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
         hooks = 'blocked by the hooks (' + \
             ','.join(sorted(set(re.findall(r' (OG\d{3}) ', out)))) + ') and '
         sh.ok('git commit -q --no-verify -m "computed skip"')
+    if not gate:
+        outcome[f'computed-name skip in {path}::{identity}'] = \
+            f'{hooks}gate not run (--no-suite)' if hooks else \
+            f'NOT BLOCKED by the hooks (exit {rc}), gate not run: {out[-800:]}'
+        sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
+        return _fixture_cheat(sh, root, cfg, tracked, outcome, attempt)
     sh_env = Shell(root, {**sh.env, **_test_env(root, cfg)})
     rc, out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD~1',
                           '--', sys.executable, '-m', 'pytest', '-q', '-p',
@@ -412,6 +421,11 @@ def cheats(sh: Shell, root: str, cfg, timeout: int) -> dict[str, str]:  # type: 
         f'{hooks}blocked by the gate (OG706)' if blocked else \
         f'{hooks}NOT BLOCKED by the gate (exit {rc}): {out[-800:]}'
     sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
+    return _fixture_cheat(sh, root, cfg, tracked, outcome, attempt)
+
+
+def _fixture_cheat(sh: Shell, root: str, cfg, tracked: list[str],  # type: ignore[no-untyped-def]
+                   outcome: dict[str, str], attempt) -> dict[str, str]:
     # 5. one byte appended to a fixture (manifested in a commit of its own first if none)
     fixtures = [p for p in tracked if cfg.is_fixture(p)]
     if not fixtures:
@@ -450,8 +464,9 @@ def markdown(results: list[dict[str, object]]) -> str:
             f'{", ".join(r["src"])} / {", ".join(r["tests"])}',  # type: ignore[arg-type]
             props, str(r['properties locked']), str(r['silences baselined']),
             str(r['excluded at adoption']), str(r['pre-commit run --all-files']),
-            f'{r["pytest exit"]} / {r["ci exit (test command)"]} / {r["ci findings"]}',
-            f'{r["pytest seconds"]} / {r["ci seconds"]} ({r["overhead"]})',
+            *(('not run (`--no-suite`)', 'not run') if r['suite'] == NOT_RUN['suite'] else (
+                f'{r["pytest exit"]} / {r["ci exit (test command)"]} / {r["ci findings"]}',
+                f'{r["pytest seconds"]} / {r["ci seconds"]} ({r["overhead"]})')),
             *(short(c) for c in cheats),
         ]
         lines.append('| ' + ' | '.join(cells) + ' |')
@@ -463,6 +478,9 @@ def failed(result: dict[str, object]) -> list[str]:
     why = []
     if result['pre-commit run --all-files'] != 'passed':
         why.append('pre-commit run --all-files')
+    if result['suite'] == NOT_RUN['suite']:
+        return why + [name for name, v in result['cheats'].items()  # type: ignore[union-attr]
+                      if 'NOT BLOCKED' in v]
     if result['ci findings'] != 0:
         why.append(f'ci findings {result["ci codes"]}')
     if result['ci exit (test command)'] != result['pytest exit']:
@@ -480,6 +498,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--markdown', action='store_true', help='print the ADOPTION.md table')
     parser.add_argument('--suite-timeout', type=int, default=900, metavar='S',
                         help='seconds one run of a project suite may take')
+    parser.add_argument('--no-suite', action='store_true',
+                        help='do not run the project suite, plain or under the gate')
     args = parser.parse_args(argv)
     origin = installed_origin()
     if not origin.commit or not origin.url or not os.path.isdir(origin.url):
@@ -491,7 +511,8 @@ def main(argv: list[str] | None = None) -> int:
         home = os.path.join(work, 'pre-commit-home')
         for sdist in args.sdists:
             try:
-                result = adopt(sdist, work, origin.url, origin.commit, home, args.suite_timeout)
+                result = adopt(sdist, work, origin.url, origin.commit, home, args.suite_timeout,
+                               not args.no_suite)
             except Exception as exc:  # noqa: BLE001 -- reported, counted, next project
                 print(f'{sdist}: FAILED: {exc}')
                 failures += 1
