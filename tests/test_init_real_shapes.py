@@ -350,6 +350,9 @@ def test_init_on_a_flat_package_with_computed_imports_of_data_passes(django_like
      'import base64\nrunner = __import__(base64.b64decode("X3B5dGVzdA==").decode())\n', 'OG310'),
     ('tests/migrations/test_hidden.py',
      'name = "_pytest.python"\nrunner = __import__(name.split(".")[0])\n', 'OG310'),
+    ('tests/migrations/test_hidden.py',
+     'runner = __import__("".join(chr(c) for c in [95, 112, 121, 116, 101, 115, 116]))\n',
+     'OG310'),
 ])
 def test_shadowing_or_a_computed_runner_name_after_adoption_fails(
         django_like: Repo, path: str, source: str, code: str) -> None:

@@ -1080,8 +1080,11 @@ class _ComputedNames:
         if depth > 16:
             return True  # too deep (or a name bound to itself): it may
         if isinstance(node, ast.Constant):
-            return isinstance(node.value, (str, bytes)) and \
-                bool(node.value.strip('.' if isinstance(node.value, str) else b'.'))
+            value = node.value
+            if isinstance(value, int) and not isinstance(value, bool):
+                return True  # chr(95), bytes([95, ...]): a code point is text too
+            return isinstance(value, (str, bytes)) and \
+                bool(value.strip('.' if isinstance(value, str) else b'.'))
         if isinstance(node, ast.Name):
             return any(self.carries_text(v, depth + 1) for v in self.assigned.get(node.id, ()))
         if isinstance(node, ast.Attribute):
@@ -1108,7 +1111,7 @@ class _ComputedNames:
         if isinstance(node, ast.IfExp):
             return self.carries_text(node.body, depth + 1) or \
                 self.carries_text(node.orelse, depth + 1)
-        return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes))
+        return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes, int))
                    for n in ast.walk(node))
 
 
