@@ -258,3 +258,21 @@ def test_the_adoption_commit_itself_may_hold_the_baseline_and_test_moves(repo):
     repo.add()
     result = repo.run(ledger_main)
     assert result.rc == 0, result.out
+
+
+def test_an_unparsable_test_file_is_kept_by_its_bytes_and_pruned_once_it_changes(guarded):
+    """Rule 39 for OG307: the entry holds one content; --prune drops it when the file has
+    changed and adds nothing for the new bytes, plain `baseline` adds them."""
+    broken = 'import pytest\n\n@pytest.mark.skip\ndef broken(:\n    pass\n'
+    guarded.write('tests/test_newer.py', broken)
+    guarded.run(baseline_main, '--no-collect')
+    first = json.loads(guarded.read('tests/oracle_baseline.json'))['unparsable']
+    assert [u['path'] for u in first] == ['tests/test_newer.py']
+    guarded.write('tests/test_newer.py', broken + '# more\n')
+    pruned = guarded.run(baseline_main, '--no-collect', '--prune')
+    assert 'pruned  unparsable tests/test_newer.py' in pruned.out
+    assert 'unparsable' not in json.loads(guarded.read('tests/oracle_baseline.json'))
+    added = guarded.run(baseline_main, '--no-collect')
+    assert 'added   unparsable tests/test_newer.py' in added.out
+    again = json.loads(guarded.read('tests/oracle_baseline.json'))['unparsable']
+    assert [u['digest'] for u in again] != [u['digest'] for u in first]
