@@ -196,6 +196,26 @@ if sys.version_info < (3, 99):
 '''
 
 
+# cattrs' tests/typed.py: strategies its properties draw, transformed inside the helper.
+TYPED = '''\
+from hypothesis import strategies as st
+
+
+def simple_typed_classes():
+    return st.lists(st.integers()).map(tuple)
+'''
+TYPED_TEST = '''\
+from hypothesis import given
+
+from .typed import simple_typed_classes
+
+
+@given(simple_typed_classes())
+def test_type_overrides(cl_and_vals):
+    assert isinstance(cl_and_vals, tuple)
+'''
+
+
 @pytest.fixture
 def cattrs_like(repo: Repo) -> Repo:
     repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
@@ -207,6 +227,8 @@ def cattrs_like(repo: Repo) -> Repo:
     repo.write('tests/strategies/test_class_methods.py', BOUNDED)
     repo.write('tests/test_converter.py', UNBOUNDED)
     repo.write('tests/test_generics_newer.py', NEWER_TEST)
+    repo.write('tests/typed.py', TYPED)
+    repo.write('tests/test_typed.py', TYPED_TEST)
     repo.commit('a cattrs-like project')
     return repo
 
@@ -362,3 +384,22 @@ def test_shadowing_or_a_computed_runner_name_after_adoption_fails(
     result = django_like.run(named_freezes, '--today', TODAY)
     assert result.codes == [code], result.out
     assert result.out.startswith(f'{path}:')
+
+
+def test_init_locks_the_transforms_of_helper_strategies_the_plugin_counts(
+        cattrs_like: Repo) -> None:
+    """Rules 23 and 24 at run time: the plugin counts the .map() inside tests/typed.py on
+    the live strategy; a lock of 0 filters stopped cattrs' whole suite at collection
+    (OG716). init's lock holds what the plugin counts, and the collection runs."""
+    import json
+    import subprocess
+    import sys
+
+    adopt(cattrs_like)
+    lock = json.loads(cattrs_like.read('tests/domain_lock.json'))['properties']
+    assert lock['test_type_overrides']['filters'] == 1
+    proc = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q',
+                           '-p', 'no:cacheprovider', 'tests/test_typed.py'],
+                          cwd=cattrs_like.path, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert '1 test collected' in proc.stdout
