@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 
 from pre_commit.clientlib import load_config as load_pre_commit_config
 
@@ -56,6 +57,17 @@ def test_init_twice_writes_nothing_the_second_time(repo):
 def test_init_is_reachable_through_the_cli(repo):
     assert repo.run(cli.main, 'init').rc == 0
     assert load_config(repo.path).has_table
+
+
+def test_init_into_a_closed_pipe_ends_quietly(repo):
+    """``oracle-guard init | head -1``: the reader went away; no internal error, no
+    traceback, and exit 1 (the command could not say what it did)."""
+    proc = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), 'oracle-guard'), 'init', '--hook-repo', URL],
+                            cwd=repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # type: ignore[union-attr]
+    err = proc.stderr.read().decode()  # type: ignore[union-attr]
+    assert proc.wait() == 1, err
+    assert err == '', err
 
 
 def test_scaffolded_repository_passes_the_fixture_hook_and_status(repo):

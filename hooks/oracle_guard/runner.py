@@ -183,7 +183,17 @@ def context_from_args(args: argparse.Namespace, documents: Sequence[str] = (),
 def guarded(run: Callable[[], int], fmt: str, debug: bool) -> int:
     """Run, turning bad input into exit 2 and bugs into exit 3, never a traceback."""
     try:
-        return run()
+        status = run()
+        sys.stdout.flush()  # a reader gone away is met here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        # `oracle-guard init | head`: nothing more can be said to the reader, and the
+        # interpreter's own flush at exit must not say it again (Python's signal docs).
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except ConfigError as exc:
         sys.stdout.flush()
         write_error(exc, fmt, sys.stderr)
