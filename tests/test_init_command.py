@@ -62,7 +62,8 @@ def test_init_is_reachable_through_the_cli(repo):
 def test_init_into_a_closed_pipe_ends_quietly(repo):
     """``oracle-guard init | head -1``: the reader went away; no internal error, no
     traceback, and exit 1 (the command could not say what it did)."""
-    proc = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), 'oracle-guard'), 'init', '--hook-repo', URL],
+    proc = subprocess.Popen([os.path.join(os.path.dirname(sys.executable), 'oracle-guard'),
+                             'init', '--hook-repo', URL],
                             cwd=repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # type: ignore[union-attr]
     err = proc.stderr.read().decode()  # type: ignore[union-attr]
