@@ -487,6 +487,15 @@ COMPUTED_ACCESS = {
                               'outcomes = importlib.import_module(NAME)\n',
     'bytes-folded': 'import importlib\n\nm = importlib.import_module(bytes([95, 112, 121, 116, '
                     '101, 115, 116]).decode())\n',
+    # A probe of spellings against the rule (each passed main or a branch of it once):
+    'list-index': 'import importlib\n\nNAMES = ["_pytest", "x"]\nm = importlib.import_module(NAMES[0])\n',
+    'dict-value': 'import importlib\n\nD = {"x": "_pytest.outcomes"}\nm = importlib.import_module(D["x"])\n',
+    'chr-map-join': 'import importlib\n\nm = importlib.import_module("".join(map(chr, [95, 112, 121, '
+                    '116, 101, 115, 116])))\n',
+    'rpartition': 'import importlib\n\nm = importlib.import_module("x._pytest".rpartition(".")[2])\n',
+    'lstrip-dots': 'import importlib\n\nm = importlib.import_module(".._pytest".lstrip("."))\n',
+    'format-method': 'import importlib\n\nm = importlib.import_module("{}.outcomes".format("_py" + '
+                     '"test"))\n',
     'chr-folded': 'pt = __import__(chr(95) + "pytest")\n',
     'percent-format': 'import importlib\n\nm = importlib.import_module("%s" % WHERE)\n',
 }
