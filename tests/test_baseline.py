@@ -276,3 +276,73 @@ def test_an_unparsable_test_file_is_kept_by_its_bytes_and_pruned_once_it_changes
     assert 'added   unparsable tests/test_newer.py' in added.out
     again = json.loads(guarded.read('tests/oracle_baseline.json'))['unparsable']
     assert [u['digest'] for u in again] != [u['digest'] for u in first]
+
+
+def test_a_duplicate_key_in_a_baseline_entry_is_a_configuration_error_naming_its_line(guarded):
+    """Rule 39's judge reads the baseline without line numbers (the json module's C
+    reader), yet a second ``digest`` in an entry, which plain ``json.loads`` lets win, is
+    still refused, at its line."""
+    adopt(guarded)
+    text = guarded.read('tests/oracle_baseline.json').decode()
+    first = entries(guarded)[0]['digest']
+    text = text.replace(f'"digest": "{first}"', f'"digest": "{"0" * 64}",\n'
+                                                f'      "digest": "{first}"', 1)
+    guarded.write('tests/oracle_baseline.json', text)
+    guarded.write('tests/test_legacy.py', LEGACY + '\n\ndef test_new():\n    assert 2\n')
+    guarded.add()
+    line = text.splitlines().index(f'      "digest": "{first}"') + 1
+    result = guarded.run(freezes_main)
+    assert result.rc == 2
+    assert f"tests/oracle_baseline.json:{line}: duplicate key 'digest'" in result.err
+
+
+DOCUMENTS = [
+    b'{"version": 1, "silences": [], "excluded": []}',
+    b'\xef\xbb\xbf{"a":\r\n [1, 2.5, -3e4, true, false, null, "\\u00e9\\ud83d\\ude00"]}\r\n',
+    b'{"a": {"b": {"c": 1, "c": 2}}}',
+    b'{"a": 1, "a": 1}',
+    b'[{"x": NaN}]', b'{"x": Infinity}', b'{"x": -Infinity}',
+    b'{"a": 1,}', b'{"a" 1}', b'{"a": 1} trailing', b'', b'   ', b'{"a": "\x01"}',
+    b'{"a": "\xff"}', b'[' * 100_000 + b']' * 100_000, b'{"a": 1}\n{"b": 2}',
+    b'{"a": 123456789012345678901234567890}', b'{"\\ud800": "lone surrogate"}',
+    b'{"a": [1, 2, 3, {"b": [], "c": {}}]}', b'"just a string"', b'{"a": \'x\'}',
+]
+
+
+def _read(raw, lines):
+    from oracle_guard.findings import ConfigError
+    from oracle_guard.oracle.documents import load_json
+
+    try:
+        return 'ok', load_json(raw, 'doc.json', lines=lines)
+    except ConfigError as exc:
+        return 'error', (exc.line, str(exc))
+
+
+def test_the_reading_without_lines_accepts_and_refuses_what_the_reading_with_lines_does():
+    """The fast path of ``load_json`` beside its reference, on valid documents and on
+    each way a document is refused (duplicate keys at any depth, NaN, bad UTF-8, nesting,
+    control characters, trailing data): the same value, or the same error at the same
+    line."""
+    for raw in DOCUMENTS:
+        assert _read(raw, False) == _read(raw, True), raw[:40]
+    verdicts = {_read(raw, False)[0] for raw in DOCUMENTS}
+    assert verdicts == {'ok', 'error'}
+
+
+def test_a_baseline_read_without_lines_is_the_baseline_read_with_them(guarded):
+    from oracle_guard.findings import ConfigError
+    from oracle_guard.oracle.baseline import parse_baseline
+
+    adopt(guarded)
+    raw = guarded.read('tests/oracle_baseline.json')
+    assert parse_baseline(raw, 'b.json', lines=False).entries == \
+        parse_baseline(raw, 'b.json').entries
+    broken = raw.replace(b'"scope": "test"', b'"scope": 7', 1)
+    errors = []
+    for lines in (False, True):
+        try:
+            parse_baseline(broken, 'b.json', lines=lines)
+        except ConfigError as exc:
+            errors.append((exc.line, str(exc)))
+    assert len(errors) == 2 and errors[0] == errors[1] and errors[0][0] > 1

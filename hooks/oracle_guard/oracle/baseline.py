@@ -195,8 +195,19 @@ def _fail(path: str, line: int, message: str) -> ConfigError:
                        'change of its own')
 
 
-def parse_baseline(raw: bytes, path: str) -> Baseline:
-    data = load_json(raw, path)
+def parse_baseline(raw: bytes, path: str, lines: bool = True) -> Baseline:
+    """The baseline in ``raw``; ``lines=False`` for a reader that never names an entry's
+    line (the silence judge): a valid file is read without them (``load_json``), and a
+    refused one is read again with them, so its error names the line either way."""
+    if not lines:
+        try:
+            return _baseline_of(load_json(raw, path, lines=False), path)
+        except ConfigError:
+            pass
+    return _baseline_of(load_json(raw, path), path)
+
+
+def _baseline_of(data: Any, path: str) -> Baseline:
     if not isinstance(data, dict):
         raise _fail(path, 1, 'the baseline must be a JSON object')
     if data.get('version') != VERSION:
@@ -246,9 +257,9 @@ def _list(data: dict, key: str, path: str) -> list[Any]:  # type: ignore[type-ar
     return value
 
 
-def read_baseline(view: TreeView, path: str) -> Baseline | None:
+def read_baseline(view: TreeView, path: str, lines: bool = True) -> Baseline | None:
     raw = view.read_document(path)
-    return None if raw is None else parse_baseline(raw, path)
+    return None if raw is None else parse_baseline(raw, path, lines)
 
 
 # -- rule 42: the baseline grows only in a change of its own -------------------------------
