@@ -543,3 +543,77 @@ def test_new_call_of_a_baselined_helper_skip_with_its_own_freeze_passes(guarded:
     guarded.add()
     result = guarded.run(main, '--today', TODAY, CALLS_TEST)
     assert result.rc == 0, result.out
+
+
+# sympy's shape: module-level tests whose own skips the baseline holds (so each is a
+# "function" of the baseline), named a thousand times in other files' tests too.
+OWN_SKIPS = ('import pytest\n\n\ndef test_old():\n    pytest.skip("no gpu")\n\n\n'
+             'def test_b():\n    assert 1\n')
+OWN_CALLS = {
+    'a new test calls it': OWN_SKIPS + '\n\ndef test_new():\n    test_old()\n',
+    'on the def line': OWN_SKIPS + '\n\ndef test_new(): test_old()\n',
+    'a method calls it': OWN_SKIPS + '\n\nclass TestX:\n    def test_m(self):\n'
+                                     '        return test_old()\n',
+    'an async def calls it': OWN_SKIPS + '\n\nasync def test_new():\n    test_old()\n',
+    'a continued def line': OWN_SKIPS + '\n\ndef \\\n  test_new(): test_old()\n',
+}
+
+
+def _baselined_own_skip(repo: Repo) -> str:
+    repo.write(CALLS_TEST, OWN_SKIPS)
+    repo.write('tests/test_other.py', 'import pytest\n\n\ndef test_old():\n'
+                                      '    pytest.skip("elsewhere")\n')
+    repo.commit('legacy tests')
+    assert repo.run(baseline_main).rc == 0
+    entries = json.loads(repo.read('tests/oracle_baseline.json'))['silences']
+    assert sorted((e['path'], e['tests']) for e in entries) == [
+        (CALLS_TEST, ['test_old']), ('tests/test_other.py', ['test_old'])]
+    return repo.commit('oracle-guard baseline')
+
+
+@pytest.mark.parametrize('change', sorted(OWN_CALLS))
+def test_new_call_of_a_test_whose_own_skip_the_baseline_holds_fails(guarded: Repo,
+                                                                     change: str) -> None:
+    """Rule 39's byte check passes over a file whose baselined tests nobody calls (the
+    name is spelled only at its def), never over one where a test is called."""
+    _baselined_own_skip(guarded)
+    source = OWN_CALLS[change]
+    guarded.write(CALLS_TEST, source)
+    guarded.add()
+    result = guarded.run(main, '--today', TODAY)
+    assert result.codes == ['OG301'], result.out
+    assert f'calls {CALLS_TEST}::test_old, whose skip the baseline holds' in result.out
+
+
+def test_the_byte_check_of_rule_39_holds_to_the_calls_it_stands_for(guarded: Repo) -> None:
+    """``may_call`` beside the reference (``calls`` on the parsed file): true wherever a
+    call is found; false for an edit that calls nothing, although the baselined names
+    are in the bytes (sympy's test_lambdify.py)."""
+    from oracle_guard.oracle.baseline import read_baseline
+    from oracle_guard.reading.helper_calls import baselined_functions
+    from oracle_guard.reading.helper_calls import calls
+    from oracle_guard.reading.helper_calls import may_call
+    from oracle_guard.reading.helper_modules import HelperModules
+    from oracle_guard.reading.scanner import parse_python
+    from oracle_guard.config import load_config
+    from oracle_guard.repo.gitrepo import TreeView
+
+    _baselined_own_skip(guarded)
+    guarded.write('tests/_support.py', NEED)
+    cfg = load_config(guarded.path)
+    view = TreeView(guarded.path, None)
+    wanted = baselined_functions(read_baseline(view, cfg.baseline))
+    wanted['tests/_support.py'] = {'need': next(iter(wanted[CALLS_TEST].values()))}
+    helpers = HelperModules.of(cfg, view)
+    sources = [*OWN_CALLS.values(), *NEW_CALLS.values(), OWN_SKIPS, LEGACY_CALLS,
+               OWN_SKIPS + '\n\ndef test_c():\n    assert "test_old" != 2  # test_old_x\n',
+               OWN_SKIPS.replace('"no gpu"', '"no gp\u00fc"') + 'test_old()\n']
+    verdicts = []
+    for source in sources:
+        raw = source.encode()
+        found = calls(parse_python(raw, CALLS_TEST), CALLS_TEST,
+                      helpers.seen_from(CALLS_TEST), wanted)
+        assert may_call(CALLS_TEST, raw, wanted) or not found, source
+        verdicts.append((bool(found), may_call(CALLS_TEST, raw, wanted)))
+    assert verdicts[-4] == (False, False)  # OWN_SKIPS: its test_old is called by nobody
+    assert (True, True) in verdicts and verdicts[-1] == (True, True)

@@ -18,6 +18,7 @@ explain a skip only at that very call, rule 41).
 from __future__ import annotations
 
 import ast
+import posixpath
 
 from oracle_guard.reading.scanner import _reason_ids
 from oracle_guard.reading.scanner import _statements
@@ -42,6 +43,46 @@ def baselined_functions(baseline: Baseline) -> dict[str, dict[str, BaselineEntry
             if '::' not in name and name.isidentifier():
                 found.setdefault(entry.path, {}).setdefault(name, entry)
     return found
+
+
+_NAME_BYTES = frozenset(b'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_')
+
+
+def _uses(source: bytes, name: bytes, defined_here: bool) -> bool:
+    """Whether ``name`` is spelled as a whole word in the ASCII ``source``; with
+    ``defined_here``, somewhere other than right after ``def``."""
+    at = source.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (not at or source[at - 1] not in _NAME_BYTES) and \
+                (end >= len(source) or source[end] not in _NAME_BYTES):
+            if not defined_here:
+                return True
+            head = source[max(0, at - 16):at].rstrip(b' \t')
+            if not (head.endswith(b'def') and (len(head) == 3 or head[-4] not in _NAME_BYTES)):
+                return True
+        at = source.find(name, end)
+    return False
+
+
+def may_call(path: str, source: bytes, wanted: dict[str, dict[str, BaselineEntry]]) -> bool:
+    """Whether ``calls`` may find a call of a function of ``wanted`` in the file at
+    ``path``, from its bytes: a call by name spells the name as a word (a function of the
+    file itself: other than at its ``def``), and reaching a function of another module
+    needs an import spelling that module's name (not so for a package's ``__init__.py``:
+    ``from . import *``). Outside ASCII an identifier may be spelled otherwise (NFKC):
+    then any name in the bytes counts, as it always did."""
+    if not source.isascii():
+        return any(name.encode() in source for names in wanted.values() for name in names)
+    for target, names in wanted.items():
+        own = target == path
+        stem = posixpath.basename(target)
+        if not own and stem.endswith('.py') and stem != '__init__.py' and \
+                not _uses(source, stem[:-3].encode(), False):
+            continue
+        if any(_uses(source, name.encode(), own) for name in names):
+            return True
+    return False
 
 
 def _dotted(node: ast.AST) -> str | None:
