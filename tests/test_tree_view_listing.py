@@ -160,3 +160,52 @@ def test_a_listing_git_cannot_give_asks_nothing_more(tmp_path, repo, monkeypatch
         with pytest.raises(GitError):
             head_documents_folders_and_objects(
                 str(alone), ('pyproject.toml',), (), ('tests/properties/',), (), listed)
+
+
+def test_path_names_are_the_paths_entries_lists_on_every_side(repo):
+    """``TreeView.path_names`` (what the helper lookup of rule 14 lists) beside
+    ``entries``, and the lookup's answers (outside the tests roots too: the top names
+    from git's root tree) beside a folder tree made from ``entries``: the index staged on
+    HEAD with nothing staged and with something staged below, a commit, the working
+    tree's tracked files; renames, deletions, a symlink, a path outside ASCII, a folder
+    that is a prefix of another, files added and deleted at the top."""
+    from oracle_guard.config import load_config
+    from oracle_guard.reading.helper_paths import HelperPaths
+
+    def holds(name, view):  # type: ignore[no-untyped-def]
+        for prefixes in (['tests/'], ['tests/a', 'other'], ['nowhere/']):
+            expected = sorted(os.fsencode(p) for p in view.paths(prefixes))
+            assert view.path_names(prefixes) == expected, (name, prefixes)
+        if view.rev is None:
+            return
+        paths = set(view.paths())
+        folders = {p.rsplit('/', i)[0] for p in paths for i in range(1, p.count('/') + 1)}
+        helpers = HelperPaths(view, cfg.is_test_code, ['tests/'], ['src/'],
+                              lambda p: p.startswith('src/'))
+        asked = paths | folders | {'tests/a/b/nope.py', 'tests/a/bb', 'tests/a-', 'tests/c',
+                                   'tests/d', 'tests/new/deep', 'tests/caf\u00e9', 'nope.py',
+                                   'testing/nope.py', 'harness', 'newtop', 'oldtop'}
+        for path in sorted(p for p in asked if not p.startswith('src')):
+            assert helpers.is_file(path) == (path in paths), (name, path)
+            assert helpers.is_folder(path) == (path in folders), (name, path)
+
+    for path in ('tests/a/b/helper.py', 'tests/a/b/gone.py', 'tests/a-b/x.py', 'tests/ab.py',
+                 'tests/caf\u00e9/mod.py', 'tests/c/__init__.py', 'other/tests.py',
+                 'harness.py', 'oldtop.py', 'testing/harness.py', 'src/app/__init__.py'):
+        repo.write(path, 'x = 1\n')
+    os.symlink('ab.py', os.path.join(repo.path, 'tests/link.py'))
+    repo.commit('layout')
+    cfg = load_config(repo.path)
+    head = repo.git('rev-parse', 'HEAD').strip()
+    holds('index, nothing staged',
+          TreeView(repo.path, '').unstaged_from(*staged_against(repo.path, head)))
+    repo.git('rm', '-q', 'tests/a/b/gone.py', 'oldtop.py')
+    os.makedirs(os.path.join(repo.path, 'tests/d'))
+    repo.git('mv', 'tests/c/__init__.py', 'tests/d/__init__.py')
+    repo.write('tests/new/deep/mod.py', 'y = 2\n')
+    repo.write('newtop.py', 'z = 3\n')
+    repo.git('add', '-A')
+    holds('index, staged below',
+          TreeView(repo.path, '').unstaged_from(*staged_against(repo.path, head)))
+    holds('commit', TreeView(repo.path, head))
+    holds('working tree (tracked)', TreeView(repo.path, None))

@@ -11,6 +11,7 @@ silence on only when its bytes hold a silence word, or it imports a helper that 
 """
 from __future__ import annotations
 
+import bisect
 import os
 import posixpath
 import sys
@@ -38,6 +39,22 @@ _BLOCKS = ('body', 'orelse', 'finalbody', 'handlers', 'cases')
 NO_HELPER, QUIET_HELPER, SILENCING_HELPER = 0, 1, 2
 
 
+class _Listing:
+    """Tracked paths (git's bytes, sorted): which is a file, which a folder."""
+
+    def __init__(self, names: list[bytes]) -> None:
+        self.names = names
+        self.files = frozenset(names)
+
+    def is_file(self, path: str) -> bool:
+        return os.fsencode(path) in self.files
+
+    def is_folder(self, path: str) -> bool:
+        prefix = os.fsencode(path) + b'/'
+        at = bisect.bisect_left(self.names, prefix)
+        return at < len(self.names) and self.names[at].startswith(prefix)
+
+
 class HelperPaths:
     """The helper modules' paths on one side of the repository (cached listings)."""
 
@@ -51,8 +68,8 @@ class HelperPaths:
         self.is_src = is_src
         self.test_roots = list(test_roots)
         self.bases = [r.rstrip('/') for r in src_roots if r.rstrip('/') and '*' not in r]
-        self._tracked: dict[str, dict[str, bool]] | None = None
-        self._outside: dict[str, frozenset[str]] = {}
+        self._tracked: _Listing | None = None
+        self._outside: dict[str, _Listing] = {}
         # The prefilter asks the working tree by stat, not by listing each folder: on a
         # case-insensitive disk that finds more modules than there are, never fewer.
         self.by_stat = False
@@ -86,64 +103,62 @@ class HelperPaths:
         folder of code under test."""
         if self.is_src is None or self.is_src(f'{path}/__init__.py'):
             return None
+        if '/' not in path:  # a name at the top (`sympy.py`): git's root tree says
+            kinds = self.view.top_kinds()
+            kind = kinds.get(path) if kinds is not None else '?'
+            if kind != '?':
+                return None if kind is None else 'folder' if kind == 'tree' else 'file'
         top = path.split('/', 1)[0]
         name = top[:-3] if top.endswith('.py') else top
         if name not in self._outside:
             top = self.view.top_names()  # one git process for every name (most are absent)
-            self._outside[name] = frozenset() if top is not None and \
+            self._outside[name] = _Listing([]) if top is not None and \
                 name not in top and f'{name}.py' not in top else \
-                frozenset(self.view.paths([name, f'{name}.py']))
+                _Listing(self.view.path_names([name, f'{name}.py']))
         listed = self._outside[name]
-        if path in listed:
+        if listed.is_file(path):
             return 'file'
-        prefix = f'{path}/'
-        return 'folder' if any(p.startswith(prefix) for p in listed) else None
+        return 'folder' if listed.is_folder(path) else None
 
     def _folder(self, folder: str) -> dict[str, bool]:
-        """Name -> is a folder, of what ``folder`` holds on this side (cached)."""
+        """Name -> is a folder, of what ``folder`` holds in the working tree (cached)."""
         if folder in self._folders:
             return self._folders[folder]
         found: dict[str, bool] = {}
-        if self.view.rev is None:  # the working tree, untracked files too (the plugin)
-            try:
-                with os.scandir(os.path.join(self.view.root, folder or '.')) as entries:
-                    for entry in entries:
-                        found[entry.name] = entry.is_dir()
-            except OSError:
-                pass
-        else:
-            if self._tracked is None:  # one listing per run, of the test code only
-                self._tracked = self._listing()
-            found = self._tracked.get(folder, {})
+        try:  # untracked files too (the plugin)
+            with os.scandir(os.path.join(self.view.root, folder or '.')) as entries:
+                for entry in entries:
+                    found[entry.name] = entry.is_dir()
+        except OSError:
+            pass
         self._folders[folder] = found
         return found
 
-    def _listing(self) -> dict[str, dict[str, bool]]:
-        tree: dict[str, dict[str, bool]] = {}
-        for path in (self.view.paths(self.test_roots) if self.test_roots else ()):
-            folder, name = posixpath.split(path)
-            tree.setdefault(folder, {})[name] = False
-            while folder:
-                folder, name = posixpath.split(folder)
-                tree.setdefault(folder, {})[name] = True
-        return tree
+    def _listing(self) -> _Listing:
+        """The test code's paths on a side read from git: one listing per run."""
+        if self._tracked is None:
+            self._tracked = _Listing(self.view.path_names(self.test_roots))
+        return self._tracked
 
     def is_file(self, path: str) -> bool:
-        if self.by_stat and self.view.rev is None:
-            return os.path.isfile(os.path.join(self.view.root, path))
-        if self.view.rev is not None and not self._in_test_roots(path):
+        if self.view.rev is None:
+            if self.by_stat:
+                return os.path.isfile(os.path.join(self.view.root, path))
+            folder, name = posixpath.split(path)
+            return self._folder(folder).get(name) is False
+        if not self._in_test_roots(path):
             return self._outside_kind(path) == 'file'
-        folder, name = posixpath.split(path)
-        return self._folder(folder).get(name) is False
+        return self._listing().is_file(path)
 
     def is_folder(self, path: str) -> bool:
-        if self.by_stat and self.view.rev is None:
-            return os.path.isdir(os.path.join(self.view.root, path))
-        if self.view.rev is not None and not self._in_test_roots(path) and \
-                not self._above_test_roots(path):
+        if self.view.rev is None:
+            if self.by_stat:
+                return os.path.isdir(os.path.join(self.view.root, path))
+            folder, name = posixpath.split(path)
+            return bool(self._folder(folder).get(name))
+        if not self._in_test_roots(path) and not self._above_test_roots(path):
             return self._outside_kind(path) == 'folder'
-        folder, name = posixpath.split(path)
-        return bool(self._folder(folder).get(name))
+        return self._listing().is_folder(path)
 
     def module_file(self, stem: str) -> str | None:
         """``stem.py`` or ``stem/__init__.py`` when it is a helper on this side."""

@@ -470,6 +470,7 @@ class TreeView:
         # Objects a hook asked for with HEAD's first answers (see remember_objects).
         self.objects: dict[str, tuple[str, str, bytes] | None] = {}
         self._top: frozenset[str] | None = None  # see top_names
+        self._kinds: dict[str, str] | None = None  # see top_kinds
 
     def unstaged_from(self, head: str | None, staged: Iterable[Change]) -> TreeView:
         """Let the index view answer from the staged diff and ``head``, not the index.
@@ -506,16 +507,31 @@ class TreeView:
         process that does not read the index (a commit, or the index staged on a known
         HEAD: HEAD's names and the staged paths' first parts, a superset); None where
         that cannot be told so cheaply (the working tree, an index without HEAD)."""
+        kinds = self.top_kinds()
+        if kinds is None:
+            return None
+        if self._top is None:
+            self._top = frozenset(kinds)
+        return self._top
+
+    def top_kinds(self) -> dict[str, str] | None:
+        """``top_names`` with what each is: ``tree``, ``blob`` or ``commit`` (a submodule)
+        as git's tree says, ``?`` for a name the index's staged paths begin with (the
+        index may hold it otherwise than HEAD)."""
         rev = self.rev if self.rev else self._head
         if rev is None or rev == '':
             return None
-        if self._top is None:
-            out = git('ls-tree', '-z', '--name-only', '--full-tree', rev, cwd=self.root)
-            names = {os.fsdecode(n) for n in out.split(b'\0') if n}
+        if self._kinds is None:
+            out = git('ls-tree', '-z', '--full-tree', rev, cwd=self.root)
+            kinds = {}
+            for rec in out.split(b'\0'):
+                if rec:
+                    meta, _, name = rec.partition(b'\t')
+                    kinds[os.fsdecode(name)] = meta.split(b' ')[1].decode()
             if self.rev == '':
-                names |= {p.split('/', 1)[0] for p in self._staged}
-            self._top = frozenset(names)
-        return self._top
+                kinds.update((p.split('/', 1)[0], '?') for p in self._staged)
+            self._kinds = kinds
+        return self._kinds
 
     def entries(self, prefixes: Sequence[str] = ()) -> list[Entry]:
         """Tracked paths (optionally below some folders) with their modes."""
@@ -606,6 +622,23 @@ class TreeView:
 
     def paths(self, prefixes: Sequence[str] = ()) -> list[str]:
         return [e.path for e in self.entries(prefixes)]
+
+    def path_names(self, prefixes: Sequence[str]) -> list[bytes]:
+        """The tracked paths below ``prefixes`` on this side as git writes them (bytes),
+        sorted, each once: what ``paths`` lists, without modes, object ids or records to
+        build (for a tests root of 2 500 files that was three quarters of the cost)."""
+        if not prefixes:
+            return []
+        pathspecs = ['--', *literal_pathspecs(prefixes)]
+        rev = self.rev
+        if rev == '' and self._head and not self._stages_below(prefixes):
+            rev = self._head  # nothing staged there: the same paths, without the index
+        if rev in (None, ''):
+            out = git('ls-files', '-z', *pathspecs, cwd=self.root)
+        else:
+            out = git('ls-tree', '-r', '-z', '--name-only', '--full-tree', rev, *pathspecs,
+                      cwd=self.root)
+        return sorted({name for name in out.split(b'\0') if name})
 
     def grep(self, words: Sequence[str], prefixes: Sequence[str], *,
              whole_words: bool = True, magic: bool = False,
