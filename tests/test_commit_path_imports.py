@@ -81,3 +81,45 @@ def test_a_commit_staging_a_property_still_reads_it(guarded):
 
     assert rc == 1  # the property is narrower than its lock entry now
     assert {'ast', 'oracle_guard.reading.property_reader'} <= heavy
+
+
+def test_a_commit_judging_a_baselined_silence_imports_no_dataclasses_nor_hashlib(guarded):
+    """Rule 39 on the commit path: the baseline, the judge and the environment
+    conditions are slotted records, the digest comes from CPython's own SHA-256 module,
+    and the verdict is the same (the baselined skip passes, a new one fails)."""
+    import hashlib
+
+    from oracle_guard.commands.baseline import main as baseline_main
+    from oracle_guard.oracle.baseline import normalized_expression
+    from oracle_guard.oracle.baseline import silence_digest
+    from oracle_guard.reading.scanner import scan_file
+
+    legacy = ('import sys\n\nimport pytest\n\n\n@pytest.mark.skipif(sys.platform == "win32", '
+              'reason="posix")\ndef test_posix():\n    pytest.skip("later")\n')
+    guarded.write('tests/test_legacy.py', legacy)
+    guarded.commit('legacy')
+    assert guarded.run(baseline_main).rc == 0
+    guarded.commit('baseline')
+    guarded.write('tests/test_legacy.py', legacy + '    assert 1\n')
+    guarded.add()
+    module = 'oracle_guard.hooks.check_named_freezes'
+    code = (f'import sys; from {module} import main; rc = main([]); '
+            'print(rc, " ".join(m for m in ("dataclasses", "inspect", "typing", "hashlib") '
+            'if m in sys.modules))')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}
+
+    def run() -> tuple[str, list[str]]:
+        out = subprocess.run([sys.executable, '-c', code], cwd=guarded.path, env=env,
+                             capture_output=True, text=True, check=True).stdout
+        return out, out.splitlines()[-1].split()
+
+    assert run()[1] == ['0']  # accepted by the baseline, nothing heavy imported
+    silences = scan_file(legacy.encode(), 'tests/test_legacy.py').silences
+    assert len(silences) == 2
+    for silence in silences:
+        text = f'{silence.kind}\0{normalized_expression(silence)}'.encode()
+        assert silence_digest(silence) == hashlib.sha256(text).hexdigest()
+    guarded.write('tests/test_legacy.py', legacy + '    pytest.skip("new")\n')
+    guarded.add()
+    out, last = run()
+    assert last == ['1'] and 'OG301' in out, out

@@ -36,21 +36,20 @@ without parameters, every case of that test function.
 from __future__ import annotations
 
 import ast
-import hashlib
-import json
 from collections.abc import Callable
 from collections.abc import Iterable
-from dataclasses import dataclass
-from dataclasses import field
-from typing import Any
 
 from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
+from oracle_guard.records import FrozenRecord
+from oracle_guard.records import Record
 from oracle_guard.repo.gitrepo import TreeView
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from oracle_guard.reading.scanner import Silence
     from oracle_guard.reading.silence_acceptance import SilenceFacts
 
@@ -72,20 +71,39 @@ def normalized_expression(silence: Silence) -> str:
         return ast.dump(node)
 
 
+def _sha256():  # type: ignore[no-untyped-def]
+    """hashlib's SHA-256 without importing hashlib, which loads OpenSSL (milliseconds, in
+    every commit that judges a silence): CPython's own module gives the same digest."""
+    try:
+        from _sha2 import sha256  # Python 3.12 and later
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[no-redef]  # 3.9 to 3.11
+        except ImportError:  # pragma: no cover -- a build without them
+            from hashlib import sha256  # type: ignore[no-redef]
+    return sha256
+
+
 def silence_digest(silence: Silence) -> str:
     text = f'{silence.kind}\0{normalized_expression(silence)}'
-    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+    return _sha256()(text.encode('utf-8')).hexdigest()
 
 
-@dataclass(frozen=True)
-class BaselineEntry:
+class BaselineEntry(FrozenRecord):
+    __slots__ = ('path', 'tests', 'scope', 'kind', 'digest', 'expression', 'line')
+    _uncompared = ('line',)
     path: str
     tests: tuple[str, ...]
     scope: str
     kind: str
     digest: str
-    expression: str = ''
-    line: int = field(default=1, compare=False)  # in the baseline file, for messages
+    expression: str
+    line: int  # in the baseline file, for messages
+
+    def __init__(self, path: str, tests: tuple[str, ...], scope: str, kind: str, digest: str,
+                 expression: str = '', line: int = 1) -> None:
+        self._set(path=path, tests=tests, scope=scope, kind=kind, digest=digest,
+                  expression=expression, line=line)
 
     @classmethod
     def of(cls, path: str, silence: Silence) -> BaselineEntry:
@@ -107,39 +125,54 @@ class BaselineEntry:
         return (self.path, self.tests, self.kind, self.digest)
 
 
-@dataclass(frozen=True)
-class ExcludedTest:
+class ExcludedTest(FrozenRecord):
+    __slots__ = ('nodeid', 'by')
     nodeid: str
     by: str
+
+    def __init__(self, nodeid: str, by: str) -> None:
+        self._set(nodeid=nodeid, by=by)
 
     def as_json(self) -> dict[str, str]:
         return {'nodeid': self.nodeid, 'by': self.by}
 
 
-@dataclass(frozen=True)
-class UnparsableFile:
+class UnparsableFile(FrozenRecord):
     """A test file check-named-freezes could not read at adoption (OG307), by its bytes."""
+
+    __slots__ = ('path', 'digest', 'why', 'line')
+    _uncompared = ('line',)
     path: str
     digest: str  # SHA-256 of the file's bytes
     why: str  # what the scanner said, for the reviewer
-    line: int = field(default=1, compare=False)
+    line: int
+
+    def __init__(self, path: str, digest: str, why: str, line: int = 1) -> None:
+        self._set(path=path, digest=digest, why=why, line=line)
 
     def as_json(self) -> dict[str, str]:
         return {'path': self.path, 'digest': self.digest, 'why': self.why}
 
 
 def content_digest(source: bytes) -> str:
-    return hashlib.sha256(source).hexdigest()
+    return _sha256()(source).hexdigest()
 
 
-@dataclass
-class Baseline:
+class Baseline(Record):
+    __slots__ = ('path', 'entries', 'excluded', 'unparsable', '_by_key', 'used')
+    _uncompared = ('_by_key', 'used')
     path: str
-    entries: list[BaselineEntry] = field(default_factory=list)
-    excluded: list[ExcludedTest] = field(default_factory=list)
-    unparsable: list[UnparsableFile] = field(default_factory=list)
+    entries: list[BaselineEntry]
+    excluded: list[ExcludedTest]
+    unparsable: list[UnparsableFile]
 
-    def __post_init__(self) -> None:
+    def __init__(self, path: str, entries: list[BaselineEntry] | None = None,
+                 excluded: list[ExcludedTest] | None = None,
+                 unparsable: list[UnparsableFile] | None = None) -> None:
+        self.path = path
+        self.entries = [] if entries is None else entries
+        self.excluded = [] if excluded is None else excluded
+        self.unparsable = [] if unparsable is None else unparsable
         self._by_key: dict[tuple[tuple[str, ...], str, str], list[BaselineEntry]] = {}
         for entry in self.entries:
             self._by_key.setdefault(entry.key(), []).append(entry)
@@ -183,6 +216,8 @@ class Baseline:
         if self.unparsable:  # most repositories have none: their file keeps its shape
             data['unparsable'] = [u.as_json() for u in sorted(
                 set(self.unparsable), key=lambda u: (u.path, u.digest))]
+        import json
+
         return json.dumps(data, indent=2, ensure_ascii=False) + '\n'
 
 

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.records import FrozenRecord
 
 # Top-level import name -> distributions that provide it, where the names differ beyond
 # normalisation and a python-/py prefix.
@@ -107,11 +107,16 @@ def distributions_of(module: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-@dataclass(frozen=True)
-class ProjectFacts:
+class ProjectFacts(FrozenRecord):
+    __slots__ = ('requires_python', 'distributions', 'optional_modules')
     requires_python: str | None
     distributions: frozenset[str]  # normalised
     optional_modules: frozenset[str]
+
+    def __init__(self, requires_python: str | None, distributions: frozenset[str],
+                 optional_modules: frozenset[str]) -> None:
+        self._set(requires_python=requires_python, distributions=distributions,
+                  optional_modules=optional_modules)
 
     def declares(self, module: str) -> bool:
         top = module.split('.', 1)[0]

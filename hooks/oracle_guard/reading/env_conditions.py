@@ -28,7 +28,8 @@ import re
 import sys
 from collections.abc import Iterable
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from oracle_guard.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,10 +66,11 @@ class VersionInfo(tuple):
         raise AttributeError(name)
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(FrozenRecord):
     """One place tests may run: the facts a condition can ask about."""
 
+    __slots__ = ('platform', 'implementation', 'bits', 'version', 'os_name', 'system',
+                 'machine')
     platform: str  # sys.platform
     implementation: str  # sys.implementation.name
     bits: int
@@ -76,6 +78,11 @@ class Environment:
     os_name: str
     system: str
     machine: str
+
+    def __init__(self, platform: str, implementation: str, bits: int,
+                 version: tuple[int, int], os_name: str, system: str, machine: str) -> None:
+        self._set(platform=platform, implementation=implementation, bits=bits,
+                  version=version, os_name=os_name, system=system, machine=machine)
 
     @classmethod
     def of_matrix(cls, platform: str, implementation: str, bits: int,
@@ -185,14 +192,20 @@ class NotEvaluable(Exception):
     """The condition uses something that is not an environment fact; says what."""
 
 
-@dataclass(frozen=True)
-class _Module:
+class _Module(FrozenRecord):
+    __slots__ = ('name',)
     name: str
 
+    def __init__(self, name: str) -> None:
+        self._set(name=name)
 
-@dataclass(frozen=True)
-class _Callable:
+
+class _Callable(FrozenRecord):
+    __slots__ = ('name',)
     name: str
+
+    def __init__(self, name: str) -> None:
+        self._set(name=name)
 
 
 _STR_METHODS = ('startswith', 'endswith', 'lower', 'upper', 'casefold', 'strip')
@@ -389,10 +402,13 @@ def _source(node: ast.AST) -> str:
     return text if len(text) <= 60 else text[:57] + '...'
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(FrozenRecord):
+    __slots__ = ('kind', 'detail')
     kind: str  # ENVIRONMENT, ALWAYS or UNKNOWN
     detail: str  # why: where it is false, or what could not be evaluated
+
+    def __init__(self, kind: str, detail: str) -> None:
+        self._set(kind=kind, detail=detail)
 
 
 def evaluate(reader: ConditionReader, conditions: list[ast.expr], env: Environment,

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from oracle_guard.oracle.baseline import Baseline
 from oracle_guard.oracle.baseline import BaselineEntry
@@ -35,14 +34,20 @@ ENVIRONMENT_SKIP = 'environment'
 DECLARED_IMPORT = 'declared import'
 
 
-@dataclass(frozen=True)
-class Judgement:
-    accepted: str | None = None  # BASELINE, ENVIRONMENT_SKIP or DECLARED_IMPORT
-    finding: Finding | None = None  # rule 41: a silence in disguise
-    detail: str = ''  # for an environment condition: where it is false, or why unknown
-    conditions: tuple[ast.expr, ...] = ()  # to ask at run time whether it held
-    negate: bool = False
-    moved_from: str = ''  # a baseline entry of a file that is gone: where it was (rule 39)
+class Judgement(FrozenRecord):
+    __slots__ = ('accepted', 'finding', 'detail', 'conditions', 'negate', 'moved_from')
+    accepted: str | None  # BASELINE, ENVIRONMENT_SKIP or DECLARED_IMPORT
+    finding: Finding | None  # rule 41: a silence in disguise
+    detail: str  # for an environment condition: where it is false, or why unknown
+    conditions: tuple[ast.expr, ...]  # to ask at run time whether it held
+    negate: bool
+    moved_from: str  # a baseline entry of a file that is gone: where it was (rule 39)
+
+    def __init__(self, accepted: str | None = None, finding: Finding | None = None,
+                 detail: str = '', conditions: tuple[ast.expr, ...] = (),
+                 negate: bool = False, moved_from: str = '') -> None:
+        self._set(accepted=accepted, finding=finding, detail=detail, conditions=conditions,
+                  negate=negate, moved_from=moved_from)
 
 
 def dotted_name(silence: Silence) -> str:
@@ -203,10 +208,10 @@ class SilenceJudge:
         return Judgement()
 
 
-@dataclass(frozen=True)
-class AcceptedSilence:
+class AcceptedSilence(FrozenRecord):
     """A silence of a test file that needs no freeze, as the run-time checks see it."""
 
+    __slots__ = ('kind', 'why', 'scope', 'module', 'held', 'lines', 'reason')
     kind: str
     why: str  # BASELINE, ENVIRONMENT_SKIP or DECLARED_IMPORT
     scope: str
@@ -214,10 +219,16 @@ class AcceptedSilence:
     held: bool | None  # an environment condition in this interpreter; None otherwise
     # Where pytest may report a skip this silence raises: the lines of its call, and the
     # first line of the function holding it (pytest names the frame's code there).
-    lines: tuple[int, ...] = ()
+    lines: tuple[int, ...]
     # The reason it gives, when written as a literal: a unittest skip is reported at the
     # test's own line wherever it was raised (a setUp), so the reason names the silence.
-    reason: str | None = None
+    reason: str | None
+
+    def __init__(self, kind: str, why: str, scope: str, module: str | None,
+                 held: bool | None, lines: tuple[int, ...] = (),
+                 reason: str | None = None) -> None:
+        self._set(kind=kind, why=why, scope=scope, module=module, held=held, lines=lines,
+                  reason=reason)
 
 
 def literal_reason(silence: Silence) -> str | None:
