@@ -253,6 +253,68 @@ def test_hypothesis_test_spelt_in_fullwidth_letters_is_an_unlocked_property(guar
     assert 'unlocked property: test_ints has no entry' in result.out
 
 
+# Every `given` of these sits on a line that begins with `#`, yet outside a comment.
+GIVEN_AFTER_A_HASH_LINE = {
+    'a multi-line string ends on it': (
+        'import hypothesis\nfrom hypothesis.strategies import integers\n\nNOTE = """\n'
+        '# """; g = hypothesis.given\n\n\n@g(integers())\ndef test_ints(n):\n'
+        '    assert n == n\n'),
+    'lines end with a lone CR': (
+        '# property tests\rfrom hypothesis import given\r'
+        'from hypothesis.strategies import integers\r\r\r@given(integers())\r'
+        'def test_ints(n):\r    assert n == n\r'),
+}
+
+
+@pytest.mark.parametrize('spelling', sorted(GIVEN_AFTER_A_HASH_LINE))
+def test_given_after_a_line_starting_with_a_hash_is_still_a_property(guarded, spelling):
+    """Rule 24 in a commit: the prefilter passes over `given` in a comment line (sympy's
+    `# no vargs given`), never over one that code follows on such a line."""
+    guarded.write('tests/unit/test_more.py', GIVEN_AFTER_A_HASH_LINE[spelling])
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG601'], result.out
+    assert 'unlocked property: test_ints has no entry' in result.out
+
+
+def test_a_comment_saying_given_does_not_make_a_property_module(guarded):
+    from oracle_guard.hooks.check_generator_lock import might_hold_properties
+
+    source = 'def test_vargs():\n    # no vargs given\n    assert 1\n'
+    guarded.write('tests/test_lambdify.py', source)
+    guarded.add()
+    assert guarded.run(main).rc == 0
+    assert not might_hold_properties(source.encode())
+    assert might_hold_properties(b'x = 1  # given\n')  # after code: not read as a comment
+
+
+def test_the_property_prefilter_holds_to_the_tokens_python_reads():
+    """``might_hold_properties`` beside a reference made with ``tokenize``: wherever
+    `given` or `StateMachine` is part of a name Python reads (what the property reader
+    resolves; not a comment, not a string's text), it says yes."""
+    import io
+    import tokenize
+
+    from oracle_guard.hooks.check_generator_lock import might_hold_properties
+
+    def reference(source: bytes) -> bool:
+        tokens = tokenize.tokenize(io.BytesIO(source).readline)
+        return any(t.type == tokenize.NAME and ('given' in t.string or
+                                                'StateMachine' in t.string)
+                   for t in tokens)
+
+    sources = [*(s.encode() for s in GIVEN_AFTER_A_HASH_LINE.values()),
+               b'# given\n', b'    # no vargs given\nx = 1\n', b'x = "given"\n',
+               b'x = """\n# given\n"""\n', b'x = f"""\n# {given}\n"""\n',
+               b"x = '''\n# ''' + given\n", b'class M(RuleBasedStateMachine):\n    pass\n',
+               b'# RuleBasedStateMachine\n', b'x = 1\r\n# given\r\ny = given\r\n',
+               b'\x0c# given\n', b'x = [\n    # given\n    1,\n]\n', b'given = 1  # given\n']
+    for source in sources:
+        assert might_hold_properties(source) or not reference(source), source
+    assert sum(reference(source) for source in sources) >= 5
+    assert not might_hold_properties(b'    # no vargs given\nx = 1\n')
+
+
 def test_weaker_profile_loaded_through_a_fullwidth_name_fails(guarded):
     load = '\uff4c\uff4f\uff41\uff44_profile'
     guarded.write('tests/conftest.py', f'''\

@@ -68,12 +68,27 @@ def _shadow_file(part: str) -> bool:
 
 def might_hold_properties(source: bytes) -> bool:
     """The byte prefilter: a module that never says `given` holds no @given test, and one
-    that never says `StateMachine` runs no state machine."""
+    that never says `StateMachine` runs no state machine (rule 23). A word on a line
+    whose first character after the indentation is ``#`` does not count: that is a
+    comment, or the inside of a multi-line string, and neither is a name the property
+    reader resolves (sympy's ``# no vargs given`` made a module a property module),
+    unless a quote or a brace comes before it on the line: a multi-line string may end
+    there, or an f-string's replacement field begin, and code follow."""
     if not source.isascii():  # `\uff47iven` is `given` to Python
         from oracle_guard.reading.silence_prefilter import as_python_reads
 
         source = as_python_reads(source)
-    return b'given' in source or b'StateMachine' in source
+    for word in (b'given', b'StateMachine'):
+        at = source.find(word)
+        while at >= 0:
+            # a line ends at \n, \r\n or a lone \r, as Python reads it
+            start = max(source.rfind(b'\n', 0, at), source.rfind(b'\r', 0, at)) + 1
+            head = source[start:at]
+            if not head.lstrip(b' \t\f').startswith(b'#') or \
+                    any(c in head for c in (b'"', b"'", b'{')):
+                return True
+            at = source.find(word, at + len(word))
+    return False
 
 
 def is_conftest(path: str) -> bool:
