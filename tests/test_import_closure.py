@@ -161,6 +161,29 @@ def test_test_roots_of_its_own_are_read_with_one_more_process(guarded, monkeypat
     assert result.codes == ['OG610'], result.out
 
 
+@pytest.mark.parametrize('cache', ['on', 'off'])
+def test_a_file_naming_the_helper_only_in_text_is_no_link_to_a_property(guarded, monkeypatch,
+                                                                        cache):
+    """Rule 23 through helpers without the closure cache: the grep for the importers of
+    strategies.py finds the property and a test that names the module in a string only
+    (sympy's skip reasons); the property is still judged (OG610), and the other file's
+    own importers are not grepped for."""
+    helper = locked(guarded, 'direct')
+    guarded.write('tests/test_notes.py', 'def test_notes():\n'
+                                         '    assert "strategies" != "see strategies.py"\n')
+    guarded.commit('a test naming the helper in a string')
+    if cache == 'off':
+        monkeypatch.setenv('ORACLE_GUARD_SCAN_CACHE', '0')
+    guarded.write(helper, NARROWED)
+    guarded.add()
+    calls = git_calls(monkeypatch)
+
+    result = guarded.run(main)
+
+    assert result.codes == ['OG610'], result.out
+    assert calls.count('grep') == 2, calls  # the importers of strategies, the profiles
+
+
 def test_without_the_cache_the_importers_are_grepped(guarded, monkeypatch):
     locked(guarded, 'direct')
     monkeypatch.setenv('ORACLE_GUARD_SCAN_CACHE', '0')

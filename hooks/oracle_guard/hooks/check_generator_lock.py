@@ -1110,9 +1110,35 @@ def _importers(view: TreeView, cfg: Config, helpers: Sequence[str], depth: int =
     found = [p for p in _grep(view, names, _python_files(cfg), whole_words=True,
                               kept=python_test_file)
              if python_test_file(p) and p not in helpers]
+    view.read_many(found)
+    found = [p for p in found if _may_import(view.read(p), p, names)]
     users = [p for p in found if _can_narrow(view, p)]
     more = _importers(view, cfg, [p for p in found if p not in users], depth + 1)
     return sorted(set(users) | set(more))
+
+
+def _may_import(raw: bytes | None, path: str, names: Sequence[str]) -> bool:
+    """Whether a file the grep found for a module name may import that module: an import
+    statement (or text shaped like one: ``helper_paths.imports_of``) names it as a part
+    of a dotted module or as an imported name; or the file imports by a computed name
+    (``import_module``, ``__import__``), or cannot be read here. A file that names the
+    module only in a string or a comment (sympy's skip reasons name test modules) is
+    neither an importer nor a link to one, and its own importers are not grepped."""
+    if raw is None:
+        return True
+    from oracle_guard.reading.helper_paths import imports_of
+    from oracle_guard.reading.silence_prefilter import as_python_reads
+
+    text = as_python_reads(raw)
+    if b'import_module' in text or b'__import__' in text:
+        return True
+
+    imports = imports_of(raw, path)
+    if imports is None:
+        return True
+    wanted = set(names)
+    return any(wanted.intersection(module.split('.') if module else ()) or
+               wanted.intersection(imported) for _level, module, imported in imports)
 
 
 def _mentions_profiles(view: TreeView, path: str) -> bool:
