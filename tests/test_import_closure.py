@@ -166,12 +166,16 @@ def test_a_file_naming_the_helper_only_in_text_is_no_link_to_a_property(guarded,
                                                                         cache):
     """Rule 23 through helpers without the closure cache: the grep for the importers of
     strategies.py finds the property and a test that names the module in a string only
-    (sympy's skip reasons); the property is still judged (OG610), and the other file's
-    own importers are not grepped for."""
+    (sympy's skip reasons) or imports it through ``import_module`` (which no reader
+    follows); the property is still judged (OG610), and the other files' own importers
+    are not grepped for."""
     helper = locked(guarded, 'direct')
     guarded.write('tests/test_notes.py', 'def test_notes():\n'
                                          '    assert "strategies" != "see strategies.py"\n')
-    guarded.commit('a test naming the helper in a string')
+    guarded.write('tests/test_dynamic.py', 'from importlib import import_module\n\n\n'
+                                           'def test_dynamic():\n'
+                                           '    assert import_module("strategies")\n')
+    guarded.commit('tests naming the helper in a string, importing it by a computed name')
     if cache == 'off':
         monkeypatch.setenv('ORACLE_GUARD_SCAN_CACHE', '0')
     guarded.write(helper, NARROWED)

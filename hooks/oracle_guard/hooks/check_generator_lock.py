@@ -1120,18 +1120,13 @@ def _importers(view: TreeView, cfg: Config, helpers: Sequence[str], depth: int =
 def _may_import(raw: bytes | None, path: str, names: Sequence[str]) -> bool:
     """Whether a file the grep found for a module name may import that module: an import
     statement (or text shaped like one: ``helper_paths.imports_of``) names it as a part
-    of a dotted module or as an imported name; or the file imports by a computed name
-    (``import_module``, ``__import__``), or cannot be read here. A file that names the
-    module only in a string or a comment (sympy's skip reasons name test modules) is
-    neither an importer nor a link to one, and its own importers are not grepped."""
+    of a dotted module or as an imported name, or the file cannot be read here. A file
+    that names the module only in a string or a comment (sympy's skip reasons name test
+    modules), or imports it by a computed name (``import_module("...")``, which neither
+    the import closure nor the strategy reader follows), is no link to a property."""
     if raw is None:
         return True
     from oracle_guard.reading.helper_paths import imports_of
-    from oracle_guard.reading.silence_prefilter import as_python_reads
-
-    text = as_python_reads(raw)
-    if b'import_module' in text or b'__import__' in text:
-        return True
 
     imports = imports_of(raw, path)
     if imports is None:
