@@ -176,11 +176,14 @@ def test_helper_module_constant_narrowed_through_a_package_import_fails(guarded)
 
 @pytest.mark.parametrize('tests_entries', [
     '"tests/"', '"te*s/"', '"tests/properties/strategies.py", "tests/properties/test_domain.py"',
+    # globs git greps as they are (sympy's `sympy/**/tests/`), and ones it cannot
+    '"tests/**/properties/"', '"**/prop?rties/"', '"t*/**/"', '"tests/properties/*.py"',
+    '"te[s]ts/"', '"tes**/"',
 ])
 def test_helper_found_through_the_python_files_of_every_kind_of_test_root(guarded,
                                                                           tests_entries):
     # The helper's importers are looked for among the *.py files below the test roots: a
-    # folder, a glob (the root is the repository) or files named one by one.
+    # folder, a glob (itself, or the folder before it) or files named one by one (rule 23).
     guarded.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n'
                   f'tests = [{tests_entries}]\nproperties = ["{PROP}"]\n')
     guarded.write('tests/properties/strategies.py', HELPER)
@@ -194,6 +197,25 @@ def test_helper_found_through_the_python_files_of_every_kind_of_test_root(guarde
     assert result.rc == 1, result.out
     assert result.codes == ['OG610'], result.out
     assert 'args.x: lists(elements=text(max_size)): locked 20, live 1' in result.out
+
+
+@pytest.mark.parametrize('tests_entry', [
+    'tests/**/unit/', '**/un?t/', 'tests/*/', 'tests/unit/*.py', 'te[s]ts/', 'tes**/',
+])
+def test_helper_importers_are_found_below_a_glob_test_root(guarded, tests_entry):
+    """Rule 23 through a helper, the user outside the properties (sympy's tests are
+    `sympy/**/tests/`): a glob git reads as the configuration does is grepped as it is, any
+    other below its literal root; either way the user of the narrowed helper is found."""
+    guarded.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n'
+                  f'tests = ["{tests_entry}"]\nproperties = ["tests/properties/"]\n')
+    guarded.write('tests/unit/strategies.py', HELPER)
+    guarded.write('tests/unit/test_user.py', USER)
+    assert guarded.run(lock_command.main, '--upgrade').rc == 0
+    guarded.commit('lock')
+    result = commit_check(guarded, 'tests/unit/strategies.py',
+                          HELPER.replace('max_size=20', 'max_size=1'))
+    assert result.codes == ['OG610'], result.out
+    assert result.out.startswith('tests/unit/test_user.py:'), result.out
 
 
 def test_helper_module_widened_passes(guarded):

@@ -657,11 +657,22 @@ def _roots(cfg: Config) -> list[str]:
 
 def _python_files(cfg: Config) -> list[str]:
     """The ``*.py`` files below the test roots, as pathspecs: git then reads no fixture,
-    data file or snapshot it would grep only for the caller to drop."""
+    data file or snapshot it would grep only for the caller to drop. A glob entry whose
+    parts git's glob magic reads as the configuration does (``**`` alone between slashes,
+    ``*`` and ``?`` inside a part) is its own pathspec: ``sympy/**/tests/`` greps the test
+    folders, not all of ``sympy/`` below its literal root."""
     from oracle_guard.config import is_file_entry
+    from oracle_guard.config import is_glob
+    from oracle_guard.config import scan_roots
 
-    specs = []
-    for root in cfg.test_roots():
+    specs, roots = [], []
+    for entry in (*cfg.tests, *cfg.properties):
+        if is_glob(entry) and _same_glob_for_git(entry):
+            specs.append(f':(glob){entry}' if is_file_entry(entry) else
+                         f':(glob){entry.rstrip("/")}/**/*.py')
+        else:
+            roots.append(entry)
+    for root in scan_roots(tuple(roots)):
         if is_file_entry(root):
             specs.append(f':(literal){root}')
             continue
@@ -669,6 +680,14 @@ def _python_files(cfg: Config) -> list[str]:
         escaped = ''.join('\\' + c if c in '*?[\\' else c for c in folder)
         specs.append(f':(glob){escaped}**/*.py')
     return specs
+
+
+def _same_glob_for_git(entry: str) -> bool:
+    """Whether git's ``:(glob)`` matches what ``config.entry_matches`` does for ``entry``:
+    each part ``**`` or free of ``**`` and of classes (``[...]``, which the two read
+    differently), nothing git's glob would take for an escape."""
+    return all(part == '**' or ('**' not in part and not any(c in part for c in '[]\\'))
+               for part in entry.rstrip('/').split('/'))
 
 
 def _profile_pathspecs(cfg: Config) -> list[str]:
