@@ -53,6 +53,9 @@ CONSTRUCTS = {
     'format-computed': ('import sys\nm = sys.modules.get("{}test".format("py"))\n', 2),
     'bytes-computed': ('import sys\nm = sys.modules.get((b"py" + b"test").decode())\n', 2),
     'upper-cased-variable': ('import os\nX = os.environ.get("pytest_addopts".upper())\n', 2),
+    # Python reads identifiers NFKC-normalised: no ASCII byte spells the name
+    'import-pytest-fullwidth': ('import \uff50\uff59test\n', 1),
+    'settrace-fullwidth': ('import sys\nsys.\uff53ettrace(None)\n', 2),
 }
 
 
