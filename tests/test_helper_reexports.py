@@ -501,6 +501,9 @@ NEW_CALLS = {
                                          '    _support.need("net")\n',
     'a new fixture calls it': 'import pytest\n\n' + LEGACY_CALLS +
                               '\n\n@pytest.fixture\ndef net():\n    need("net")\n',
+    # Python reads identifiers NFKC-normalised: no ASCII byte of these lines says need
+    'spelt in fullwidth letters': LEGACY_CALLS.replace('need', '\uff4eeed') +
+                                  '\n\ndef test_new():\n    \uff4eeed("net")\n',
 }
 
 
@@ -509,7 +512,7 @@ def test_new_call_of_a_baselined_helper_skip_fails(guarded: Repo, change: str) -
     base = _baselined_need(guarded)
     source = NEW_CALLS[change]
     line = next(n for n, text in enumerate(source.splitlines(), 1)
-                if 'need("net")' in text)
+                if 'eed("net")' in text)
     guarded.write(CALLS_TEST, source)
     guarded.add()
     result = guarded.run(main, '--today', TODAY, CALLS_TEST)

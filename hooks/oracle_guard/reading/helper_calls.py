@@ -70,10 +70,12 @@ def may_call(path: str, source: bytes, wanted: dict[str, dict[str, BaselineEntry
     ``path``, from its bytes: a call by name spells the name as a word (a function of the
     file itself: other than at its ``def``), and reaching a function of another module
     needs an import spelling that module's name (not so for a package's ``__init__.py``:
-    ``from . import *``). Outside ASCII an identifier may be spelled otherwise (NFKC):
-    then any name in the bytes counts, as it always did."""
+    ``from . import *``). Outside ASCII the bytes are read as Python reads identifiers
+    (NFKC: ``\uff4eeed()`` calls ``need``)."""
     if not source.isascii():
-        return any(name.encode() in source for names in wanted.values() for name in names)
+        from oracle_guard.reading.silence_prefilter import as_python_reads
+
+        source = as_python_reads(source)
     for target, names in wanted.items():
         own = target == path
         stem = posixpath.basename(target)
