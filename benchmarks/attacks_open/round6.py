@@ -3,18 +3,22 @@ points, the last sweep and the blob ids, on branch seal95 at c6a7bca).
 
     python benchmarks/attacks_open/round6.py [NAME ...] [--keep DIR] [--test-env PYTHON]
 
-Open (each printed "gate exit 0" with the bug in place, or for 105 with the bug fixed):
-101 (a rewritten-module cache planted for pytest's rewriter), 102 (a helper module of the
+Open (each printed "gate exit 0" with the bug in place, or for 105 with the bug fixed): 101
+(a rewritten-module cache planted for pytest's rewriter), 102 (a helper module of the
 property rewritten and put back), 103 (a hypothesis entry point from a computed setup.py,
-with 101's move; needs ``--test-env``), 105 (a fork chain the sweeps do not see: a race,
-see below). Caught, kept as scenarios (each prints "gate exit 1"; their tests are
-tests/test_ci_attacks_round6.py): 104 (the ledger's loose object rewritten by the install
-step), 106 (``--assert=plain`` with 95's move; 106rewriter is the same move with the
+with 101's move; needs ``--test-env``), 103b (the same with a ``pytest11`` plugin and no
+conftest in the base; needs ``--test-env``), 105 (a fork chain the sweeps do not see: a
+race, see below), 105b (105's chain plants 101's cache of the new test in the new-test run:
+a race it won in 4 of 5 runs). Caught, kept as scenarios (each prints "gate exit 1"; their
+tests are tests/test_ci_attacks_round6.py): 104 (the ledger's loose object rewritten by the
+install step), 106 (``--assert=plain`` with 95's move; 106rewriter is the same move with the
 rewriter on), 107 (the property's blob moved into an alternate object store), 108 (.git a
 ``gitdir:`` file naming a rewritten copy). Controls, each caught (gate exit 1): 101control,
-102control (the move left out), 103control (setup.py without the entry point). ``105sweep``
-plays 105's chain against ``Reaper.leftovers`` alone, in-process, and prints how often the
-sweep found nothing and the chain still did its work after it.
+102control (the move left out), 103control (setup.py without the entry point), 105bcontrol
+(no chain: OG736).
+
+``105sweep`` plays 105's chain against ``Reaper.leftovers`` alone, in-process, and prints
+how often the sweep found nothing and the chain still did its work after it.
 
 Each scenario builds the repository of tests/test_ci_attacks.py (``dd``, adopted with
 ``oracle-guard init``, then the bug on ``main``: ``dedupe`` drops the largest value past
@@ -22,7 +26,8 @@ three distinct ones), commits the pull request on branch ``pr``, runs plain ``py
 pytest -q -p no:cacheprovider`` in a copy of the checkout (after the same install step, if
 any), then the gate as the action runs it, ``python -I -m oracle_guard.cli ci --base main
 [options] -- python -m pytest -q -p no:cacheprovider``, and prints "plain pytest exit N" and
-"gate exit N" per scenario with the gate's findings. 103 runs only with ``--test-env
+"gate exit N" per scenario with the gate's findings (105b sets ``require-fail-to-pass = true``
+on main first; its pull request fixes the bug). 103 and 103b run only with ``--test-env
 PYTHON``, the interpreter of a throwaway environment holding pytest, Hypothesis, setuptools
 and oracle-guard (the gate then runs with ``--test-python PYTHON``). 105 prints whether the
 chain outlived the gate too. Every attacker touches only files in its own checkout, its git
@@ -51,7 +56,9 @@ from round6_sources import CHAIN  # noqa: E402
 from round6_sources import CHAIN_NEW_TEST  # noqa: E402
 from round6_sources import CHAIN_PLANTING  # noqa: E402
 from round6_sources import CHAIN_TEST  # noqa: E402
+from round6_sources import COMPUTED_PLUGIN_SETUP  # noqa: E402
 from round6_sources import COMPUTED_SETUP  # noqa: E402
+from round6_sources import PLUGIN  # noqa: E402
 from round6_sources import ENTRY_POINT_PLANTING_SRC  # noqa: E402
 from round6_sources import HELPER  # noqa: E402
 from round6_sources import HELPER_PROPERTY  # noqa: E402
@@ -68,7 +75,8 @@ from test_ci_attacks_round6 import APPENDING_SRC  # noqa: E402 -- 106, caught
 from test_ci_attacks_round6 import GITDIR_FILE_INSTALL  # noqa: E402 -- 108, caught
 from test_ci_attacks_round6 import rewriting_the_ledger  # noqa: E402 -- 104, caught
 
-NEEDS_TEST_ENV = ('103', '103control')  # the install step installs dd into a separate environment
+# the install step installs dd into a separate environment
+NEEDS_TEST_ENV = ('103', '103control', '103b')
 PIP_INSTALL = ('--install-command',
                'python -m pip install -q --no-deps --no-build-isolation -e .')
 
@@ -94,6 +102,8 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
                        {'src/dd/__init__.py': ENTRY_POINT_PLANTING_SRC, 'setup.py':
                         COMPUTED_SETUP.replace("dict(hypothesis=['dd = dd:_plant'])", 'dict()'),
                         **units}, PIP_INSTALL),
+        '103b': ({}, {'src/dd/__init__.py': ENTRY_POINT_PLANTING_SRC, 'src/dd/_plugin.py': PLUGIN,
+                      'setup.py': COMPUTED_PLUGIN_SETUP, **units}, PIP_INSTALL),
         '104': ({}, {'tools/install.py': rewriting_the_ledger()}, install),
         '105': ({}, {'src/dd/__init__.py': GOOD, 'tests/_chain.py': CHAIN,
                      'tests/test_chain.py': CHAIN_TEST}, ()),

@@ -231,3 +231,12 @@ CHAIN_NEW_TEST = ("import os\n\nimport _chain\n\n"
                   "from dd import dedupe  # noqa: E402\n\n\n"
                   "def test_dedupe_keeps_a_sorted_pair():\n"
                   "    assert dedupe([1, 2]) == [1, 2]\n")
+
+# -- 103b: the same with a pytest11 entry point, on the plain layout -----------------------
+# No conftest at all in the base: ``entry_points=dict(pytest11=['dd = dd._plugin'])``; pytest
+# loads the plugin at start-up in both runs (the reference run uses the test environment),
+# and the plugin module plants 101's cache before anything is collected.
+COMPUTED_PLUGIN_SETUP = COMPUTED_SETUP.replace("dict(hypothesis=['dd = dd:_plant'])",
+                                               "dict(pytest11=['dd = dd._plugin'])")
+assert COMPUTED_PLUGIN_SETUP != COMPUTED_SETUP
+PLUGIN = 'from dd import _plant\n\n_plant()\n'
