@@ -9,13 +9,14 @@ property rewritten and put back), 103 (a hypothesis entry point from a computed 
 with 101's move; needs ``--test-env``), 103b (the same with a ``pytest11`` plugin and no
 conftest in the base; needs ``--test-env``), 105 (a fork chain the sweeps do not see: a
 race, see below), 105b (105's chain plants 101's cache of the new test in the new-test run:
-a race it won in 4 of 5 runs). Caught, kept as scenarios (each prints "gate exit 1"; their
-tests are tests/test_ci_attacks_round6.py): 104 (the ledger's loose object rewritten by the
-install step), 106 (``--assert=plain`` with 95's move; 106rewriter is the same move with the
-rewriter on), 107 (the property's blob moved into an alternate object store), 108 (.git a
-``gitdir:`` file naming a rewritten copy). Controls, each caught (gate exit 1): 101control,
-102control (the move left out), 103control (setup.py without the entry point), 105bcontrol
-(no chain: OG736).
+a race it won in 4 of 5 runs), 105c (the chain left by the install step plants 101's cache
+in the reference tree; the install script plants it in the checkout). Caught, kept as
+scenarios (each prints "gate exit 1"; their tests are tests/test_ci_attacks_round6.py): 104
+(the ledger's loose object rewritten by the install step), 106 (``--assert=plain`` with 95's
+move; 106rewriter is the same move with the rewriter on), 107 (the property's blob moved
+into an alternate object store), 108 (.git a ``gitdir:`` file naming a rewritten copy).
+Controls, each caught (gate exit 1): 101control, 102control (the move left out), 103control
+(setup.py without the entry point), 105bcontrol (no chain: OG736).
 
 ``105sweep`` plays 105's chain against ``Reaper.leftovers`` alone, in-process, and prints
 how often the sweep found nothing and the chain still did its work after it.
@@ -53,6 +54,7 @@ from round3 import build  # noqa: E402
 from round5 import plain_run  # noqa: E402
 from round5 import strict  # noqa: E402
 from round6_sources import CHAIN  # noqa: E402
+from round6_sources import CHAIN_INSTALL  # noqa: E402
 from round6_sources import CHAIN_NEW_TEST  # noqa: E402
 from round6_sources import CHAIN_PLANTING  # noqa: E402
 from round6_sources import CHAIN_TEST  # noqa: E402
@@ -112,6 +114,8 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
         '105bcontrol': ({}, {'src/dd/__init__.py': GOOD, 'tests/_chain.py': CHAIN_PLANTING,
                              'tests/test_new.py': CHAIN_NEW_TEST.replace(
                                  '    _chain.start()\n', '    pass\n')}, ()),
+        '105c': ({}, {'src/dd/__init__.py': ENTRY_POINT_PLANTING_SRC,
+                      'tools/install.py': CHAIN_INSTALL, **units}, install),
         '106': (conftest, {'src/dd/__init__.py': APPENDING_SRC, **units}, ()),
         '106rewriter': (conftest, {'src/dd/__init__.py': APPENDING_SRC, **units}, ()),
         '107': ({}, {'tools/install.py': ALTERNATES_INSTALL, **units}, install),

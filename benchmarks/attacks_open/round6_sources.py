@@ -240,3 +240,69 @@ COMPUTED_PLUGIN_SETUP = COMPUTED_SETUP.replace("dict(hypothesis=['dd = dd:_plant
                                                "dict(pytest11=['dd = dd._plugin'])")
 assert COMPUTED_PLUGIN_SETUP != COMPUTED_SETUP
 PLUGIN = 'from dd import _plant\n\n_plant()\n'
+
+# -- 105c: the fork chain started by the install step plants 101's cache in both runs -----
+# No conftest, no entry point: the pull request's install script (standing for a setup.py
+# that ``pip install -e .`` runs) plants 101's cache of the property in the checkout, for the
+# test command, and leaves 105's chain behind, which escapes the install step's sweep; every
+# 32nd generation it looks among its gate's children for the reference run (a working
+# folder under ``oracle-guard-reference-``), plants the same cache in that tree, and ends.
+CHAIN_INSTALL = r'''import os
+import sys
+import time
+
+import pytest  # noqa: F401,E402 -- the cache's name carries pytest's version
+
+sys.path.insert(0, os.path.join(os.getcwd(), 'src'))
+from dd import _plant  # noqa: E402 -- 101's writer of the cache (not run at import)
+
+
+def _parent(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        return int(f.read().rsplit(')', 1)[1].split()[1])
+
+
+def _reference_tree(gate):
+    for task in os.listdir('/proc/%d/task' % gate):
+        try:
+            with open('/proc/%d/task/%s/children' % (gate, task)) as f:
+                pids = f.read().split()
+        except OSError:
+            continue
+        for pid in pids:
+            try:
+                tree = os.readlink('/proc/%s/cwd' % pid)
+            except OSError:
+                continue
+            if 'oracle-guard-reference-' in tree:
+                return tree
+    return None
+
+
+gate = os.getppid()  # the shell the install command runs in, or this gate itself
+with open('/proc/%d/comm' % gate) as f:
+    if f.read().strip() in ('sh', 'bash', 'dash'):
+        gate = _parent(gate)
+_plant(os.getcwd())  # the checkout, for the test command
+if os.fork() == 0:
+    os.setsid()
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, 4096)
+    deadline = time.monotonic() + 120
+    generation = 0
+    while True:
+        if os.fork():
+            os._exit(0)
+        generation += 1
+        if generation % 32 == 0:
+            if not os.path.exists('/proc/%d' % gate) or time.monotonic() > deadline:
+                break
+            tree = _reference_tree(gate)
+            if tree is not None:
+                sys.pycache_prefix = None  # the reference run is python -I: no prefix
+                _plant(tree)
+                break
+    os._exit(0)
+'''
