@@ -19,8 +19,11 @@ class Finding(FrozenRecord):
                  hint: str = '') -> None:
         self._set(path=path, line=line, col=col, code=code, message=message, hint=hint)
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.path, self.line, self.col, self.code)
+    def sort_key(self) -> tuple[str, int, int, str, str, str]:
+        # The whole record: findings are printed from a set, so a key that stopped at the
+        # code would leave two findings of one place and code in hash order, which changes
+        # from one run to the next.
+        return (self.path, self.line, self.col, self.code, self.message, self.hint)
 
 
 class ConfigError(Exception):
