@@ -235,3 +235,31 @@ def test_init_lists_nothing_in_src_test_imports_when_src_uses_no_hypothesis(
     adopt(repo)
     assert load_config(repo.path).src_test_imports == ()
     assert b'src-test-imports' not in repo.read('pyproject.toml')
+
+
+def test_init_puts_the_fixture_root_aside_when_the_tests_fixtures_folder_is_a_package(
+        repo: Repo) -> None:
+    # django's tests/fixtures/ is one of its test apps (models, tests, and data files in a
+    # fixtures/ folder of its own): its modules are code of the suite, not fixture files.
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('tests/test_core.py', UNIT)
+    repo.write('tests/fixtures/__init__.py', '')
+    repo.write('tests/fixtures/models.py', 'NAMES = ("a", "b")\n')
+    repo.write('tests/fixtures/test_fixtures.py',
+               'from fixtures.models import NAMES\n\n\ndef test_names():\n'
+               '    assert NAMES == ("a", "b")\n')
+    repo.write('tests/fixtures/fixtures/db.json', '[]\n')
+    repo.commit('a test app named fixtures')
+    done = adopt(repo)
+    cfg = load_config(repo.path)
+    assert cfg.fixtures == 'tests/oracle-guard-fixtures/', done['out']
+    assert 'tests/fixtures/ is a Python package' in str(done['out'])
+    manifest = json.loads(repo.read(cfg.manifest))
+    assert manifest['fixtures'] == {}
+    # An edit of the test app's code is a test change like any other, not a fixture
+    # changed behind the manifest's back.
+    repo.write('tests/fixtures/models.py', 'NAMES = ("a", "b")  # the two names\n')
+    repo.git('add', 'tests/fixtures/models.py')
+    checked = repo.run(cli, 'check')
+    assert checked.rc == 0, checked.out + checked.err

@@ -311,6 +311,9 @@ DATA_FOLDERS = ('example_scripts', 'examples', 'example', 'data', 'testdata', 't
 # Where the oracle files go when no tests folder sits at the top: a name no Python
 # package can have, so it never collides with the code.
 ORACLE_HOME = 'oracle-guard/'
+# The fixture root when the tests folder's fixtures/ is a package of the suite: a name no
+# Python package can have.
+FIXTURE_HOME = 'oracle-guard-fixtures/'
 
 
 class Layout:
@@ -377,9 +380,17 @@ class Layout:
         # The oracle files go to one place at the top: the tests folder there, else a
         # folder of their own, never into the first subpackage found.
         home = next((t for t in tests if t.count('/') == 1 and not is_glob(t)), ORACLE_HOME)
-        values['fixtures'] = f'{home}fixtures/'
-        values['manifest'] = f'{home}fixtures/manifest.json'
-        values['traces'] = f'{home}fixtures/traces.txt'
+        fixtures = f'{home}fixtures/'
+        if f'{fixtures}__init__.py' in files:
+            # A Python package of that name is code of the suite (django's tests/fixtures/
+            # is one of its test apps), not a folder of data files: its modules must not
+            # become manifest rows that every edit of a test there would have to rehash.
+            fixtures = f'{home}{FIXTURE_HOME}'
+            said.append(f'fixtures: {fixtures} ({home}fixtures/ is a Python package of the '
+                        'suite, not a folder of fixture files)')
+        values['fixtures'] = fixtures
+        values['manifest'] = f'{fixtures}manifest.json'
+        values['traces'] = f'{fixtures}traces.txt'
         values['ledger'] = f'{home}freeze_ledger.yaml'
         values['domain-lock'] = f'{home}domain_lock.json'
         values['baseline'] = f'{home}oracle_baseline.json'
