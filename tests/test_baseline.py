@@ -232,6 +232,27 @@ def test_baseline_records_tests_left_out_by_the_pytest_configuration(guarded):
     ]
 
 
+def test_a_collect_ignore_under_an_if_is_recorded_with_its_condition(guarded):
+    # cattrs' conftest leaves its PEP 604 tests out below Python 3.10 only: the record says
+    # so, so a reader (and the audit on another interpreter) knows where it applies.
+    guarded.write('tests/conftest.py', 'import sys\n\ncollect_ignore = []\n'
+                                       'if sys.version_info < (3, 10):\n'
+                                       '    collect_ignore.append("test_604.py")\n'
+                                       'else:\n'
+                                       '    collect_ignore.append("test_old_unions.py")\n')
+    guarded.write('tests/test_604.py', 'def test_union():\n    assert int | None\n')
+    guarded.write('tests/test_old_unions.py', 'def test_union():\n    assert 1\n')
+    guarded.commit('pytest configuration')
+    guarded.run(baseline_main)
+    excluded = json.loads(guarded.read('tests/oracle_baseline.json'))['excluded']
+    assert excluded == [
+        {'nodeid': 'tests/test_604.py::test_union',
+         'by': 'collect_ignore in tests/conftest.py when sys.version_info < (3, 10)'},
+        {'nodeid': 'tests/test_old_unions.py::test_union',
+         'by': 'collect_ignore in tests/conftest.py when not (sys.version_info < (3, 10))'},
+    ]
+
+
 def test_malformed_baseline_is_a_configuration_error(guarded):
     guarded.write('tests/test_legacy.py', LEGACY)
     guarded.write('tests/oracle_baseline.json', '{"version": 2, "silences": []}')

@@ -263,3 +263,23 @@ def test_init_puts_the_fixture_root_aside_when_the_tests_fixtures_folder_is_a_pa
     repo.git('add', 'tests/fixtures/models.py')
     checked = repo.run(cli, 'check')
     assert checked.rc == 0, checked.out + checked.err
+
+
+def test_init_proposes_a_property_module_a_conftest_ignores_only_on_other_interpreters(
+        repo: Repo) -> None:
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('tests/conftest.py', 'import sys\n\ncollect_ignore = []\n'
+                                    'if sys.version_info < (3, 0):\n'
+                                    '    collect_ignore.append("test_hypothesis.py")\n'
+                                    'if sys.platform == "nope":\n'
+                                    '    pass\n'
+                                    'else:\n'
+                                    '    collect_ignore.append("test_stateful.py")\n')
+    repo.write('tests/test_hypothesis.py', GIVEN)
+    repo.write('tests/test_stateful.py', MACHINE)
+    repo.commit('a conftest that leaves tests out on some interpreters')
+    done = adopt(repo)
+    cfg = load_config(repo.path)
+    # pytest collects test_hypothesis.py here (the if is false); test_stateful.py it does not.
+    assert cfg.properties == ('tests/test_hypothesis.py',), done['out']

@@ -76,13 +76,19 @@ def _addopts_exclusions(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def _collect_ignores(source: bytes, folder: str) -> list[tuple[str, str]]:
-    """('collect_ignore' or 'collect_ignore_glob', repository path) from one conftest.py."""
+def _collect_ignores(source: bytes, folder: str) -> list[tuple[str, str, str, bool]]:
+    """('collect_ignore' or 'collect_ignore_glob', repository path, the ``if`` conditions
+    it sits under as text ('' for none), whether they hold in this interpreter) from one
+    conftest.py. A condition that cannot be evaluated counts as holding."""
+    from oracle_guard.reading.env_conditions import ConditionReader
+    from oracle_guard.reading.env_conditions import holds_now
+
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     found = []
+    reader: ConditionReader | None = None
 
     def strings(node: ast.AST | None) -> list[str]:
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -92,15 +98,22 @@ def _collect_ignores(source: bytes, folder: str) -> list[tuple[str, str]]:
             return [node.value]
         return []
 
-    todo: list[ast.AST] = list(tree.body)
-    while todo:  # module level, into if/try blocks, never into functions
-        node = todo.pop()
-        if isinstance(node, (ast.If, ast.Try, ast.With)):
+    # (node, the if conditions above it as (test, negated)): module level, into if/try
+    # blocks, never into functions.
+    todo: list[tuple[ast.AST, tuple[tuple[ast.expr, bool], ...]]] = [
+        (node, ()) for node in tree.body]
+    while todo:
+        node, under = todo.pop()
+        if isinstance(node, ast.If):
+            todo.extend((n, under + ((node.test, False),)) for n in node.body)
+            todo.extend((n, under + ((node.test, True),)) for n in node.orelse)
+            continue
+        if isinstance(node, (ast.Try, ast.With)):
             for name in ('body', 'orelse', 'finalbody', 'handlers'):
-                todo.extend(getattr(node, name, []) or [])
+                todo.extend((n, under) for n in getattr(node, name, []) or [])
             continue
         if isinstance(node, ast.ExceptHandler):
-            todo.extend(node.body)
+            todo.extend((n, under) for n in node.body)
             continue
         target, values = None, []
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -115,9 +128,18 @@ def _collect_ignores(source: bytes, folder: str) -> list[tuple[str, str]]:
             target = node.value.func.value.id
             for arg in node.value.args:
                 values += strings(arg)
-        if target in ('collect_ignore', 'collect_ignore_glob'):
-            found.extend((target, posixpath.normpath(posixpath.join(folder, v)))
-                         for v in values)
+        if target not in ('collect_ignore', 'collect_ignore_glob') or not values:
+            continue
+        when, here = '', True
+        if under:
+            if reader is None:
+                reader = ConditionReader.of_tree(tree)
+            when = ' and '.join(f'not ({ast.unparse(test)})' if negated else ast.unparse(test)
+                                for test, negated in under)
+            here = all(holds_now(reader, [test], negated) is not False
+                       for test, negated in under)
+        found.extend((target, posixpath.normpath(posixpath.join(folder, v)), when, here)
+                     for v in values)
     return found
 
 
@@ -201,7 +223,9 @@ class CollectionScope:
             else DEFAULT_NORECURSE
         self.norecurse_by = f'norecursedirs in {where}' if 'norecursedirs' in options \
             else "pytest's default norecursedirs"
-        self.rules = _ignore_rules(view, view.paths() if paths is None else paths)
+        self.elsewhere: set[str] = set()
+        self.rules = _ignore_rules(view, view.paths() if paths is None else paths,
+                                   self.elsewhere)
 
     def excluded_by(self, path: str) -> str | None:
         """What keeps pytest from collecting the file ``path``, or None."""
@@ -214,13 +238,19 @@ class CollectionScope:
             folder = '/'.join(parts[:depth])
             if any(_fnmatch_ex(pattern, folder) for pattern in self.norecurse):
                 return self.norecurse_by
-        return next((b for how, value, b in self.rules
-                     if (how == 'path' and (path == value or path.startswith(value + '/')))
-                     or (how == 'glob' and fnmatch.fnmatch(path, value))), None)
+        # A collect_ignore under an ``if`` that is false in this interpreter leaves
+        # nothing out here.
+        return next((b for how, value, b in self.rules if b not in self.elsewhere and (
+                     (how == 'path' and (path == value or path.startswith(value + '/')))
+                     or (how == 'glob' and fnmatch.fnmatch(path, value)))), None)
 
 
-def _ignore_rules(view: TreeView, paths: list[str]) -> list[tuple[str, str, str]]:
-    """(how: deselect/path/glob, value, by) from addopts and every tracked conftest.py."""
+def _ignore_rules(view: TreeView, paths: list[str], elsewhere: set[str] | None = None
+                  ) -> list[tuple[str, str, str]]:
+    """(how: deselect/path/glob, value, by) from addopts and every tracked conftest.py;
+    ``elsewhere`` gets the ``by`` of the rules whose ``if`` is false in this interpreter
+    (they leave tests out in other environments, so the record keeps them, with the
+    condition in ``by``)."""
     rules: list[tuple[str, str, str]] = []
     for text, where in _addopts(view):
         for option, value in _addopts_exclusions(text):
@@ -233,9 +263,11 @@ def _ignore_rules(view: TreeView, paths: list[str]) -> list[tuple[str, str, str]
         source = view.read(path)
         if source is None or b'collect_ignore' not in source:
             continue
-        for name, value in _collect_ignores(source, posixpath.dirname(path)):
-            rules.append(('glob' if name.endswith('_glob') else 'path', value,
-                          f'{name} in {path}'))
+        for name, value, when, here in _collect_ignores(source, posixpath.dirname(path)):
+            by = f'{name} in {path}' + (f' when {when}' if when else '')
+            rules.append(('glob' if name.endswith('_glob') else 'path', value, by))
+            if not here and elsewhere is not None:
+                elsewhere.add(by)
     return rules
 
 
