@@ -140,6 +140,28 @@ def test_pyc_python_wrote_for_the_real_source_passes(env: tuple[str, str]) -> No
     assert codes(python) == []
 
 
+# A set display of constants in a test of membership is compiled to a frozenset constant,
+# whose order is the hash order of the process that compiled it: pip compiles at install
+# time, the probe compiles again under another hash seed.
+WORDS = ', '.join(repr(f'word{n}') for n in range(40))
+PLUGGY_WITH_A_SET = f'def hookimpl(name):\n    return name in {{{WORDS}}}\n'
+
+
+@pytest.mark.parametrize('seed', ['1', '2', '3', '4', '5'])
+def test_pyc_of_a_frozenset_constant_compiled_under_another_hash_seed_passes(
+        env: tuple[str, str], seed: str) -> None:
+    python, site = env
+    install(site, 'hypothesis', {'hypothesis/__init__.py': PLUGGY_WITH_A_SET})
+    # The importer writes the cache file under one seed; the probe (python -I) runs under a
+    # random one.
+    wrote = {k: v for k, v in os.environ.items() if k != 'PYTHONDONTWRITEBYTECODE'}
+    subprocess.run([python, '-c', 'import hypothesis'], check=True,
+                   env=dict(wrote, PYTHONHASHSEED=seed))
+    assert os.path.isfile(os.path.join(site, 'hypothesis', '__pycache__',
+                                       f'__init__.{sys.implementation.cache_tag}.pyc'))
+    assert codes(python) == []
+
+
 def test_editable_install_is_judged_where_it_can_be_and_says_so(env: tuple[str, str]) -> None:
     python, site = env
     install(site, 'oracle_guard', {'__editable__.oracle_guard-1.0.pth': '/src\n'},
@@ -174,3 +196,23 @@ def test_install_step_planting_a_pth_that_forces_exit_0_fails_ci(env: tuple[str,
     ci = calc.ci(test_command, '--test-python', python, '--install-command', install_command)
     assert ci.rc == 1, ci.out
     assert any('zz_fast.pth' in line for line in ci.lines('OG727')), ci.out
+
+
+def test_the_run_records_code_measure_ignores_the_hash_order_a_cache_file_was_written_in(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The run record compares the code that ran (maybe loaded from a cache file another
+    # process wrote) with the code compiled from the source here: the same measure.
+    import marshal
+
+    from oracle_guard.runtime.run_record import code_fingerprint
+
+    source = PLUGGY_WITH_A_SET
+    dumped = tmp_path / 'code.bin'
+    for seed in ('1', '2', '3'):
+        subprocess.run([sys.executable, '-c', 'import marshal, sys; open(sys.argv[1], "wb")'
+                        '.write(marshal.dumps(compile(sys.argv[2], "m.py", "exec")))',
+                        str(dumped), source], check=True,
+                       env=dict(os.environ, PYTHONHASHSEED=seed))
+        loaded = marshal.loads(dumped.read_bytes())
+        fresh = compile(source, 'm.py', 'exec', dont_inherit=True)
+        assert code_fingerprint(loaded) == code_fingerprint(fresh)

@@ -93,8 +93,19 @@ def fingerprint(code: types.CodeType) -> str:
             if isinstance(const, types.CodeType):
                 todo.append(const)
             else:
-                digest.update(repr(const).encode('utf-8', 'backslashreplace') + b'\0')
+                digest.update(constant_text(const).encode('utf-8', 'backslashreplace') + b'\0')
     return digest.hexdigest()
+
+
+def constant_text(const: object) -> str:
+    """A constant's repr with every frozenset in sorted order: a frozenset's repr follows
+    the hash order of the process that built it, and a cache file's frozenset is rebuilt in
+    the order of the process that compiled it (another hash seed, at install time)."""
+    if isinstance(const, frozenset):
+        return 'frozenset({' + ', '.join(sorted(constant_text(e) for e in const)) + '})'
+    if isinstance(const, tuple):
+        return '(' + ''.join(constant_text(e) + ', ' for e in const) + ')'
+    return repr(const)
 
 
 def loaded_instead_of_source(pyc: str, source: str, data: bytes) -> bool:

@@ -227,6 +227,17 @@ def base_classes(cls: Any) -> list[list[str]]:
     return found
 
 
+def constant_text(const: object) -> str:
+    """A constant's repr with every frozenset in sorted order: a frozenset's repr follows
+    the hash order of the process that built it (the same measure as
+    ``gate/integrity_probe.py``'s)."""
+    if isinstance(const, frozenset):
+        return 'frozenset({' + ', '.join(sorted(constant_text(e) for e in const)) + '})'
+    if isinstance(const, tuple):
+        return '(' + ''.join(constant_text(e) + ', ' for e in const) + ')'
+    return repr(const)
+
+
 def code_fingerprint(code: types.CodeType) -> str:
     """What a code object does, without where it was compiled (file name, line table)."""
     digest = hashlib.sha256()
@@ -239,7 +250,7 @@ def code_fingerprint(code: types.CodeType) -> str:
             if isinstance(const, types.CodeType):
                 feed(const)
             else:
-                digest.update(repr(const).encode('utf-8', 'backslashreplace'))
+                digest.update(constant_text(const).encode('utf-8', 'backslashreplace'))
                 digest.update(b'\0')
 
     feed(code)
