@@ -50,6 +50,15 @@ def test_reads_this_repository_pyproject_as_tomllib_does():
     '[tool.ruff]\nlint.select = ["E"]\n[tool.ruff.lint.per-file-ignores]\n"x.py" = ["E1"]\n',
     '[x]\na.b = 1\n[x.a.c]\n[x.a.c.d]\n',  # headers under a table dotted keys made
     '[[a]]\nb = 1\n[[a]]\nb = 2\n[a.c]\nd = 3\n[[tool.mypy.overrides]]\nmodule = "x"\n',
+    # multi-line strings: sympy 1.14's [tool.slotscheck] exclude-modules, as written there
+    "[tool.slotscheck]\nstrict-imports = true\nexclude-modules = \'\'\'\n(\n"
+    "    sympy.parsing.latex._antlr\n    |sympy.galgebra\n)\n\'\'\'\n\n[tool.x]\ny = 1\n",
+    "a = \'\'\'\r\nCRLF\r\nread as LF\'\'\'\r\n",
+    "a = \'\'\'no \\escape, \"quotes\" and \'one\' \'\'\'\n",
+    "a = \'\'\'\'\'quotes before the end\'\'\'\'\'\nb = \'\'\'\'\'\'\n",
+    'a = """\nbasic \\"escapes\\"\\t\\\\ and a\\\n    line-ending backslash"""\n',
+    'a = """x\\  \r\n\n  y""""\nb = [""" in\nan array""", \'\'\'two\'\'\']\n',
+    'a = {b = """one\nline""", c = 1}\n',
 ])
 def test_plain_documents_are_read_as_tomllib_reads_them(text):
     assert read_plain_toml(text) is not None
@@ -58,7 +67,7 @@ def test_plain_documents_are_read_as_tomllib_reads_them(text):
 
 @pytest.mark.parametrize('text', [
     'a = "\\u00e9"\n',             # long escapes
-    'a = """multi\nline"""\n',    # multi-line strings
+    'a = """multi\\u00e9line"""\n',
     'a = 1.5\n', 'a = 1e3\n', 'a = 1_000\n', 'a = 0x1f\n', 'a = inf\n',
     'a = 1979-05-27\n',           # dates
 ])
@@ -84,6 +93,9 @@ def test_what_is_not_plain_is_left_to_tomllib(text):
     'a = 1 b = 2\n', 'a = "x\n', 'a = \'x\n', 'a = [1, 2\n', 'a = [,]\n', '= 1\n',
     'a = 01\n', 'a = {b = 1,}\n', 'a = {b = 1\n}\n',
     'a = "bell\x07"\n', '# bell\x07\n', 'a = 1\rb = 2\n', '[a\n', '[a] x\n', 'a =\n',
+    "a = \'\'\'x\'\'\'\'\'\'\n", "a = \'\'\'x\ry\'\'\'\n", "a = \'\'\'open\n", 'a = """x\\ y"""\n',
+    'a = """\\q"""\n', 'a = """x\\\n\r y"""\n', "\'\'\'a\'\'\' = 1\n", '["""a"""]\n',
+    'a = {"""b""" = 1}\n', 'a = """bell\x07"""\n', "a = \'\'\'x\'\'\' y\n",
 ])
 def test_invalid_toml_is_never_read(text):
     assert read_plain_toml(text) is None
@@ -136,6 +148,8 @@ KEYS = ['a', 'b', 'src', 'x-y', 'A_1', '1', '"a"', '"q q"', "'lit'", '""', 'a.b'
 ATOMS = ['0', '7', '-12', '+1', '-0', '99999999999999999999', 'true', 'false', 'tru', '01',
          '1_0', '1.5', '1e3', 'inf', '0x1f', '1979-05-27', '', '"', "'"]
 STRING_CHARS = 'ab #\'"\\\t\x07\x7f\u00e9,[]{}=tnu0'
+MULTI_LINE_PIECES = ['a', ' ', '\t', '\n', '\r\n', '\r', '\\', '\\\n', '\\ \n', '\\  \r\n  ',
+                     '"', "\'", '""', "\'\'", '\\"', '\\n', '\\u00e9', '\\e', '\x07', '#', ']']
 SEPARATORS = [' = ', '=', ' =  ', ' ']
 ENDINGS = ['', ' # note', '#\x07', ' x']
 HEADERS = ['[{}]', '[[{}]]', '[ {} ]', '[{}']
@@ -146,9 +160,14 @@ def random_value(rng: random.Random, depth: int = 0) -> str:
     kind = rng.randrange(5 if depth < 2 else 3)
     if kind == 0:
         return rng.choice(ATOMS)
-    if kind in (1, 2):
+    if kind == 1:
         body = ''.join(rng.choice(STRING_CHARS) for _ in range(rng.randrange(6)))
-        return rng.choice(['"{}"', "'{}'", '"""{}"""']).format(body)
+        return rng.choice(['"{}"', "'{}'"]).format(body)
+    if kind == 2:  # multi-line: newlines, quotes and backslashes near the ends
+        body = ''.join(rng.choice(MULTI_LINE_PIECES) for _ in range(rng.randrange(6)))
+        quote = rng.choice(['"""', "\'\'\'"])
+        return quote + rng.choice(['', '\n', '\r\n']) + body + quote + rng.choice(
+            ['', quote[0], quote[:2], quote])
     if kind == 3:
         items = [random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
         return ('[' + rng.choice([', ', ',\n ', ',#c\n']).join(items) +
@@ -182,3 +201,20 @@ def test_agrees_with_tomllib_or_leaves_it_to_tomllib():
         assert plain is None or plain == tomllib_or_none(text), text
         read += plain is not None
     assert read > 400  # the fuzz reaches the reader's own path, not only the fallback
+
+
+def test_multi_line_strings_agree_with_tomllib_or_are_left_to_it():
+    """Seeded one-value documents near the edges of a multi-line string: the newline
+    after the opening quotes, CRLF and lone CRs, quotes before the closing three, escapes
+    and line-ending backslashes; what the reader reads, tomllib reads the same."""
+    rng = random.Random(20)
+    read = 0
+    for _ in range(3000):
+        value = random_value(rng, depth=2) if rng.randrange(4) else "'''x'''"
+        while not value.startswith(('"""', "'''")):
+            value = random_value(rng, depth=2)
+        text = 'a = ' + value + rng.choice(['\n', '', ' # c\n', '\r\n', ' x\n'])
+        plain = read_plain_toml(text)
+        assert plain is None or plain == tomllib_or_none(text), text
+        read += plain is not None
+    assert read > 600

@@ -2,12 +2,12 @@
 
 ``tomllib`` costs a hook more to import (``re``, ``typing``, ``string``, its own regular
 expressions) than the whole one-file commit is allowed to take. Most ``pyproject.toml``
-files use only tables and arrays of tables, bare, quoted or dotted keys, strings with
-short escapes, integers, booleans, arrays and inline tables; :func:`read_plain_toml`
-reads exactly that and returns ``None`` for anything else (``\\u`` escapes, multi-line
-strings, floats, dates, a duplicate key, a table defined twice, a header naming a table
-dotted keys made), and the caller asks ``tomllib``, which also reports every error. What
-this reader accepts, ``tomllib`` reads the same.
+files use only tables and arrays of tables, bare, quoted or dotted keys, strings (one-line
+or multi-line) with short escapes, integers, booleans, arrays and inline tables;
+:func:`read_plain_toml` reads exactly that and returns ``None`` for anything else
+(``\\u`` escapes, floats, dates, a duplicate key, a table defined twice, a header naming
+a table dotted keys made), and the caller asks ``tomllib``, which also reports every
+error. What this reader accepts, ``tomllib`` reads the same.
 """
 from __future__ import annotations
 
@@ -212,6 +212,8 @@ class _Reader:
     def _key(self) -> str:
         ch = self._peek()
         if ch == '"' or ch == "'":
+            if self.text.startswith(ch * 3, self.pos):
+                raise _NotPlain  # no key is a multi-line string
             return self._string(ch)
         start = pos = self.pos
         text = self.text
@@ -249,7 +251,7 @@ class _Reader:
     def _string(self, quote: str) -> str:
         text = self.text
         if text.startswith(quote * 3, self.pos):
-            raise _NotPlain  # multi-line strings
+            return self._multi_line_string(quote)
         if quote == '"':
             return self._basic_string()
         end = text.find(quote, self.pos + 1)
@@ -285,6 +287,55 @@ class _Reader:
             raise _NotPlain  # a newline or a control character as written (`\\t` is fine)
         self.pos = quote + 1
         return ''.join(parts)
+
+    def _multi_line_string(self, quote: str) -> str:
+        """A ``\'\'\'...\'\'\'`` or ``\"\"\"...\"\"\"`` string (sympy's pyproject.toml
+        has one). As TOML reads it: a newline right after the opening quotes is dropped,
+        CRLF is read as LF, one or two quotes right before the closing three belong to the
+        string; a basic one reads the short escapes and a backslash that ends its line
+        (every space and newline after it dropped). ``\\u``, ``\\U``, any other escape, a
+        lone CR or another control character: tomllib."""
+        text = self.text
+        start = self.pos + 3
+        if text.startswith('\n', start):
+            start += 1
+        elif text.startswith('\r\n', start):
+            start += 2
+        pos = start
+        parts = []
+        while True:
+            close = text.find(quote * 3, pos)
+            if close < 0:
+                raise _NotPlain
+            slash = text.find('\\', pos, close) if quote == '"' else -1
+            if slash < 0:
+                parts.append(text[pos:close])
+                break
+            parts.append(text[pos:slash])
+            escaped = _ESCAPES.get(text[slash + 1:slash + 2])
+            if escaped is not None:
+                parts.append(escaped)
+                pos = slash + 2
+                continue
+            after = slash + 1  # a line-ending backslash: spaces, then a newline
+            while after < len(text) and text[after] in _SPACE:
+                after += 1
+            if not (text.startswith('\n', after) or text.startswith('\r\n', after)):
+                raise _NotPlain
+            while after < len(text) and text[after] in ' \t\r\n':
+                after += 1  # a lone CR here is refused below, with the body as written
+            pos = after
+        run = close + 3
+        while run < len(text) and text[run] == quote:
+            run += 1
+        if run - close > 5:
+            raise _NotPlain  # six quotes or more in a row: not TOML
+        if not _printable(text[start:close].replace('\r\n', '').replace('\n', '')):
+            raise _NotPlain
+        parts.append(quote * (run - close - 3))
+        self.pos = run
+        # CRLF as LF in what was written; an escaped \r (a part of its own) stays
+        return ''.join(part.replace('\r\n', '\n') for part in parts)
 
     def _array(self) -> list[Any]:
         self.pos += 1
