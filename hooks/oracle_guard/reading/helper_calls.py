@@ -48,14 +48,36 @@ def baselined_functions(baseline: Baseline) -> dict[str, dict[str, BaselineEntry
 _NAME_BYTES = frozenset(b'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_')
 
 
-def _uses(source: bytes, name: bytes, defined_here: bool) -> bool:
+# What may stand between a called name and its ``(``: blanks, newlines and comments inside
+# brackets, a continuation, the ``)`` of a parenthesised name (``(need)("x")``).
+_BEFORE_CALL = frozenset(b' \t\r\n\x0c\\)')
+
+
+def _called(source: bytes, end: int) -> bool:
+    """Whether the next byte at or after ``end`` that is none of those is ``(``."""
+    size = len(source)
+    while end < size:
+        byte = source[end]
+        if byte in _BEFORE_CALL:
+            end += 1
+        elif byte == 0x23:  # a comment, up to the end of its line (LF, CRLF or a lone CR)
+            while end < size and source[end] not in (0x0A, 0x0D):
+                end += 1
+        else:
+            return byte == 0x28
+    return False
+
+
+def _uses(source: bytes, name: bytes, defined_here: bool, called: bool = False) -> bool:
     """Whether ``name`` is spelled as a whole word in the ASCII ``source``; with
-    ``defined_here``, somewhere other than right after ``def``."""
+    ``defined_here``, somewhere other than right after ``def``; with ``called``, where a
+    ``(`` follows it (sympy's ``@tooslow`` decorates a thousand tests and calls nothing)."""
     at = source.find(name)
     while at >= 0:
         end = at + len(name)
         if (not at or source[at - 1] not in _NAME_BYTES) and \
-                (end >= len(source) or source[end] not in _NAME_BYTES):
+                (end >= len(source) or source[end] not in _NAME_BYTES) and \
+                (not called or _called(source, end)):
             if not defined_here:
                 return True
             head = source[max(0, at - 16):at].rstrip(b' \t')
@@ -70,7 +92,8 @@ def may_call(path: str, source: bytes, wanted: dict[str, dict[str, BaselineEntry
     ``path``, from its bytes: a call by name spells the name as a word (a function of the
     file itself: other than at its ``def``), and reaching a function of another module
     needs an import spelling that module's name (not so for a package's ``__init__.py``:
-    ``from . import *``). Outside ASCII the bytes are read as Python reads identifiers
+    ``from . import *``); ``calls`` counts only calls, so a ``(`` follows the name.
+    Outside ASCII the bytes are read as Python reads identifiers
     (NFKC: ``\uff4eeed()`` calls ``need``)."""
     if not source.isascii():
         from oracle_guard.reading.silence_prefilter import as_python_reads
@@ -82,7 +105,7 @@ def may_call(path: str, source: bytes, wanted: dict[str, dict[str, BaselineEntry
         if not own and stem.endswith('.py') and stem != '__init__.py' and \
                 not _uses(source, stem[:-3].encode(), False):
             continue
-        if any(_uses(source, name.encode(), own) for name in names):
+        if any(_uses(source, name.encode(), own, called=True) for name in names):
             return True
     return False
 
