@@ -226,9 +226,11 @@ _COMPILED: dict[str, re.Pattern[str]] = {}
 
 def entry_matches(path: str, entry: str) -> bool:
     """Whether ``path`` is the file ``entry`` names or lies below the folder it names."""
+    regex = _COMPILED.get(entry)  # a glob seen before: most calls, on a glob tests root
+    if regex is not None:
+        return regex.match(path) is not None
     if not is_glob(entry):
         return path.startswith(entry) if not is_file_entry(entry) else path == entry
-    regex = _COMPILED.get(entry)
     if regex is None:
         import re
 

@@ -76,16 +76,21 @@ class HelperPaths:
         self._folders: dict[str, dict[str, bool]] = {}
         self._modules: dict[tuple[str, str | None, int], str | None] = {}
         self._may_silence: dict[str, bool] = {}
+        self._helper: dict[str, bool] = {}
 
     @classmethod
     def of(cls, cfg: Config, view: TreeView):  # type: ignore[no-untyped-def]
         return cls(view, cfg.is_test_code, cfg.test_roots(), cfg.src_roots(), cfg.is_src)
 
     def is_helper(self, path: str) -> bool:
-        """Test code, or a Python module of the repository outside the code under test."""
-        if self.is_test_code(path):
-            return True
-        return self.is_src is not None and path.endswith('.py') and not self.is_src(path)
+        """Test code, or a Python module of the repository outside the code under test.
+        Kept per path: sympy's ``from sympy import (...)`` of a hundred names asks each
+        candidate module of each name, and a glob tests root makes each answer dear."""
+        found = self._helper.get(path)
+        if found is None:
+            found = self._helper[path] = self.is_test_code(path) or (
+                self.is_src is not None and path.endswith('.py') and not self.is_src(path))
+        return found
 
     def _in_test_roots(self, path: str) -> bool:
         return any(path.startswith(root) for root in self.test_roots)
