@@ -15,10 +15,14 @@ change (forbid-mixed-oracle-diff) and a line of the review report.
 """
 from __future__ import annotations
 
-import ast
 import posixpath
-from collections.abc import Callable
-from collections.abc import Iterable
+
+from oracle_guard.reading import syntax as ast  # `ast` without its import cost
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from collections.abc import Iterable
 
 # -- pytest configuration (rule 33) -------------------------------------------------------
 
@@ -306,7 +310,9 @@ class _ControlFinder:
             statement = node
         why = self.why(node)
         if why is not None:
-            self.parts.append((why, ast.dump(statement)))
+            import ast as standard  # ast.dump: only for a file that holds such a part
+
+            self.parts.append((why, standard.dump(statement)))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 return  # the whole definition is one part
         for child in ast.iter_child_nodes(node):
