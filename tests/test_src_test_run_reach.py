@@ -101,6 +101,92 @@ def test_unchanged_pre_existing_import_is_not_flagged(guarded: Repo) -> None:
     assert result.codes == ['OG204'] and f'{SRC}:5:' in result.out, result.out
 
 
+# Uses through a name an import bound far above, on lines that spell no word of rule 43
+# and hold no quote: the walk of only the lines that can hold a site still visits them.
+FAR_USES = {
+    'builtins alias, assigned': ('import builtins as b\n', '    b.len = None\n',
+                                 'assigns builtins.len'),
+    'hypothesis internals alias': ('from hypothesis import internal as hi\n',
+                                   '    return (\n        hi.conjecture)\n',
+                                   'names hypothesis.internal.conjecture'),
+    'atexit register alias': ('from atexit import register as r\nimport os as o\n',
+                              '    r(\n        o._exit)\n',
+                              'registers an atexit handler that exits the process'),
+}
+
+
+@pytest.mark.parametrize('name', sorted(FAR_USES))
+def test_new_use_of_an_old_alias_on_a_line_without_a_word_fails(guarded: Repo,
+                                                                name: str) -> None:
+    imports, use, what = FAR_USES[name]
+    body = imports + '\n\ndef parse(b):\n    """Parse."""\n'
+    guarded.write(SRC, body + '    return b\n')
+    guarded.commit('before the guard saw it')
+    staged_src(guarded, body + use)
+    result = guarded.run(main)
+    assert result.codes == ['OG204'] and what in result.out, result.out
+
+
+def _reference_and_fast(code: str) -> tuple[list, list]:
+    from oracle_guard.reading.test_run_reach import reach_sites
+
+    tree = ast.parse(code)
+    return reach_sites(tree), reach_sites(tree, code)
+
+
+def test_the_walk_of_the_lines_that_can_hold_a_site_finds_every_site() -> None:
+    """Every construct and far use, at the top of a module and deep inside a decorated
+    method after plain lines, spread over lines, in CRLF and CR files: the line walk finds
+    what the full walk finds, site for site."""
+    plain = 'x = 1\n\n\ndef g(a):\n    return a + 1\n\n\n'
+    cases = [code for code, _ in CONSTRUCTS.values()]
+    cases += [imports + '\n\ndef f():\n' + use for imports, use, _ in FAR_USES.values()]
+    cases += [
+        'import sys as s\nm = getattr(\n    s,\n    "mod"\n    "ules")\n',
+        'import os\nX = f"""a\n{os.environ}\n{ "PYTEST_" "ADDOPTS" }\n"""\n',
+        'import sys\n\n\n@(\n    sys.settrace)\ndef f():\n    pass\n',
+        'from hypothesis import assume as a\n\n\nclass C:\n    def m(self):\n'
+        '        return [a for _ in ()]\n',
+        'import atexit\n\n\natexit.register(bye)\n\n\ndef bye():\n    raise SystemExit\n',
+        # strings whose lines spell no word: a name in escapes, a name split over lines
+        'import sys\nNAME = "\\x70ytest"\nm = sys.modules.get(NAME)\n',
+        'import importlib\nNAME = (\n    "_py"\n    "test")\nm = importlib.import_module(NAME)\n',
+    ]
+    for code in cases:
+        nested = ('import functools\n' + plain + 'class K:\n    @functools.cache\n'
+                  '    def m(self):\n' + textwrap.indent(code, '        ') +
+                  '        return 0\n')
+        for variant in (code, plain + code + plain, nested):
+            for ending in ('\n', '\r\n', '\r'):
+                text = variant.replace('\n', ending)
+                reference, fast = _reference_and_fast(text)
+                assert fast == reference and reference, text
+
+
+def test_the_line_walk_agrees_with_the_full_walk_on_seeded_modules() -> None:
+    """Seeded modules of plain code, imports that bind the names sites resolve through,
+    and the constructs, shuffled: the same sites either way (the real-forms run on django,
+    sympy and cattrs is benchmarks/reach_lines.py)."""
+    import random
+
+    rng = random.Random(43)
+    pieces = [code for code, _ in CONSTRUCTS.values()] + [
+        'import builtins as bb\n', 'import sys as s2\n', 'from hypothesis import core\n',
+        'from threading import settrace as st\n', 'import atexit as ae\n',
+        'bb.x = 1\n', 's2.settrace(None)\n', 'core.y\n', 'st(None)\n', 'ae.register(quit)\n',
+        'y = [\n    1,\n    2]\n', 'def h():\n    return bb\n', 'z = "plain"\n',
+        'class D:\n    def m(self):\n        return s2.modules\n',
+        'N = "\\x70ytest"\n', 'E = (\n    "PYTEST"\n    "_ADDOPTS")\n', "H = b'hypo' b'thesis'\n",
+    ]
+    found = 0
+    for _ in range(300):
+        code = ''.join(rng.choice(pieces) for _ in range(rng.randrange(1, 8)))
+        reference, fast = _reference_and_fast(code)
+        assert fast == reference, code
+        found += bool(reference)
+    assert found > 200
+
+
 def test_renamed_src_file_keeps_its_existing_import(guarded: Repo) -> None:
     guarded.write(SRC, 'import unittest\n\n\ndef parse(b):\n    return b\n')
     guarded.commit('before')

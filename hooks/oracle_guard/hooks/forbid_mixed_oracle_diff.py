@@ -292,13 +292,15 @@ def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, i
         return []
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
+    from oracle_guard.reading.scanner import source_text
     from oracle_guard.reading.test_run_reach import new_sites
 
     allowed = set(ctx.cfg.src_test_imports) & set(ctx.base_cfg.src_test_imports)
     found = []
     for change in reaching:
+        raw = changes.read_new(change.path) or b''
         try:
-            new = parse_python(changes.read_new(change.path) or b'', change.path)
+            new = parse_python(raw, change.path)
         except ScanError as exc:
             if 'recursion' in exc.message:  # too deep for this process, not for Python
                 found.append((change.path, 1, 1, DEEP))
@@ -308,13 +310,15 @@ def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, i
             # read and parsed only when the new side holds a site (rule 43)
             old_raw = changes.read_base(change.old_path or change.path)
             try:
-                return parse_python(old_raw, change.path) if old_raw is not None else None
+                return (parse_python(old_raw, change.path), source_text(old_raw)) \
+                    if old_raw is not None else None
             except ScanError:
                 return None
 
         try:
+            # rule 43's walk of only the lines that can hold a site, on both sides
             found.extend((change.path, site.line, site.col, site.what)
-                         for site in new_sites(old, new, allowed))
+                         for site in new_sites(old, new, allowed, source_text(raw)))
         except RecursionError:
             found.append((change.path, 1, 1, DEEP))
     return found

@@ -22,18 +22,26 @@ name the test machinery, so naming it is what this reader finds, in these forms:
   ``setattr``/``delattr``, ``builtins.__dict__`` or ``vars(builtins)``).
 
 Sites are found on both sides of the change; only those the base did not have are reported.
+
+Given the file's text, only the lines that can hold a site are walked (``reach_sites``):
+every site is written with one of the prefilter's words, the word ``import``, a quote (a
+string) or a name an import binds to one of the modules a site resolves through, on a
+line of its own node; a node none of whose lines holds one is skipped with its subtree.
+Without the text every node is visited: the reference the fast path is tested against.
 """
 from __future__ import annotations
 
-import ast
-import re
-from collections import Counter
-from collections.abc import Callable
-from collections.abc import Iterable
-from collections.abc import Sequence
-from typing import NamedTuple
+from bisect import bisect_left
 
+from oracle_guard.patterns import LazyPattern
+from oracle_guard.reading import syntax as ast  # `ast` without its import cost
 from oracle_guard.reading.scanner import dotted_name
+
+TYPE_CHECKING = False  # typing and collections cost a commit milliseconds at import
+if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
+    from collections.abc import Iterable
+    from collections.abc import Sequence
 
 TEST_MODULES = ('pytest', '_pytest', 'pluggy', 'unittest', 'oracle_guard', 'hypothesis')
 ENV_PREFIXES = ('PYTEST_', 'ORACLE_GUARD_', 'HYPOTHESIS_')
@@ -48,25 +56,41 @@ HYPOTHESIS_SENSITIVE = ('hypothesis.assume', 'hypothesis.reject', 'hypothesis.in
 SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring')
 TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
 EXIT_NAMES = frozenset(('_exit', 'exit', 'quit', 'kill', 'abort', 'killpg'))
-MODULE_NAME = re.compile(r'(?:%s)(?:\.[A-Za-z_]\w*)*\Z' % '|'.join(TEST_MODULES))
+# Compiled when a string begins with a test-run module's name: a commit of a module
+# without one does not import ``re`` (more than a bare interpreter's start-up, half again).
+MODULE_NAME = LazyPattern(r'(?:%s)(?:\.[A-Za-z_]\w*)*\Z' % '|'.join(TEST_MODULES))
 # A file name is not a module: a tool that reads "pytest.ini" or "unittest.cfg" names no
 # test machinery (no module of pytest, Hypothesis or unittest has one of these names).
-FILE_SUFFIX = re.compile(r'\.(?:ini|cfg|toml|txt|json|ya?ml|xml|log|lock|md|rst)\Z')
+FILE_SUFFIX = LazyPattern(r'\.(?:ini|cfg|toml|txt|json|ya?ml|xml|log|lock|md|rst)\Z')
 
 # Bytes without which none of the forms above can be written (a string computed from parts
 # reaches the run only through one of the functions named here): a changed src file that
 # holds none of them is not parsed, which is most commits.
-PREFILTER = re.compile(
-    rb'pytest|pluggy|unittest|oracle_guard|hypothesis|PYTEST_|ORACLE_GUARD_|HYPOTHESIS_|'
-    rb'atexit|settrace|setprofile|monitoring|builtins|modules|getattr|setattr|delattr|'
-    rb'import_module|importlib|__import__|environ|getenv|assume|reject')
+WORDS = ('pytest|pluggy|unittest|oracle_guard|hypothesis|PYTEST_|ORACLE_GUARD_|HYPOTHESIS_|'
+         'atexit|settrace|setprofile|monitoring|builtins|modules|getattr|setattr|delattr|'
+         'import_module|importlib|__import__|environ|getenv|assume|reject')
+PREFILTER_WORDS = tuple(word.encode() for word in WORDS.split('|'))
+# The modules a site's names resolve through (``resolve``): a local name an import binds
+# to one of them (``from hypothesis import internal as hi``, ``import builtins as b``,
+# ``from atexit import register as r``) marks the lines it is written on, as a word does.
+RESOLVED_THROUGH = frozenset((*TEST_MODULES, 'sys', 'threading', 'builtins', 'atexit',
+                              'importlib'))
 
 
-class Site(NamedTuple):
-    line: int
-    col: int
-    what: str  # also the key a site is matched by across the two sides
-    module: str | None  # the test-run module it names, for src-test-imports
+class Site(tuple):
+    """(line, col, what, module): ``what`` is also the key a site is matched by across the
+    two sides; ``module`` the test-run module it names, for src-test-imports. A tuple, as
+    a NamedTuple was, without importing ``typing``."""
+
+    __slots__ = ()
+
+    def __new__(cls, line: int, col: int, what: str, module: str | None) -> Site:
+        return tuple.__new__(cls, (line, col, what, module))
+
+    line = property(lambda self: self[0])
+    col = property(lambda self: self[1])
+    what = property(lambda self: self[2])
+    module = property(lambda self: self[3])
 
 
 def may_reach(raw: bytes) -> bool:
@@ -74,7 +98,8 @@ def may_reach(raw: bytes) -> bool:
     Python reads identifiers (NFKC): ``import \uff50ytest`` imports pytest."""
     from oracle_guard.reading.silence_prefilter import as_python_reads
 
-    return PREFILTER.search(as_python_reads(raw)) is not None
+    text = as_python_reads(raw)
+    return any(word in text for word in PREFILTER_WORDS)
 
 
 def exempt(module: str | None, allowed: Iterable[str]) -> bool:
@@ -203,7 +228,8 @@ class _Reader(ast.NodeVisitor):
         value = folded(node)
         if value is None:
             return False
-        if MODULE_NAME.match(value) and not FILE_SUFFIX.search(value):  # case-sensitive
+        if value.startswith(TEST_MODULES) and MODULE_NAME.match(value) and \
+                not FILE_SUFFIX.search(value):  # case-sensitive
             self.add(node, f'names the module {value!r}', value)
         elif value.upper().startswith(ENV_PREFIXES):  # variables are not, on Windows
             module = next(m for p, m in ENV_MODULES.items() if value.upper().startswith(p))
@@ -333,39 +359,144 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def reach_sites(tree: ast.AST) -> list[Site]:
-    reader = _Reader()
-    # Functions first: atexit.register(handler) may come before handler's def.
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            reader.functions.setdefault(node.name, node)
+class _LineReader(_Reader):
+    """The reader, visiting only nodes with a line in ``hits`` (sorted line numbers; a
+    definition's decorators count as its lines), as ``scanner.walk_lines`` walks. Imports
+    are on lines with the word ``import``, so the aliases are collected as in a full visit."""
+
+    def __init__(self, hits: list[int]) -> None:
+        super().__init__()
+        self.hits = hits
+
+    def _on_hit_line(self, node: ast.AST) -> bool:
+        first = getattr(node, 'lineno', None)
+        if first is None:
+            return True  # arguments, comprehensions, match cases: their children decide
+        for decorator in getattr(node, 'decorator_list', ()):
+            first = min(first, decorator.lineno)
+        at = bisect_left(self.hits, first)
+        return at < len(self.hits) and \
+            self.hits[at] <= (getattr(node, 'end_lineno', None) or first)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and self._on_hit_line(item):
+                        self.visit(item)
+            elif isinstance(value, ast.AST) and self._on_hit_line(value):
+                self.visit(value)
+
+
+def _as_python_reads(text: str) -> str:
+    """The text with identifiers as Python reads them (NFKC) and every line end a LF, so
+    a match's line is the parser's line (CRLF, CR and LF end lines; nothing else does)."""
+    if not text.isascii():
+        import unicodedata
+
+        text = unicodedata.normalize('NFKC', text)
+    if '\r' in text:
+        text = text.replace('\r\n', '\n').replace('\r', '\n')
+    return text
+
+
+_WORD_CHARS = frozenset('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_')
+
+
+class _Lines:
+    """Line numbers of positions in a text whose every line ends with a LF."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.split('\n')
+        starts, at = [], 0
+        for line in self.lines:
+            starts.append(at)
+            at += len(line) + 1
+        self.starts = starts
+
+    def of(self, word: str, whole: bool = False) -> set[int]:
+        """The lines ``word`` is written on; ``whole``: not inside a longer ASCII name (a
+        neighbour outside ASCII counts as a boundary: a line too many, never one too few)."""
+        text, found = self.text, set()
+        at = text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if not whole or ((not at or text[at - 1] not in _WORD_CHARS) and
+                             (end >= len(text) or text[end] not in _WORD_CHARS)):
+                found.add(bisect_left(self.starts, at + 1))  # 1-based: the line holding at
+            at = text.find(word, at + 1)
+        return found
+
+
+def _hit_lines(tree: ast.AST, text: str) -> list[int]:
+    """The lines a site can be on (see the module's docstring), of the NFKC text."""
+    from oracle_guard.reading.scanner import walk_lines
+
+    lines = _Lines(text)
+    bound: set[str] = set()
+    for node in walk_lines(tree, sorted(lines.of('import'))):
+        if isinstance(node, ast.Import):
+            bound.update(alias.asname or alias.name.split('.', 1)[0] for alias in node.names
+                         if alias.name.split('.', 1)[0] in RESOLVED_THROUGH)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                node.module.split('.', 1)[0] in RESOLVED_THROUGH:
+            bound.update(alias.asname or alias.name for alias in node.names)
+    hits = {n for n, line in enumerate(lines.lines, 1) if '"' in line or "'" in line}
+    for word in (*WORDS.split('|'), 'import'):
+        hits |= lines.of(word)
+    for name in bound:
+        hits |= lines.of(name, whole=True)
+    return sorted(hits)
+
+
+def reach_sites(tree: ast.AST, text: str | None = None) -> list[Site]:
+    """Every site of the module; with its ``text`` (as parsed), walking only the lines
+    that can hold one."""
+    if text is None:
+        reader = _Reader()
+    else:
+        text = _as_python_reads(text)
+        reader = _LineReader(_hit_lines(tree, text))
+    # Functions first: atexit.register(handler) may come before handler's def. Only an
+    # atexit site asks for them, and none is written without the word.
+    if text is None or 'atexit' in text:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                reader.functions.setdefault(node.name, node)
     reader.visit(tree)
     return reader.sites
 
 
 def new_sites(base: ast.AST | None | Callable[[], ast.AST | None], new: ast.AST,
-              allowed: Iterable[str] = ()) -> list[Site]:
+              allowed: Iterable[str] = (), new_text: str | None = None) -> list[Site]:
     """Sites of ``new`` the base did not have (matched by what they are, not where), minus
     those naming a module in ``allowed`` (``src-test-imports``). RecursionError for a tree
     nested deeper than the reader can follow (the caller fails closed).
 
     ``base`` may be a function that parses it: it is called only when ``new`` holds a site
     ``allowed`` does not exempt (without one there is nothing the base could vouch for, so a
-    one-line edit of a large module parses and walks one side, not two)."""
+    one-line edit of a large module parses and walks one side, not two); it may give
+    ``(tree, text)``. With a side's text, only its lines that can hold a site are walked."""
     allowed = tuple(allowed)
-    sites = reach_sites(new)
+    sites = reach_sites(new, new_text)
     if all(exempt(site.module, allowed) for site in sites):
         return []
     if callable(base):
         base = base()
+    base_text = None
+    if isinstance(base, tuple):
+        base, base_text = base
+    before: dict[str, int] = {}
     try:
-        before = Counter(site.what for site in reach_sites(base)) if base is not None \
-            else Counter()
+        for site in (reach_sites(base, base_text) if base is not None else ()):
+            before[site.what] = before.get(site.what, 0) + 1
     except RecursionError:
-        before = Counter()  # the base cannot vouch for anything then
+        before = {}  # the base cannot vouch for anything then
     found = []
     for site in sites:
-        if before[site.what]:
+        if before.get(site.what):
             before[site.what] -= 1
             continue
         if not exempt(site.module, allowed):
