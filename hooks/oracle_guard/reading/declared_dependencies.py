@@ -222,8 +222,27 @@ def read_requires_python(view: TreeView) -> str | None:
     """``requires-python`` on one side of the change: ``pyproject.toml``, else
     ``setup.cfg``'s ``python_requires``. What an environment condition is judged against
     (rule 40) needs no requirements file, so this reads neither them nor the listing of
-    every tracked path that finds them (``read_project_facts``)."""
-    return _declared_in_project_files(view)[0]
+    every tracked path that finds them (``read_project_facts``), nor setup.cfg's
+    dependencies (``configparser``): setup.cfg only when pyproject.toml names none."""
+    from oracle_guard.config import parse_toml
+    from oracle_guard.findings import ConfigError
+
+    raw = view.read(PYPROJECT)
+    if raw is not None:
+        try:
+            requires_python = _from_pyproject(parse_toml(raw.decode('utf-8-sig')))[0]
+        except (ConfigError, UnicodeDecodeError):
+            requires_python = None  # the configuration loader reports it
+        if requires_python is not None:
+            return requires_python
+    raw = view.read('setup.cfg')
+    return _setup_cfg_python(raw) if raw is not None else None
+
+
+def _setup_cfg_python(raw: bytes) -> str | None:
+    """setup.cfg's ``python_requires``, as read with its dependencies."""
+    match = re.search(r'^python_requires\s*=\s*(.+)$', raw.decode('utf-8', 'replace'), re.M)
+    return match.group(1).strip() if match else None
 
 
 def read_project_facts(view: TreeView, cfg: Config) -> ProjectFacts:
@@ -253,7 +272,5 @@ def _declared_in_project_files(view: TreeView) -> tuple[str | None, set[str]]:
     if raw is not None:
         found |= _from_setup_cfg(raw.decode('utf-8', 'replace'))
         if requires_python is None:
-            match = re.search(r'^python_requires\s*=\s*(.+)$', raw.decode('utf-8', 'replace'),
-                              re.M)
-            requires_python = match.group(1).strip() if match else None
+            requires_python = _setup_cfg_python(raw)
     return requires_python, found
