@@ -123,3 +123,26 @@ def test_a_commit_judging_a_baselined_silence_imports_no_dataclasses_nor_hashlib
     guarded.add()
     out, last = run()
     assert last == ['1'] and 'OG301' in out, out
+
+
+@pytest.mark.parametrize('module', ['oracle_guard.hooks.check_freeze_ledger',
+                                    'oracle_guard.hooks.check_fixture_manifest',
+                                    'oracle_guard.hooks.forbid_mixed_oracle_diff'])
+def test_a_glob_tests_root_costs_no_regular_expressions(guarded, module):
+    """sympy's shape: tests = ["pkg/**/tests/"]. Matching a path against it needs no
+    ``re``, on a commit of a test file or of a src module whose bytes name nothing of
+    rule 43."""
+    pyproject = guarded.read('pyproject.toml').decode().replace(
+        'src = ["src/"]', 'src = ["src/"]\ntests = ["tests/", "src/**/tests/"]')
+    assert pyproject != guarded.read('pyproject.toml').decode()
+    guarded.write('pyproject.toml', pyproject)
+    guarded.commit('a glob tests root')
+    guarded.write('src/pkg/tests/test_inner.py', 'def test_inner():\n    assert 1\n')
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.add()
+    code = (f'import sys; from {module} import main; rc = main([]); '
+            'print(rc, " ".join(m for m in ("re", "typing") if m in sys.modules))')
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, '-c', code], cwd=guarded.path, env=env,
+                         capture_output=True, text=True, check=True).stdout.splitlines()[-1]
+    assert out.split() == ['0'], out

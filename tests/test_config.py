@@ -169,6 +169,34 @@ def test_a_glob_at_the_top_scans_the_whole_repository(tmp_path):
     assert not cfg.is_test_code('a/testsx/test_c.py')
 
 
+def test_a_glob_entry_matches_as_its_regular_expression_does():
+    """Globs without a [...] class are matched without the re module (sympy's tests root
+    made every hook import it); the regular expression the class-bearing ones still use
+    is the reference: seeded patterns of **/, **, *, ? and literals (a newline among
+    them, which `.` does not match), as file and folder entries, on seeded paths."""
+    import random
+    import re
+
+    from oracle_guard.config import _glob_regex
+    from oracle_guard.config import GlobMatcher
+
+    rng = random.Random(1)
+    pattern_parts = ['a', 'b', 'tests', 'x.py', '*', '?', '**', '**/', '/', '.', '\n', 'ab*']
+    path_parts = ['a', 'b', 'tests', 'x.py', '/', '.', '\n', 'ab', 'test', '', '//']
+    matched = 0
+    for _ in range(3000):
+        pattern = ''.join(rng.choice(pattern_parts) for _ in range(rng.randrange(1, 6)))
+        full = rng.random() < 0.5
+        reference = re.compile(_glob_regex(pattern) + (r'\Z' if full else ''))
+        matcher = GlobMatcher(pattern, full)
+        for _ in range(8):
+            path = ''.join(rng.choice(path_parts) for _ in range(rng.randrange(7)))
+            expected = reference.match(path) is not None
+            assert matcher.match(path) == expected, (pattern, full, path)
+            matched += expected
+    assert matched > 2000
+
+
 @pytest.mark.parametrize('raw', [b'a = 1\n', b'\xef\xbb\xbfa = 1\n', b'\xef\xbb\xbf\xef\xbb\xbfx',
                                  b'\xef\xbb', b'\xef\xbb\xbfab\n\xff', b'ab\n\xc3', b''])
 def test_decode_utf8_sig_is_the_codec(raw):

@@ -221,25 +221,83 @@ def _glob_regex(pattern: str) -> str:
     return ''.join(out)
 
 
-_COMPILED: dict[str, re.Pattern[str]] = {}
+_COMPILED: dict[str, re.Pattern[str] | GlobMatcher] = {}
+
+
+class GlobMatcher:
+    """What ``re.compile(_glob_regex(pattern) + end).match`` answers, for a pattern with
+    no ``[...]`` class, without importing ``re``: sympy's ``sympy/**/tests/`` root made
+    every hook import it (with ``enum``, ``functools``, ``collections``: about a third of
+    a bare interpreter's start-up). ``full``: the pattern ends the path (``\\Z``);
+    otherwise it matches a prefix of the path."""
+
+    __slots__ = ('tokens', 'full')
+
+    def __init__(self, pattern: str, full: bool) -> None:
+        tokens: list[str] = []  # '**/', '**', '*', '?', or a literal string
+        i = 0
+        while i < len(pattern):
+            for token in ('**/', '**', '*', '?'):
+                if pattern.startswith(token, i):
+                    tokens.append(token)
+                    i += len(token)
+                    break
+            else:
+                if tokens and tokens[-1] not in ('**/', '**', '*', '?'):
+                    tokens[-1] += pattern[i]
+                else:
+                    tokens.append(pattern[i])
+                i += 1
+        self.tokens = [t if t in ('**/', '**', '*', '?') else '=' + t for t in tokens]
+        self.full = full
+
+    def match(self, path: str) -> bool:
+        size = len(path)
+        at = {0}  # where a match of the tokens so far may end
+        for token in self.tokens:
+            found: set[int] = set()
+            for pos in at:
+                if token == '?':  # [^/]
+                    if pos < size and path[pos] != '/':
+                        found.add(pos + 1)
+                elif token == '*' or token == '**':  # [^/]* and .* (. is not a newline)
+                    stop = path.find('/' if token == '*' else '\n', pos)
+                    found.update(range(pos, (size if stop < 0 else stop) + 1))
+                elif token == '**/':  # (?:[^/]+/)*
+                    found.add(pos)
+                    while True:
+                        slash = path.find('/', pos)
+                        if slash <= pos:
+                            break
+                        pos = slash + 1
+                        found.add(pos)
+                elif path.startswith(token[1:], pos):
+                    found.add(pos + len(token) - 1)
+            at = found
+            if not at:
+                return False
+        return size in at if self.full else True
 
 
 def entry_matches(path: str, entry: str) -> bool:
     """Whether ``path`` is the file ``entry`` names or lies below the folder it names."""
     regex = _COMPILED.get(entry)  # a glob seen before: most calls, on a glob tests root
     if regex is not None:
-        return regex.match(path) is not None
+        return bool(regex.match(path))
     if not is_glob(entry):
         return path.startswith(entry) if not is_file_entry(entry) else path == entry
-    if regex is None:
+    pattern = entry if is_file_entry(entry) else entry.rstrip('/') + '/'
+    if '[' not in pattern:
+        regex = GlobMatcher(pattern, full=is_file_entry(entry))
+    else:
         import re
 
         if is_file_entry(entry):
             regex = re.compile(_glob_regex(entry) + r'\Z')
         else:
             regex = re.compile(_glob_regex(entry.rstrip('/')) + '/')
-        _COMPILED[entry] = regex
-    return regex.match(path) is not None
+    _COMPILED[entry] = regex
+    return bool(regex.match(path))
 
 
 def in_paths(path: str, entries: tuple[str, ...]) -> bool:
