@@ -57,7 +57,7 @@ SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring')
 TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
 EXIT_NAMES = frozenset(('_exit', 'exit', 'quit', 'kill', 'abort', 'killpg'))
 # Compiled when a string begins with a test-run module's name: a commit of a module
-# without one does not import ``re`` (more than a bare interpreter's start-up, half again).
+# without one does not import ``re`` (0.6x a bare interpreter's start-up, with ``enum``).
 MODULE_NAME = LazyPattern(r'(?:%s)(?:\.[A-Za-z_]\w*)*\Z' % '|'.join(TEST_MODULES))
 # A file name is not a module: a tool that reads "pytest.ini" or "unittest.cfg" names no
 # test machinery (no module of pytest, Hypothesis or unittest has one of these names).
