@@ -53,6 +53,18 @@ CONSTRUCTS = {
     'format-computed': ('import sys\nm = sys.modules.get("{}test".format("py"))\n', 2),
     'bytes-computed': ('import sys\nm = sys.modules.get((b"py" + b"test").decode())\n', 2),
     'upper-cased-variable': ('import os\nX = os.environ.get("pytest_addopts".upper())\n', 2),
+    # How the test run imports (attacks 111-113b): a module put under a test helper's
+    # name, a finder ahead of the plugin's, a builtin replaced through a builtin's
+    # __self__, a module given builtins of src's.
+    'sys-modules-item-assigned': ('import sys\nsys.modules["_expected"] = object()\n', 2),
+    'sys-modules-item-deleted': ('import sys\ndel sys.modules["_expected"]\n', 2),
+    'sys-modules-setdefault': ('from sys import modules\nmodules.setdefault("a", None)\n', 2),
+    'meta-path-insert': ('import sys\nsys.meta_path.insert(0, object())\n', 2),
+    'meta-path-assigned': ('import sys as s\ns.meta_path = [object()] + s.meta_path\n', 2),
+    'path-hooks-append': ('import sys\nsys.path_hooks.append(object)\n', 2),
+    'builtins-through-self': ('setattr(len.__self__, "sorted", object())\n', 1),
+    'module-builtins-assigned': ('import types\nm = types.ModuleType("m")\n'
+                                 'm.__dict__["__builtins__"] = {}\n', 3),
     # Python reads identifiers NFKC-normalised: no ASCII byte spells the name
     'import-pytest-fullwidth': ('import \uff50\uff59test\n', 1),
     'settrace-fullwidth': ('import sys\nsys.\uff53ettrace(None)\n', 2),
@@ -81,6 +93,8 @@ def test_src_change_reaching_into_the_test_run_fails(guarded: Repo, name: str) -
     'import sys\nVERSION = sys.version_info\n' + PLAIN,
     'import importlib\njson = importlib.import_module("json")\n' + PLAIN,
     'CONFIG_FILES = ("pytest.ini", "tox.ini", "setup.cfg")\n' + PLAIN,
+    'import sys\nLOADED = "json" in sys.modules\nFINDERS = len(sys.meta_path)\n' + PLAIN,
+    'def size(xs, len=len):\n    return len.__self__ is not None\n' + PLAIN,
 ])
 def test_src_change_that_does_not_reach_into_the_test_run_passes(guarded: Repo,
                                                                  text: str) -> None:

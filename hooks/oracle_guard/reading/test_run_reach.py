@@ -19,7 +19,12 @@ name the test machinery, so naming it is what this reader finds, in these forms:
 * ``atexit.register`` of something that exits the process (``os._exit``, ``sys.exit``,
   ``os.kill``, a function whose body calls one);
 * an assignment to an attribute or item of ``builtins``/``__builtins__`` (also through
-  ``setattr``/``delattr``, ``builtins.__dict__`` or ``vars(builtins)``).
+  ``setattr``/``delattr``, ``builtins.__dict__``, ``vars(builtins)`` or a builtin
+  function's ``__self__``, which is the builtins module);
+* a change to how the test run imports: an item of ``sys.modules`` assigned or deleted, a
+  mutating call on it (``update``, ``setdefault``, ``pop``, ...), ``sys.meta_path`` or
+  ``sys.path_hooks`` assigned or changed: a module of ``src`` that puts another module under
+  a test helper's name, or a finder ahead of the plugin's, decides what a property imports.
 
 Sites are found on both sides of the change; only those the base did not have are reported.
 
@@ -53,7 +58,11 @@ ENV_MODULES = dict(zip(ENV_PREFIXES, ('pytest', 'oracle_guard', 'hypothesis')))
 HYPOTHESIS_SENSITIVE = ('hypothesis.assume', 'hypothesis.reject', 'hypothesis.internal',
                         'hypothesis.core', 'hypothesis.control', 'hypothesis.engine',
                         'hypothesis._settings', 'hypothesis.statistics')
-SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring')
+SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring', 'meta_path', 'path_hooks')
+# What decides the module an import binds: changing one of these from src is rule 43's.
+IMPORT_STATE = ('sys.modules', 'sys.meta_path', 'sys.path_hooks')
+MUTATORS = frozenset(('__setitem__', '__delitem__', 'update', 'setdefault', 'pop', 'popitem',
+                      'clear', 'insert', 'append', 'extend', 'remove', '__iadd__'))
 TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
 EXIT_NAMES = frozenset(('_exit', 'exit', 'quit', 'kill', 'abort', 'killpg'))
 # Compiled when a string begins with a test-run module's name: a commit of a module
@@ -68,7 +77,8 @@ FILE_SUFFIX = LazyPattern(r'\.(?:ini|cfg|toml|txt|json|ya?ml|xml|log|lock|md|rst
 # holds none of them is not parsed, which is most commits.
 WORDS = ('pytest|pluggy|unittest|oracle_guard|hypothesis|PYTEST_|ORACLE_GUARD_|HYPOTHESIS_|'
          'atexit|settrace|setprofile|monitoring|builtins|modules|getattr|setattr|delattr|'
-         'import_module|importlib|__import__|environ|getenv|assume|reject')
+         'import_module|importlib|__import__|environ|getenv|assume|reject|meta_path|'
+         'path_hooks|__self__')
 PREFILTER_WORDS = tuple(word.encode() for word in WORDS.split('|'))
 # The modules a site's names resolve through (``resolve``): a local name an import binds
 # to one of them (``from hypothesis import internal as hi``, ``import builtins as b``,
@@ -182,6 +192,15 @@ def _constant(node: ast.AST) -> object:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return node.value
     return _NOT_CONSTANT
+
+
+# The builtin functions whose ``__self__`` is the builtins module (``len.__self__``).
+_BUILTIN_FUNCTIONS = frozenset((
+    'abs', 'aiter', 'all', 'anext', 'any', 'ascii', 'bin', 'breakpoint', 'callable', 'chr',
+    'compile', 'delattr', 'dir', 'divmod', 'eval', 'exec', 'format', 'getattr', 'globals',
+    'hasattr', 'hash', 'hex', 'id', 'input', 'isinstance', 'issubclass', 'iter', 'len',
+    'locals', 'max', 'min', 'next', 'oct', 'ord', 'pow', 'print', 'repr', 'round', 'setattr',
+    'sorted', 'sum', 'vars', '__build_class__', '__import__'))
 
 
 class _Reader(ast.NodeVisitor):
@@ -308,6 +327,9 @@ class _Reader(ast.NodeVisitor):
                 self.add(node, f'{func}(sys, {attr!r})')
             if func in ('setattr', 'delattr') and self._is_builtins(node.args[0]):
                 self.add(node, f'{func} on builtins')
+        if func and func.rpartition('.')[0] in IMPORT_STATE and \
+                func.rpartition('.')[2] in MUTATORS:
+            self.add(node, f'changes {func.rpartition(".")[0]} (how the test run imports)')
         if func == 'atexit.register' and node.args:
             registered = node.args[0]
             target = self.functions.get(registered.id) if isinstance(registered, ast.Name) \
@@ -328,6 +350,10 @@ class _Reader(ast.NodeVisitor):
             return True
         if isinstance(node, ast.Attribute) and node.attr == '__dict__':
             return self._is_builtins(node.value)
+        if isinstance(node, ast.Attribute) and node.attr == '__self__' and \
+                isinstance(node.value, ast.Name) and node.value.id not in self.aliases and \
+                node.value.id in _BUILTIN_FUNCTIONS:
+            return True  # len.__self__ is the builtins module
         if isinstance(node, ast.Call) and dotted_name(node.func) == 'vars' and node.args:
             return self._is_builtins(node.args[0])
         return False
@@ -336,6 +362,15 @@ class _Reader(ast.NodeVisitor):
         for target in targets:
             if isinstance(target, (ast.Tuple, ast.List)):
                 self._assigned(target.elts)
+            elif self.resolve(target) in IMPORT_STATE or (
+                    isinstance(target, ast.Subscript) and
+                    self.resolve(target.value) in IMPORT_STATE):
+                changed = self.resolve(target) or self.resolve(target.value)
+                self.add(target, f'changes {changed} (how the test run imports)')
+            elif (isinstance(target, ast.Attribute) and target.attr == '__builtins__') or (
+                    isinstance(target, ast.Subscript) and
+                    folded(target.slice) == '__builtins__'):
+                self.add(target, "assigns a module's __builtins__")
             elif isinstance(target, (ast.Attribute, ast.Subscript)) and \
                     self._is_builtins(target.value):
                 name = target.attr if isinstance(target, ast.Attribute) else \
