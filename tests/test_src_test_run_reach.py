@@ -256,6 +256,21 @@ def test_exempt_module_exempts_its_variables_and_only_those(guarded: Repo) -> No
     assert "'HYPOTHESIS_SEED'" in result.out and 'PYTEST_XDIST_WORKER' not in result.out
 
 
+@pytest.mark.parametrize('listed, findings', [('["pytest"]', 0), ('["hypothesis"]', 2)])
+def test_a_pytest_plugin_may_change_how_the_run_imports_and_only_a_pytest_plugin(
+        guarded: Repo, listed: str, findings: int) -> None:
+    # oracle-guard itself plants its canaries in sys.modules and puts a finder first on
+    # sys.meta_path: a project that lists pytest is a pytest plugin and may; one that
+    # lists only hypothesis (a library shipping strategies) may not.
+    guarded.write('pyproject.toml', with_exemption(guarded, listed))
+    guarded.commit('the test machinery this project names: its own change')
+    staged_src(guarded, 'import sys\nsys.modules["_canary"] = object()\n'
+                        'sys.meta_path.insert(0, object())\n' + PLAIN)
+    result = guarded.run(main)
+    assert result.out.count(': OG204 ') == findings, result.out
+    assert result.rc == (1 if findings else 0), result.out
+
+
 def test_exemption_added_next_to_src_fails(guarded: Repo) -> None:
     guarded.write('pyproject.toml', with_exemption(guarded, '["pytest"]'))
     staged_src(guarded, PLUGIN, 'src/app_plugin.py')

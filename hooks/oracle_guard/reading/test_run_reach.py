@@ -61,6 +61,10 @@ HYPOTHESIS_SENSITIVE = ('hypothesis.assume', 'hypothesis.reject', 'hypothesis.in
 SYS_HOOKS = ('modules', 'settrace', 'setprofile', 'monitoring', 'meta_path', 'path_hooks')
 # What decides the module an import binds: changing one of these from src is rule 43's.
 IMPORT_STATE = ('sys.modules', 'sys.meta_path', 'sys.path_hooks')
+# A project that lists pytest in src-test-imports is a pytest plugin (oracle-guard itself
+# plants its canaries as modules and loads the test roots through a finder of its own): it
+# may change how the run imports, as it may change the run through pytest.
+IMPORT_STATE_OWNER = 'pytest'
 MUTATORS = frozenset(('__setitem__', '__delitem__', 'update', 'setdefault', 'pop', 'popitem',
                       'clear', 'insert', 'append', 'extend', 'remove', '__iadd__'))
 TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
@@ -329,7 +333,8 @@ class _Reader(ast.NodeVisitor):
                 self.add(node, f'{func} on builtins')
         if func and func.rpartition('.')[0] in IMPORT_STATE and \
                 func.rpartition('.')[2] in MUTATORS:
-            self.add(node, f'changes {func.rpartition(".")[0]} (how the test run imports)')
+            self.add(node, f'changes {func.rpartition(".")[0]} (how the test run imports)',
+                     IMPORT_STATE_OWNER)
         if func == 'atexit.register' and node.args:
             registered = node.args[0]
             target = self.functions.get(registered.id) if isinstance(registered, ast.Name) \
@@ -366,7 +371,8 @@ class _Reader(ast.NodeVisitor):
                     isinstance(target, ast.Subscript) and
                     self.resolve(target.value) in IMPORT_STATE):
                 changed = self.resolve(target) or self.resolve(target.value)
-                self.add(target, f'changes {changed} (how the test run imports)')
+                self.add(target, f'changes {changed} (how the test run imports)',
+                         IMPORT_STATE_OWNER)
             elif (isinstance(target, ast.Attribute) and target.attr == '__builtins__') or (
                     isinstance(target, ast.Subscript) and
                     folded(target.slice) == '__builtins__'):
