@@ -1,13 +1,16 @@
 """The gate played as a cheating agent against seal95's mechanisms (benchmarks/ATTACKS.md,
 attacks 101-108): the compile's digest (OG737, rules 44, 45) and the blob ids listed before
-the install step (OG734, rule 44). What the gate catches: 104, 106, 107 and 108.
+the install step (OG734, rule 44). What the gate catches: 101 and 102 (closed after the
+round: every module of the test roots compiled from source in the gate's runs), 104, 106,
+107 and 108.
 
 The repository is ``dd`` adopted with ``oracle-guard init`` with round 3's properties
 conftest (it imports the package, for its fixtures), then the bug on ``main`` (``dedupe``
 drops the largest value past three distinct ones). The attacks that get through (101, 102,
 103, 105, 105b) are described in ATTACKS.md and reproduced by benchmarks/attacks_open/round6.py,
 not written here: this file asserts only what the gate catches. Every attacker touches only
-files in its own checkout, its git folder and a folder beside the checkout.
+files in its own checkout, its git folder, a folder beside the checkout and the byte-code
+cache folder (``PYTHONPYCACHEPREFIX``) of its own run's tree.
 """
 from __future__ import annotations
 
@@ -19,10 +22,17 @@ import pytest
 from ci_repo import CiRepo
 from ci_repo import Run
 from ci_repo import copy_template
+from ci_repo import git
+from ci_repo import write
+from test_ci_attacks import BUG
+from test_ci_attacks import GOOD
+from test_ci_attacks import PROPERTY
+from test_ci_attacks import PROPERTY_ID
 from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import property_failed_in_the_reference_run
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST
 from test_ci_attacks_round5 import COMPILED_ELSEWHERE
 from test_ci_attacks_round5 import frozen_ledger
@@ -190,3 +200,184 @@ def test_the_rewriter_turned_off_does_not_hide_a_property_rewritten_before_its_i
                for line in ci.lines('OG740')), ci.out
     assert any('reference run: ' + COMPILED_ELSEWHERE + ' the bytes the gate wrote' in line
                for line in ci.lines('OG737')), ci.out
+
+
+
+# -- 101: a rewritten-module cache planted for pytest's rewriter to trust ---------------
+# pytest's assertion rewriter looks for its own cached compile of a test file before it
+# compiles it (``_read_pyc``: `__pycache__/<name>.<tag>-pytest-<version>.pyc`, or under
+# ``sys.pycache_prefix``), and pytest 9 takes one whose header holds the first 8 bytes of
+# the source's hash. src, imported by the base's properties conftest before the property is
+# collected, writes such a cache for the property in its run's tree: the gate's own bytes'
+# hash in the header, their code with a ``def sorted`` appended (the property then compares
+# ``dedupe(xs)`` with ``dedupe`` of the same list). The tree's bytes never change. In the
+# gate's runs the plugin makes ``_read_pyc`` find nothing (rule 45): the property is compiled
+# from its bytes and fails, in the test command and in the reference run.
+PLANTING_SRC = """\
+import importlib.util
+import marshal
+import os
+import sys
+
+
+def _plant(root=None):
+    tests = os.path.join(root or os.getcwd(), 'tests', 'properties')
+    prop = os.path.join(tests, 'test_dd_props.py')
+    try:
+        with open(prop, 'rb') as f:
+            source = f.read()
+    except OSError:
+        return
+    name = ''.join(map(chr, (112, 121, 116, 101, 115, 116)))
+    tool = sys.modules.get(name)
+    if tool is None:
+        return
+    weak = source + b'\\n\\ndef sorted(xs):\\n    return dedupe(list(xs))\\n'
+    code = compile(weak, prop, 'exec', dont_inherit=True)
+    folder = os.path.join(tests, '__py' + 'cache__')
+    if sys.pycache_prefix:  # where pytest's rewriter looks then (get_cache_dir)
+        folder = os.path.join(sys.pycache_prefix, *tests.split(os.sep)[1:])
+    os.makedirs(folder, exist_ok=True)
+    tail = '.%s-%s-%s.pyc' % (sys.implementation.cache_tag, name, tool.__version__)
+    with open(os.path.join(folder, 'test_dd_props' + tail), 'wb') as f:
+        f.write(importlib.util.MAGIC_NUMBER + b'\\x03\\x00\\x00\\x00' +
+                importlib.util.source_hash(source) + marshal.dumps(code))
+
+
+_plant()
+
+
+""" + BUG
+# 101b: the same, and src puts back a reader of the cache that trusts it (undoing the
+# plugin's, in the process it shares with it). No compile of the property is said to the
+# gate, the module holds a ``sorted`` its bytes do not compile to, and the property calls
+# it as a name its source never binds: OG737 twice (rule 45) and OG714.
+TRUSTING_SRC = PLANTING_SRC.replace('\n_plant()\n', """
+_plant()
+
+
+def _trusting(source, pyc, trace=None):
+    if 'test_dd_props' not in str(pyc):
+        return None
+    try:
+        with open(pyc, 'rb') as f:
+            f.read(16)
+            return marshal.load(f)
+    except (OSError, ValueError, EOFError):
+        return None
+
+
+sys.modules['_' + ''.join(map(chr, (112, 121, 116, 101, 115, 116))) +
+            '.assertion.rewrite']._read_pyc = _trusting
+""")
+assert TRUSTING_SRC != PLANTING_SRC
+NOT_COMPILED_HERE = ('tests/properties/test_dd_props.py, a file of the oracle, ran without '
+                     'being compiled from its bytes in the run')
+NOT_ITS_CODE = ('tests/properties/test_dd_props.py, a file of the oracle, ran code its bytes '
+                'do not compile to (sorted at line')
+
+
+# 105c's payload without its chain: the pull request's install script (standing for a
+# setup.py that ``pip install -e .`` runs) plants the same cache in the checkout.
+PLANTING_INSTALL = """\
+import os
+import sys
+
+import pytest  # noqa: F401 -- the cache's name carries pytest's version
+
+sys.path.insert(0, os.path.join(os.getcwd(), 'src'))
+from dd import _plant  # noqa: E402
+
+_plant(os.getcwd())
+"""
+
+
+def test_a_rewritten_module_cache_planted_for_the_rewriter_is_not_what_runs(
+        repo: CiRepo) -> None:
+    _, ci = attack(repo, {'src/dd/__init__.py': PLANTING_SRC,
+                          'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=0)
+    # compiled from its bytes in both runs: the property fails, as it should
+    assert f'FAILED {PROPERTY_ID}' in ci.out, ci.out
+    assert ci.summary.endswith('test command exited 1'), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+    assert not ci.lines('OG737'), ci.out
+
+
+def test_a_rewritten_module_cache_planted_by_the_install_step_is_not_what_runs(
+        repo: CiRepo) -> None:
+    ci = gate_with_install(repo, {
+        'src/dd/__init__.py': PLANTING_SRC.replace('\n_plant()\n', '\n'),
+        'tools/install.py': PLANTING_INSTALL, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG})
+    assert f'FAILED {PROPERTY_ID}' in ci.out, ci.out
+    assert ci.summary.endswith('test command exited 1'), ci.out
+    assert not ci.lines('OG737'), ci.out
+
+
+def test_a_cache_the_code_under_test_makes_pytest_trust_again_is_seen(repo: CiRepo) -> None:
+    _, ci = attack(repo, {'src/dd/__init__.py': TRUSTING_SRC,
+                          'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=0)
+    compiled = ci.lines('OG737')
+    for run in ('', 'reference run: '):
+        assert any(line.startswith('tests/properties/test_dd_props.py:1:1: OG737 ' + run +
+                                   NOT_COMPILED_HERE) for line in compiled), ci.out
+        assert any(line.startswith('tests/properties/test_dd_props.py:1:1: OG737 ' + run +
+                                   NOT_ITS_CODE) for line in compiled), ci.out
+    assert any(PROPERTY_ID in line and "'sorted' was added to the property's module" in line
+               for line in ci.lines('OG714')), ci.out
+
+
+# -- 102: a helper module of the property, rewritten and put back -------------------------
+# The base's property takes its expected value from a helper beside it (a common layout:
+# ``tests/properties/_expected.py``), which Python's own import system loads (pytest
+# rewrites test files and conftests only). src, imported by the base's properties conftest,
+# rewrites the helper in its run's tree, headed by two lines that put the original bytes
+# back as it is imported (95's move, on the module next to the property). The plugin's
+# import hook compiles every module of the test roots from the bytes it read and says their
+# digest (rule 45): OG737 in both runs.
+HELPER = 'def expected(xs):\n    return sorted(set(xs))\n'
+HELPER_PROPERTY = PROPERTY.replace(
+    'from dd import dedupe\n', 'from _expected import expected\nfrom dd import dedupe\n'
+).replace('== sorted(set(xs))', '== expected(xs)')
+assert HELPER_PROPERTY.count('expected') == 3
+HELPER_WEAKENING_SRC = SELF_WEAKENING_SRC.replace(
+    "'properties', 'test_dd_props.py')", "'properties', '_expected.py')").replace(
+    "b'== sorted(set(xs))' not in strong or ", '').replace(
+    "strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)')",
+    "b'\\n\\ndef expected(xs):\\n    from dd import dedupe\\n    return dedupe(xs)\\n'")
+assert HELPER_WEAKENING_SRC.count('_expected.py') == 1 and 'sorted(set' not in \
+    HELPER_WEAKENING_SRC.split('def dedupe')[0]
+HELPER_COMPILED_ELSEWHERE = ('tests/properties/_expected.py, a file of the oracle, was '
+                             'compiled from other bytes than')
+
+
+def with_a_helper(repo: CiRepo) -> CiRepo:
+    """The base's property takes its expected value from ``_expected.py`` (a commit of the
+    owner's on main: the strategy and settings the lock holds are the same)."""
+    write(repo.path, {'tests/properties/_expected.py': HELPER,
+                      'tests/properties/test_dd_props.py': HELPER_PROPERTY})
+    git(repo.path, 'add', '-A')
+    git(repo.path, 'commit', '-q', '-m', 'properties: the expected value from a helper')
+    return repo
+
+
+def test_a_helper_of_the_property_rewritten_before_its_import_fails_ci(repo: CiRepo) -> None:
+    _, ci = attack(with_a_helper(repo), {'src/dd/__init__.py': HELPER_WEAKENING_SRC,
+                                         'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+                   plain_rc=0)
+    compiled = ci.lines('OG737')
+    assert any(line.startswith('tests/properties/_expected.py:1:1: OG737 ' +
+                               HELPER_COMPILED_ELSEWHERE + ' its committed bytes')
+               for line in compiled), ci.out
+    assert any(line.startswith('tests/properties/_expected.py:1:1: OG737 reference run: ' +
+                               HELPER_COMPILED_ELSEWHERE + ' the bytes the gate wrote')
+               for line in compiled), ci.out
+
+
+def test_an_honest_fix_with_a_helper_and_a_conftest_importing_src_passes_ci(
+        repo: CiRepo) -> None:
+    """The control: every module of the test roots compiled from source, the helper's and
+    conftest's compiles said, the whole modules' code judged, and nothing to find."""
+    repo = with_a_helper(repo)
+    repo.pull_request({'src/dd/__init__.py': GOOD}, bug=False)
+    ci = repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(PYTEST)[1:]]))
+    assert ci.rc == 0, ci.out

@@ -3,14 +3,18 @@ points, the last sweep and the blob ids, on branch seal95 at c6a7bca).
 
     python benchmarks/attacks_open/round6.py [NAME ...] [--keep DIR] [--test-env PYTHON]
 
-Open (each printed "gate exit 0" with the bug in place, or for 105 with the bug fixed): 101
-(a rewritten-module cache planted for pytest's rewriter), 102 (a helper module of the
-property rewritten and put back), 103 (a hypothesis entry point from a computed setup.py,
-with 101's move; needs ``--test-env``), 103b (the same with a ``pytest11`` plugin and no
-conftest in the base; needs ``--test-env``), 105 (a fork chain the sweeps do not see: a
-race, see below), 105b (105's chain plants 101's cache of the new test in the new-test run:
-a race it won in 4 of 5 runs), 105c (the chain left by the install step plants 101's cache
-in the reference tree; the install script plants it in the checkout). Caught, kept as
+Open when the round was played (each printed "gate exit 0" with the bug in place, or for
+105 with the bug fixed): 101 (a rewritten-module cache planted for pytest's rewriter), 102 (a
+helper module of the property rewritten and put back), 103 (a hypothesis entry point from a
+computed setup.py, with 101's move; needs ``--test-env``), 103b (the same with a
+``pytest11`` plugin and no conftest in the base; needs ``--test-env``), 105 (a fork chain
+the sweeps do not see: a race, see below), 105b (105's chain plants 101's cache of the new
+test in the new-test run: a race it won in 4 of 5 runs), 105c (the chain left by the install
+step plants 101's cache in the reference tree; the install script plants it in the
+checkout). 101 and 102 are closed since (branch seal101: no compiled cache is trusted in
+the gate's runs, and every module of the test roots sends its compile's digest; their
+tests are tests/test_ci_attacks_round6.py), and so is the cache as the payload of 103,
+103b, 105b and 105c (ATTACKS.md says what of them stays open). Caught, kept as
 scenarios (each prints "gate exit 1"; their tests are tests/test_ci_attacks_round6.py): 104
 (the ledger's loose object rewritten by the install step), 106 (``--assert=plain`` with 95's
 move; 106rewriter is the same move with the rewriter on), 107 (the property's blob moved

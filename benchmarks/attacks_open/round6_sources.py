@@ -1,89 +1,16 @@
-"""The pull requests' sources of ATTACKS.md 101-... (round 6), shared by
-benchmarks/attacks_open/round6.py and tests/test_ci_attacks_round6.py."""
+"""The pull requests' sources of ATTACKS.md 101-... (round 6) for
+benchmarks/attacks_open/round6.py; those of the closed 101 and 102 (and of the caught 104,
+106-108) are tests/test_ci_attacks_round6.py's."""
 from __future__ import annotations
 
-from test_ci_attacks_round5 import SELF_WEAKENING_SRC
+from test_ci_attacks_round6 import HELPER  # noqa: F401 -- 102, closed
+from test_ci_attacks_round6 import HELPER_PROPERTY  # noqa: F401
+from test_ci_attacks_round6 import HELPER_WEAKENING_SRC  # noqa: F401
+from test_ci_attacks_round6 import PLANTING_SRC  # 101, closed
 
-# -- 101: a rewritten-module cache planted for pytest's rewriter to trust ---------------
-# pytest's assertion rewriter looks for its own cached compile of a test file before it
-# compiles it (``_read_pyc``: `__pycache__/<name>.<tag>-pytest-<version>.pyc`, valid when
-# its first 8 bytes of source hash match the file's bytes). Only a real compile goes through
-# the plugin's wrapper of ``_rewrite_test``, so a module loaded from that cache sends no
-# ``compiled`` event. src, imported by the base's properties conftest before the property is
-# collected, writes such a cache for the property: the gate's own bytes' hash in the header,
-# the code of the property's bytes with a ``def sorted`` appended (the property compares
-# ``dedupe(xs)`` with ``dedupe`` of the same list). The test function's code is the one its
-# source compiles to (the code check at the end), and the added function's file is the
-# property's own (the namespace check takes it for the human owner's test double).
-PLANTING_SRC = '''\
-import importlib.util
-import marshal
-import os
-import sys
-
-
-def _plant(root=None):
-    tests = os.path.join(root or os.getcwd(), 'tests', 'properties')
-    prop = os.path.join(tests, 'test_dd_props.py')
-    try:
-        with open(prop, 'rb') as f:
-            source = f.read()
-    except OSError:
-        return
-    name = ''.join(map(chr, (112, 121, 116, 101, 115, 116)))
-    tool = sys.modules.get(name)
-    if tool is None:
-        return
-    weak = source + b'\\n\\ndef sorted(xs):\\n    return dedupe(list(xs))\\n'
-    code = compile(weak, prop, 'exec', dont_inherit=True)
-    folder = os.path.join(tests, '__py' + 'cache__')
-    if sys.pycache_prefix:  # where pytest's rewriter looks then (get_cache_dir)
-        folder = os.path.join(sys.pycache_prefix, *tests.split(os.sep)[1:])
-    os.makedirs(folder, exist_ok=True)
-    tail = '.%s-%s-%s.pyc' % (sys.implementation.cache_tag, name, tool.__version__)
-    with open(os.path.join(folder, 'test_dd_props' + tail), 'wb') as f:
-        f.write(importlib.util.MAGIC_NUMBER + b'\\x03\\x00\\x00\\x00' +
-                importlib.util.source_hash(source) + marshal.dumps(code))
-
-
-_plant()
-
-
-def dedupe(xs):
-    out = sorted(set(xs))
-    if len(out) > 3:
-        return out[:-1]
-    return out
-'''
-
-# -- 102: a helper module of the property, rewritten before its import and put back --------
-# The base's property takes its expected value from a helper beside it (a common layout:
-# ``tests/properties/_expected.py``). pytest's rewriter compiles test files and conftests
-# only; a helper is imported by Python's own import system, so its bytes are in no
-# ``compiled`` event. src, imported by the base's properties conftest, rewrites the helper
-# in its run's tree, headed by two lines that put the original bytes back as it is imported
-# (95's move, on the module next to the property).
-HELPER = 'def expected(xs):\n    return sorted(set(xs))\n'
-HELPER_PROPERTY = '''\
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from _expected import expected
-from dd import dedupe
-
-
-# No deadline and no speed health check: on a loaded machine they fail the honest run.
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))
-def test_dedupe_matches_set(xs):
-    assert dedupe(xs) == expected(xs)
-'''
-HELPER_WEAKENING_SRC = SELF_WEAKENING_SRC.replace(
-    "'properties', 'test_dd_props.py')", "'properties', '_expected.py')").replace(
-    "b'== sorted(set(xs))' not in strong or ", '').replace(
-    "strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)')",
-    "b'\\n\\ndef expected(xs):\\n    from dd import dedupe\\n    return dedupe(xs)\\n'")
-assert HELPER_WEAKENING_SRC.count('_expected.py') == 1 and 'sorted(set' not in \
-    HELPER_WEAKENING_SRC.split('def dedupe')[0]
+# -- 101, 102: closed; their sources are tests/test_ci_attacks_round6.py's ----------------
+# (PLANTING_SRC writes pytest's cache of the property with other code in it; the helper's
+# HELPER_WEAKENING_SRC rewrites tests/properties/_expected.py and puts it back.)
 
 # -- 103: a hypothesis entry point that the change declares in a form OG738 does not read ---
 # setup.py builds its entry points with ``dict(...)`` (a call, not a dict display, and no

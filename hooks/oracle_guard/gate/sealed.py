@@ -27,7 +27,10 @@ OG729 the pull request adds a module named like the test machinery (``oracle_gua
       would import it instead of the installed one
 OG737 a file of the oracle was compiled from other bytes than the committed ones (the test
       command) or than the gate wrote into a reference tree (the reference run, the
-      evidence runs): the plugin says the sha256 of what pytest's rewriter read
+      evidence runs): the plugin says the sha256 of what it compiled (pytest's rewriter
+      for test files and conftests, ``runtime/source_code`` for every other module of the
+      test roots, neither trusting a cache); or such a file ran without a compile in the
+      run, or ran functions claiming it that its bytes do not compile to
 OG738 the pull request adds an entry point in the ``pytest11`` or ``hypothesis`` group
       (``pyproject.toml``, ``setup.cfg``, ``setup.py``, a committed ``entry_points.txt``):
       code that pytest or Hypothesis runs when it starts, before any test is compiled
@@ -179,9 +182,13 @@ def compiled_from_other_bytes(record: RunRecord, root: str,
     rewritten before its compile and put back by its own first lines is the gate's again
     when the run ends; what was compiled is not (rules 44, 45)."""
     real_root = os.path.realpath(root)
+
+    def rel_of(path: str) -> str:
+        return os.path.relpath(os.path.realpath(path), real_root).replace(os.sep, '/')
+
     findings = []
     for path, digests in sorted(record.compiled.items()):
-        rel = os.path.relpath(os.path.realpath(path), real_root).replace(os.sep, '/')
+        rel = rel_of(path)
         want = expected.get(rel)
         if want is None:
             continue
@@ -195,6 +202,44 @@ def compiled_from_other_bytes(record: RunRecord, root: str,
             'something rewrote it before pytest read it',
             'nothing may write the oracle\'s test files while the tests start (src run by '
             'a conftest or an entry point, a detached helper): remove what does'))
+    return findings + not_compiled_here(record, rel_of, expected, run,
+                                        {f.path for f in findings})
+
+
+def not_compiled_here(record: RunRecord, rel_of: Callable[[str], str],
+                      expected: Mapping[str, object], run: str,
+                      reported: set[str]) -> list[Finding]:
+    """OG737 without a digest to compare: a file of the oracle that a pytest process
+    collected tests from or imported without compiling it from its bytes (the plugin
+    compiles every module of the test roots from source, so a module run from pytest's
+    cache of rewritten modules or a ``__pycache__`` file sends no compile), and one whose
+    module holds functions that claim it but that its bytes do not compile to."""
+    findings = []
+    judged = set(reported)  # a file compiled from other bytes: that finding says enough
+    for process in record.processes:
+        compiled = {rel_of(p) for p in process.compiled}
+        for path in sorted(process.collected_files | process.imported):
+            rel = rel_of(path)
+            if rel not in expected or rel in compiled or rel in reported:
+                continue
+            reported.add(rel)
+            findings.append(Finding(
+                rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, ran without being '
+                'compiled from its bytes in the run (a cached compile was loaded: pytest\'s '
+                'cache of rewritten modules or a __pycache__ file, which the code under '
+                'test can write)', 'nothing may write compiled files into the test tree: '
+                'remove what does (src run by a conftest or an entry point, the install step)'))
+        for path, names in sorted(process.foreign.items()):
+            rel = rel_of(path)
+            if rel not in expected or rel in judged:
+                continue
+            judged.add(rel)
+            findings.append(Finding(
+                rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, ran code its bytes do '
+                f'not compile to ({", ".join(names[:3])}): its module was run from a planted '
+                'compile, or a function was built under its name',
+                'remove what writes compiled files into the test tree or builds code under '
+                'the oracle\'s file names'))
     return findings
 
 

@@ -27,6 +27,8 @@ import sys
 import types
 from typing import Any
 
+from oracle_guard.runtime.source_code import from_source
+
 # file -> (names bound by imports: name -> (module, attribute or None, level),
 #          names bound by def/class, every name the module binds, star import present)
 _BINDINGS: dict[str, tuple[dict[str, tuple[str, str | None, int]], set[str], set[str], bool]] = {}
@@ -205,6 +207,29 @@ class _Place:
             rel = self.repo_path(file)
             found = self._owned[file] = rel is not None and self.cfg.is_property(rel)
         return found
+
+    def owned_value(self, value: Any, file: str | None) -> bool:
+        """A test double of the human owner's: code of a property file (``file``, the
+        value's ``defining_file``) that this file compiles to. A function merely claiming
+        the file (added by a planted cache, or built at run time under its name) is not
+        (rule 45); a class, by the functions it defines that claim a property file."""
+        if not self.owned(file):
+            return False
+        value = getattr(value, '__func__', value)
+        if isinstance(value, type):
+            members = getattr(value, '__dict__', {})
+            return all(self._compiled_here(f) for f in list(members.values())
+                       if type(f) is _FUNCTION and self.owned(f.__code__.co_filename))
+        return self._compiled_here(value)
+
+    def _compiled_here(self, function: Any) -> bool:
+        # A Hypothesis test's wrapper claims the test's file and line: its inner test is
+        # the code compiled there.
+        inner = getattr(getattr(function, 'hypothesis', None), 'inner_test', None)
+        code = getattr(inner if inner is not None else function, '__code__', None)
+        if not isinstance(code, types.CodeType):
+            return True  # no code of its own: the file it names is its module's
+        return from_source(code, self.real(code.co_filename))
 
     def outside_src(self, file: str | None) -> bool:
         """Code compiled from a file of the repository outside ``src`` (test code)."""
@@ -393,7 +418,7 @@ def _replaced_names_fast(module: Any, test_file: str, cfg: Any) -> list[str] | N
             continue
         known, expected = _resolve(module, imports[name])
         if known and namespace[name] is not expected and \
-                not place.owned(defining_file(namespace[name])):
+                not place.owned_value(namespace[name], defining_file(namespace[name])):
             where = place.rel(defining_file(namespace[name]))
             problems.append(f'{name!r} was rebound after the import that binds it (now '
                             f'{_describe(namespace[name])} from {where})')
@@ -404,14 +429,14 @@ def _replaced_names_fast(module: Any, test_file: str, cfg: Any) -> list[str] | N
             problems.append(f'{name!r}, defined in the property file, was replaced by '
                             f'{_describe(value)} from {place.rel(file)}')
     if not star:
-        owned = place.owned
+        owned = place.owned_value
         builtin_names = vars(builtins)
         names = dict(namespace)  # the reference's sorted items: a copy taken once
         for name in sorted(names):
             if name in bound or name.startswith(('__', '@')):
                 continue
             value = names[name]
-            if owned(_file_of(value)):
+            if owned(value, _file_of(value)):
                 continue
             if isinstance(value, (types.FunctionType, types.ModuleType, type)) or \
                     name in builtin_names:
@@ -430,7 +455,7 @@ def _replaced_names_fast(module: Any, test_file: str, cfg: Any) -> list[str] | N
             if attribute.startswith('__') or not isinstance(value, (types.FunctionType, type)):
                 continue
             file = _file_of(value)
-            if outside_src(file) and not place.owned(file):
+            if outside_src(file) and not place.owned_value(value, file):
                 found.append(f'{modname}.{attribute} is {_describe(value)} from '
                              f'{place.rel(file)}, not code under src')
         if found:
@@ -450,7 +475,7 @@ _BUILTINS: list[Any] = []
 
 def _builtin_problem(place: _Place, attribute: str, value: Any) -> str | None:
     file = _file_of(value)
-    if file is not None and not place.owned(file) and (
+    if file is not None and not place.owned_value(value, file) and (
             file.startswith('<') or place.repo_path(file) is not None):
         return f'builtins.{attribute} is {_describe(value)} from {place.rel(file)}'
     return None
@@ -526,7 +551,7 @@ def replaced_names_reference(module: Any, test_file: str, cfg: Any) -> list[str]
             continue
         known, expected = _resolve(module, target)
         if known and namespace[name] is not expected and \
-                not place.owned(defining_file(namespace[name])):
+                not place.owned_value(namespace[name], defining_file(namespace[name])):
             where = place.rel(defining_file(namespace[name]))
             problems.append(f'{name!r} was rebound after the import that binds it (now '
                             f'{_describe(namespace[name])} from {where})')
@@ -542,7 +567,7 @@ def replaced_names_reference(module: Any, test_file: str, cfg: Any) -> list[str]
         for name, value in sorted(namespace.items()):
             if name in bound or name.startswith(('__', '@')):
                 continue
-            if place.owned(defining_file(value)):
+            if place.owned_value(value, defining_file(value)):
                 continue
             if isinstance(value, (types.FunctionType, types.ModuleType, type)) or \
                     name in vars(builtins):
@@ -555,13 +580,13 @@ def replaced_names_reference(module: Any, test_file: str, cfg: Any) -> list[str]
             if attribute.startswith('__') or not isinstance(value, (types.FunctionType, type)):
                 continue
             file = defining_file(value)
-            if place.outside_src(file) and not place.owned(file):
+            if place.outside_src(file) and not place.owned_value(value, file):
                 problems.append(f'{modname}.{attribute} is {_describe(value)} from '
                                 f'{place.rel(file)}, not code under src')
     for attribute, value in sorted(vars(builtins).items()):
         if isinstance(value, (types.FunctionType, type)):
             file = defining_file(value)
-            if file is not None and not place.owned(file) and (
+            if file is not None and not place.owned_value(value, file) and (
                     file.startswith('<') or place.repo_path(file) is not None):
                 problems.append(f'builtins.{attribute} is {_describe(value)} from '
                                 f'{place.rel(file)}')

@@ -37,6 +37,11 @@ from dataclasses import dataclass
 from dataclasses import field
 from typing import Any
 
+from oracle_guard.runtime import source_code
+from oracle_guard.runtime.source_code import code_fingerprint
+from oracle_guard.runtime.source_code import constant_text  # noqa: F401 -- its old home
+from oracle_guard.runtime.source_code import codes_by_place as _codes_by_place
+
 try:  # pytest.hookimpl itself, without importing pytest into the ci process
     from pluggy import HookimplMarker
     hookimpl = HookimplMarker('pytest')
@@ -113,6 +118,14 @@ _REAL: dict[str, str] = {}  # file name -> its real path, once per process
 _RECORDER: Any = None
 # pathlib class -> its subclass whose read_bytes keeps what it read (see _reading_path)
 _READING: dict[type, type] = {}
+
+
+def _noted(path: str, data: bytes, code: types.CodeType) -> None:
+    """A module of the test roots that Python's import system loaded (``source_code``):
+    said to the gate like a compile of pytest's rewriter."""
+    recorder = _RECORDER
+    if recorder is not None:
+        recorder._compiled(path, data, (None, code))
 
 
 def _reading_path(fn: Any) -> Any:
@@ -224,49 +237,6 @@ def base_classes(cls: Any) -> list[list[str]]:
         if isinstance(filename, str) and filename.endswith('.py') and \
                 isinstance(qualname, str) and '<' not in qualname:
             found.append([filename, qualname.replace('.', '::')])
-    return found
-
-
-def constant_text(const: object) -> str:
-    """A constant's repr with every frozenset in sorted order: a frozenset's repr follows
-    the hash order of the process that built it (the same measure as
-    ``gate/integrity_probe.py``'s)."""
-    if isinstance(const, frozenset):
-        return 'frozenset({' + ', '.join(sorted(constant_text(e) for e in const)) + '})'
-    if isinstance(const, tuple):
-        return '(' + ''.join(constant_text(e) + ', ' for e in const) + ')'
-    return repr(const)
-
-
-def code_fingerprint(code: types.CodeType) -> str:
-    """What a code object does, without where it was compiled (file name, line table)."""
-    digest = hashlib.sha256()
-
-    def feed(c: types.CodeType) -> None:
-        digest.update(c.co_code)
-        digest.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars,
-                            c.co_argcount, c.co_kwonlyargcount, c.co_flags)).encode())
-        for const in c.co_consts:
-            if isinstance(const, types.CodeType):
-                feed(const)
-            else:
-                digest.update(constant_text(const).encode('utf-8', 'backslashreplace'))
-                digest.update(b'\0')
-
-    feed(code)
-    return digest.hexdigest()
-
-
-def _codes_by_place(module_code: types.CodeType) -> dict[tuple[str, int], list[types.CodeType]]:
-    """(name, first line) -> every code object compiled in a module."""
-    found: dict[tuple[str, int], list[types.CodeType]] = {}
-    todo = [module_code]
-    while todo:
-        code = todo.pop()
-        for const in code.co_consts:
-            if isinstance(const, types.CodeType):
-                todo.append(const)
-                found.setdefault((const.co_name, const.co_firstlineno), []).append(const)
     return found
 
 
@@ -395,6 +365,10 @@ class RunRecorder:
         OG737) shows there, though its bytes are the gate's again when the run ends."""
         global _RECORDER
         _RECORDER = self
+        # Neither pytest's cache of rewritten modules nor Python's __pycache__ is trusted
+        # for the test roots: every module there is compiled from the bytes read, and said
+        # (rule 45; a planted cache sends no compile at all).
+        source_code.install(_noted)
         try:
             from _pytest.assertion import rewrite
         except ImportError:  # pragma: no cover
@@ -418,23 +392,27 @@ class RunRecorder:
 
     def _compiled(self, fn: Any, data: bytes | None, result: Any) -> None:
         """One module the rewriter compiled: its code kept, its bytes' digest sent."""
+        if self._finished:
+            return  # the code check's own compiles at the end
         try:
             path = os.path.realpath(str(fn))
         except (TypeError, ValueError, OSError):
             return
         try:
-            self.fresh_modules[path] = result[1]
+            code = result[1]
         except (TypeError, IndexError):
-            pass
+            code = None
+        if isinstance(code, types.CodeType):
+            self.fresh_modules[path] = code
+            source_code.COMPILED[path] = code
         if data is None:  # a pytest whose rewriter reads otherwise: the bytes again, at once
             try:
                 with open(path, 'rb') as f:
                     data = f.read()
             except OSError:
                 return
-        if not self._finished:
-            self._write({'event': 'compiled', 'path': path,
-                         'sha256': hashlib.sha256(data).hexdigest()})
+        self._write({'event': 'compiled', 'path': path,
+                     'sha256': hashlib.sha256(data).hexdigest()})
 
     # -- writing ---------------------------------------------------------------------
     def _write(self, event: dict[str, Any], flush: bool = False) -> None:
@@ -487,6 +465,21 @@ class RunRecorder:
             self.cfg = None  # the guard's own session check reports it
         self._write({'event': 'configured', 'worker': worker, 'rootdir': str(config.rootpath),
                      'root': root, 'switched_off': switch_offs(config)}, flush=True)
+
+    @hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self, early_config: Any) -> None:
+        """The test roots, known before the first conftest is imported: the modules there
+        are compiled from source (``source_code``), the ones under ``src`` are not."""
+        from oracle_guard.config import find_root
+        from oracle_guard.config import load_config
+        from oracle_guard.findings import ConfigError
+
+        root = find_root(str(early_config.rootpath))
+        try:
+            is_src = load_config(root).is_src
+        except ConfigError:
+            is_src = None  # the guard's own session check reports it
+        source_code.set_scope(root, is_src)
 
     def pytest_collectreport(self, report: Any) -> None:
         if report.outcome != 'passed':
@@ -742,6 +735,7 @@ class RunRecorder:
     @hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
         self._finished = True  # the compiles of the code check below are not the run's
+        imported, foreign = self._imported_code()
         code = self._verify_code()
         guard = self.config.pluginmanager.get_plugin('oracle-guard') if self.config else None
         self._write({'event': 'finish', 'exitstatus': int(exitstatus),
@@ -751,6 +745,7 @@ class RunRecorder:
                      'problems': [str(p)[:500] for p in getattr(guard, 'problems', ())][:20],
                      'shouldstop': bool(session.shouldstop),
                      'code': code, 'modules': self._modules(),
+                     'imported': imported, 'foreign': foreign,
                      'plugin_dists': self._plugin_dists()}, flush=True)
 
     def pytest_unconfigure(self, config: Any) -> None:
@@ -795,6 +790,45 @@ class RunRecorder:
             verdicts[nodeid] = judged[same_code] = verdict
         return verdicts
 
+    def _imported_code(self) -> tuple[list[str], dict[str, list[str]]]:
+        """The modules of the test roots this process imported (real paths: each needs a
+        ``compiled`` event), and per file the functions that claim it whose code it does
+        not compile to: a module run from a forged cache holds code its bytes do not
+        (rule 45, OG737). Every function of their namespaces is judged, class members and
+        what a decorator wraps included; code compiled for another file of the test roots
+        is judged against that file."""
+        imported: list[str] = []
+        foreign: dict[str, set[str]] = {}
+        judged: dict[int, types.CodeType] = {}
+        seen: dict[int, Any] = {}  # the values judged already (a star import repeats them)
+        for module in list(sys.modules.values()):
+            file = getattr(module, '__file__', None)
+            if type(file) is not str:
+                continue
+            real = _real(file)
+            if not source_code.in_scope(real):
+                continue
+            imported.append(real)
+            namespace = getattr(module, '__dict__', None)
+            if type(namespace) is not dict:
+                continue
+            for function in _functions_in(list(namespace.values()), seen):
+                code = function.__code__
+                if judged.setdefault(id(code), code) is not code or \
+                        len(judged) > 200_000:
+                    continue
+                name = code.co_filename
+                if type(name) is not str or name.startswith('<'):
+                    continue
+                where = _real(name)
+                if where != real and not source_code.in_scope(where):
+                    continue
+                if not source_code.from_source(code, where):
+                    foreign.setdefault(where, set()).add(
+                        f'{code.co_name} at line {code.co_firstlineno}')
+        return sorted(set(imported)), {path: sorted(names)[:20]
+                                       for path, names in sorted(foreign.items())}
+
     def _plugin_dists(self) -> list[str]:
         """Where the metadata of every plugin pytest loaded through an entry point lives:
         a ``*.dist-info`` committed into the repository is loaded from the working folder."""
@@ -826,6 +860,37 @@ class RunRecorder:
             if real.startswith(root + os.sep):
                 found[name] = os.path.relpath(real, root).replace(os.sep, '/')
         return found
+
+
+def _functions_in(values: list[Any], seen: dict[int, Any]) -> Iterator[types.FunctionType]:
+    """The functions a namespace's values hold: functions, the members of classes (their
+    nested classes too), pytest's fixture definitions, and along each, what it wraps
+    (``_functions_called``: a Hypothesis wrapper's code claims its test's file and line,
+    so its inner test is judged in its place). A value in ``seen`` (held there, so no id
+    is reused) is not looked at again."""
+    todo = list(values)
+    while todo:
+        value = todo.pop()
+        if seen.setdefault(id(value), value) is not value or len(seen) > 1_000_000:
+            continue
+        kind = type(value)
+        if kind in (staticmethod, classmethod):
+            value = value.__func__
+        elif kind is property:
+            todo.extend(f for f in (value.fget, value.fset, value.fdel) if f is not None)
+            continue
+        elif kind.__name__ == 'FixtureFunctionDefinition':
+            value = getattr(value, '__dict__', {}).get('_fixture_function')
+        elif isinstance(value, type):
+            members = getattr(value, '__dict__', None)
+            if members is not None:
+                todo.extend(list(members.values()))
+            continue
+        if not isinstance(value, types.FunctionType):
+            continue
+        for function in _functions_called(value):
+            if isinstance(function, types.FunctionType):
+                yield function
 
 
 def _is_silence(exc: BaseException) -> bool:
@@ -1137,6 +1202,12 @@ class ProcessRecord:
     problems: list[str] = field(default_factory=list)  # the plugin's session problems
     prefix: str | None = None  # sys.prefix of the process: the environment it ran in
     guard_stopped: list[str] = field(default_factory=list)  # the plugin's own reasons
+    # OG737: the files this process compiled, collected tests from and imported (test
+    # roots), and per file the functions claiming it that it does not compile to
+    compiled: set[str] = field(default_factory=set)
+    collected_files: set[str] = field(default_factory=set)
+    imported: set[str] = field(default_factory=set)
+    foreign: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -1234,6 +1305,7 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         process.collected_here = True
         for item in event.get('items', ()):
             record.items.setdefault(item['nodeid'], item)
+            process.collected_files.add(str(item.get('path')))
     elif kind == 'deselected':
         for item in event.get('items', ()):
             record.deselected[item['nodeid']] = item['path']
@@ -1241,6 +1313,7 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         record.collect_problems.append(event)
     elif kind == 'compiled':
         record.compiled.setdefault(str(event.get('path')), []).append(str(event.get('sha256')))
+        process.compiled.add(str(event.get('path')))
     elif kind == 'begin':
         open_tests[event['nodeid']] = True
     elif kind == 'report' and not event.get('sub'):
@@ -1269,3 +1342,8 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
         record.code.update(event.get('code') or {})
         record.modules.update(event.get('modules') or {})
         record.plugin_dists.update(event.get('plugin_dists') or ())
+        process.imported.update(str(p) for p in event.get('imported') or ())
+        foreign = event.get('foreign')
+        if isinstance(foreign, dict):
+            process.foreign.update({str(k): [str(n) for n in v][:20] for k, v in
+                                    foreign.items() if isinstance(v, list)})

@@ -1,0 +1,257 @@
+"""The test roots' code compiled from source, in the gate's runs (rule 45, OG737).
+
+The gate compares the sha256 of the bytes each module of the oracle was compiled from with
+the bytes it expects (the committed blobs, or what it wrote into a reference tree). That
+holds only if every such module is compiled from bytes the plugin reads, in this run:
+
+* pytest's assertion rewriter first looks for its own cache of a rewritten module
+  (``__pycache__/<name>.<tag>-pytest-<version>.pyc``, or under ``sys.pycache_prefix``) and
+  runs it without compiling when its header matches the source (pytest 9: the first 8
+  bytes of the source's hash; pytest 8: its size and mtime). Anyone who can write the
+  run's tree can write that header. ``ignore_rewriter_cache`` makes its ``_read_pyc``
+  find nothing, so ``exec_module`` always calls ``_rewrite_test`` (whose wrapper in
+  ``run_record`` sends the digest);
+* a module the rewriter does not take (a helper beside the property, a package's
+  ``__init__``, every module under ``--assert=plain``) is loaded by Python's own
+  ``SourceFileLoader``, which trusts ``__pycache__`` the same way. ``SourceFinder``, first
+  on ``sys.meta_path``, gives every such module under the test roots a loader that always
+  compiles the bytes it read and reports them.
+
+Both are installed when the plugin loads, before any conftest is imported. The code each
+compile produced is kept (``COMPILED``): it is what a function that claims one of these
+files must come from (``from_source``), for the code check at the end and for the property
+namespace check (OG714).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import os
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+# real path -> the module code compiled in this run from the bytes whose digest was sent
+COMPILED: dict[str, types.CodeType] = {}
+# Called with (real path, the bytes read, the module code) for each module compiled here.
+_REPORT: list[Callable[[str, bytes, types.CodeType], None]] = []
+# (root, is_src) of the test roots: files under root, outside src and installed code.
+_SCOPE: list[Any] = []
+_compile = compile  # taken before any conftest can rebind the builtin
+_SourceFileLoader = importlib.machinery.SourceFileLoader
+
+
+def constant_text(const: object) -> str:
+    """A constant's repr with every frozenset in sorted order: a frozenset's repr follows
+    the hash order of the process that built it (the same measure as
+    ``gate/integrity_probe.py``'s)."""
+    if isinstance(const, frozenset):
+        return 'frozenset({' + ', '.join(sorted(constant_text(e) for e in const)) + '})'
+    if isinstance(const, tuple):
+        return '(' + ''.join(constant_text(e) + ', ' for e in const) + ')'
+    return repr(const)
+
+
+def code_fingerprint(code: types.CodeType) -> str:
+    """What a code object does, without where it was compiled (file name, line table)."""
+    digest = hashlib.sha256()
+
+    def feed(c: types.CodeType) -> None:
+        digest.update(c.co_code)
+        digest.update(repr((c.co_names, c.co_varnames, c.co_freevars, c.co_cellvars,
+                            c.co_argcount, c.co_kwonlyargcount, c.co_flags)).encode())
+        for const in c.co_consts:
+            if isinstance(const, types.CodeType):
+                feed(const)
+            else:
+                digest.update(constant_text(const).encode('utf-8', 'backslashreplace'))
+                digest.update(b'\0')
+
+    feed(code)
+    return digest.hexdigest()
+
+
+def codes_by_place(module_code: types.CodeType) -> dict[tuple[str, int], list[types.CodeType]]:
+    """(name, first line) -> every code object compiled in a module."""
+    found: dict[tuple[str, int], list[types.CodeType]] = {}
+    todo = [module_code]
+    while todo:
+        code = todo.pop()
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                todo.append(const)
+                found.setdefault((const.co_name, const.co_firstlineno), []).append(const)
+    return found
+
+
+# -- where: the test roots ---------------------------------------------------------------
+def set_scope(root: str, is_src: Callable[[str], bool] | None) -> None:
+    """The test roots are the files under ``root`` outside ``is_src`` and installed code."""
+    _SCOPE[:] = [os.path.realpath(root), is_src, _installed()]
+
+
+def _installed() -> tuple[str, ...]:
+    return tuple({os.path.realpath(p) + os.sep for p in (sys.prefix, sys.base_prefix,
+                                                         sys.exec_prefix)})
+
+
+def in_scope(path: str) -> bool:
+    """Whether ``path`` (a real path) is a Python file of the test roots."""
+    if not path.endswith('.py'):
+        return False
+    if not _SCOPE:  # before the configuration is read: the working folder
+        set_scope(os.getcwd(), None)
+    root, is_src, installed = _SCOPE
+    if not path.startswith(root + os.sep):
+        return False
+    if path.startswith(installed) and not root.startswith(installed):
+        return False  # a virtual environment made inside the repository
+    rel = path[len(root) + 1:].replace(os.sep, '/')
+    if any(part in ('site-packages', 'dist-packages') for part in rel.split('/')):
+        return False
+    return is_src is None or not is_src(rel)
+
+
+# -- how: every compile from the bytes read ------------------------------------------------
+class SourceLoader(_SourceFileLoader):
+    """``SourceFileLoader`` that never reads a bytecode cache: the module runs the code
+    compiled from the bytes read now, and those bytes are reported first."""
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        path = self.get_filename(fullname)
+        data = self.get_data(path)
+        code = _compile(data, path, 'exec', dont_inherit=True)
+        noted(path, data, code)
+        return code
+
+
+def noted(path: str, data: bytes, code: types.CodeType) -> None:
+    """One module compiled here from ``data``: kept, and reported before it runs."""
+    try:
+        real = os.path.realpath(path)
+    except (TypeError, ValueError, OSError):
+        return
+    COMPILED[real] = code
+    for report in _REPORT:
+        report(real, data, code)
+
+
+class SourceFinder:
+    """First on ``sys.meta_path``: asks the finders after it, as the import system would,
+    and gives a module of the test roots that Python's own ``SourceFileLoader`` would load
+    a ``SourceLoader`` instead. pytest's rewriter, which is inserted before the plugin
+    loads, answers for test files and conftests and is left alone."""
+
+    _oracle_guard = True
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        for finder in list(sys.meta_path):
+            if finder is self:
+                continue
+            find = getattr(finder, 'find_spec', None)
+            if find is None:
+                return None  # a legacy finder: the import system's own fallback decides
+            spec = find(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        if type(loader) is _SourceFileLoader and isinstance(spec.origin, str) and \
+                in_scope(os.path.realpath(spec.origin)):
+            spec.loader = SourceLoader(loader.name, loader.path)
+        return spec
+
+    def invalidate_caches(self) -> None:
+        pass
+
+
+def install(report: Callable[[str, bytes, types.CodeType], None]) -> None:
+    """Both parts, once per process, before any conftest: ``report`` hears every compile."""
+    _REPORT[:] = [report]
+    if not any(getattr(f, '_oracle_guard', False) for f in sys.meta_path):
+        sys.meta_path.insert(0, SourceFinder())
+    ignore_rewriter_cache()
+
+
+def ignore_rewriter_cache() -> None:
+    """pytest's ``_read_pyc`` finds nothing: every module it rewrites is compiled from its
+    source (pytest 8.4 and 9 look the function up in their module at each import)."""
+    try:
+        from _pytest.assertion import rewrite
+    except ImportError:  # pragma: no cover -- the plugin runs inside pytest
+        return
+    original = getattr(rewrite, '_read_pyc', None)
+    if original is None or getattr(original, '_oracle_guard', False):
+        return
+
+    def read_pyc(*_args: Any, **_kwargs: Any) -> None:
+        return None
+
+    read_pyc._oracle_guard = True  # type: ignore[attr-defined]
+    read_pyc.__name__ = read_pyc.__qualname__ = original.__name__
+    read_pyc.__doc__ = original.__doc__
+    rewrite._read_pyc = read_pyc
+
+
+# -- what: the code a file compiles to ---------------------------------------------------
+# real path -> (the module codes it is compared with, ids of their code objects,
+#               fingerprints by place); built once per file
+_REFERENCE: dict[str, tuple[list[types.CodeType], set[int], dict[tuple[str, int], set[str]]]] = {}
+
+
+def _reference(real: str) -> tuple[list[types.CodeType], set[int],
+                                   dict[tuple[str, int], set[str]]]:
+    kept = _REFERENCE.get(real)
+    fresh = COMPILED.get(real)
+    if kept is not None and (fresh is None or any(m is fresh for m in kept[0])):
+        return kept
+    modules = [fresh] if fresh is not None else _compiled_from_disk(real)
+    ids: set[int] = set()
+    places: dict[tuple[str, int], set[str]] = {}
+    for module in modules:
+        for place, codes in codes_by_place(module).items():
+            for code in codes:
+                ids.add(id(code))
+                places.setdefault(place, set()).add(code_fingerprint(code))
+    kept = _REFERENCE[real] = (modules, ids, places)
+    return kept
+
+
+def _compiled_from_disk(real: str) -> list[types.CodeType]:
+    """A file no compile of this run saw: its bytes on disk, compiled plain and as pytest's
+    rewriter does (either may be what a test module ran)."""
+    try:
+        with open(real, 'rb') as f:
+            source = f.read()
+    except OSError:
+        return []
+    found = []
+    try:
+        found.append(_compile(source, real, 'exec', dont_inherit=True))
+    except (SyntaxError, ValueError):
+        return []
+    try:
+        import ast
+
+        from _pytest.assertion.rewrite import rewrite_asserts
+
+        tree = ast.parse(source, filename=real)
+        rewrite_asserts(tree, source, real, None)
+        found.append(_compile(tree, real, 'exec', dont_inherit=True))
+    except Exception:  # noqa: BLE001 -- pytest internals of another version: plain only
+        pass
+    return found
+
+
+def from_source(code: types.CodeType, real: str) -> bool:
+    """Whether ``code`` is code that the file ``real`` compiles to: one of the code objects
+    of this run's compile of it (or of its bytes on disk), or the same code at the same
+    place. A function added to a module by a forged cache, or built at run time under the
+    file's name, is not."""
+    _modules, ids, places = _reference(real)
+    if id(code) in ids:
+        return True
+    wanted = places.get((code.co_name, code.co_firstlineno))
+    return bool(wanted) and code_fingerprint(code) in wanted
