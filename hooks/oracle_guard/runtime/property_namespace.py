@@ -28,6 +28,7 @@ import types
 from typing import Any
 
 from oracle_guard.runtime.source_code import from_source
+from oracle_guard.runtime.source_code import impersonates
 
 # file -> (names bound by imports: name -> (module, attribute or None, level),
 #          names bound by def/class, every name the module binds, star import present)
@@ -223,10 +224,14 @@ class _Place:
         return self._compiled_here(value)
 
     def _compiled_here(self, function: Any) -> bool:
-        # A Hypothesis test's wrapper claims the test's file and line: its inner test is
-        # the code compiled there.
-        inner = getattr(getattr(function, 'hypothesis', None), 'inner_test', None)
-        code = getattr(inner if inner is not None else function, '__code__', None)
+        # A Hypothesis wrapper (``@given``, a stateful rule) claims the file and line of
+        # the function it wraps: that function is the code compiled there.
+        for _ in range(8):
+            inner = impersonates(function)
+            if inner is None:
+                break
+            function = inner
+        code = getattr(function, '__code__', None)
         if not isinstance(code, types.CodeType):
             return True  # no code of its own: the file it names is its module's
         return from_source(code, self.real(code.co_filename))

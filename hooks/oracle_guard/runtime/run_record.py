@@ -865,9 +865,9 @@ class RunRecorder:
 def _functions_in(values: list[Any], seen: dict[int, Any]) -> Iterator[types.FunctionType]:
     """The functions a namespace's values hold: functions, the members of classes (their
     nested classes too), pytest's fixture definitions, and along each, what it wraps
-    (``_functions_called``: a Hypothesis wrapper's code claims its test's file and line,
-    so its inner test is judged in its place). A value in ``seen`` (held there, so no id
-    is reused) is not looked at again."""
+    (``_functions_called``); a Hypothesis wrapper, whose code claims the file and line of
+    the function it wraps, is judged by that function (``source_code.impersonates``). A
+    value in ``seen`` (held there, so no id is reused) is not looked at again."""
     todo = list(values)
     while todo:
         value = todo.pop()
@@ -889,7 +889,8 @@ def _functions_in(values: list[Any], seen: dict[int, Any]) -> Iterator[types.Fun
         if not isinstance(value, types.FunctionType):
             continue
         for function in _functions_called(value):
-            if isinstance(function, types.FunctionType):
+            if isinstance(function, types.FunctionType) and \
+                    source_code.impersonates(function) is None:
                 yield function
 
 

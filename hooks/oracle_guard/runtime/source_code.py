@@ -9,8 +9,8 @@ holds only if every such module is compiled from bytes the plugin reads, in this
   runs it without compiling when its header matches the source (pytest 9: the first 8
   bytes of the source's hash; pytest 8: its size and mtime). Anyone who can write the
   run's tree can write that header. ``ignore_rewriter_cache`` makes its ``_read_pyc``
-  find nothing, so ``exec_module`` always calls ``_rewrite_test`` (whose wrapper in
-  ``run_record`` sends the digest);
+  find nothing for the test roots, so ``exec_module`` calls ``_rewrite_test`` (whose
+  wrapper in ``run_record`` sends the digest);
 * a module the rewriter does not take (a helper beside the property, a package's
   ``__init__``, every module under ``--assert=plain``) is loaded by Python's own
   ``SourceFileLoader``, which trusts ``__pycache__`` the same way. ``SourceFinder``, first
@@ -176,8 +176,11 @@ def install(report: Callable[[str, bytes, types.CodeType], None]) -> None:
 
 
 def ignore_rewriter_cache() -> None:
-    """pytest's ``_read_pyc`` finds nothing: every module it rewrites is compiled from its
-    source (pytest 8.4 and 9 look the function up in their module at each import)."""
+    """pytest's ``_read_pyc`` finds nothing for a file of the test roots: every module
+    there that it rewrites is compiled from its source (pytest 8.4 and 9 look the function
+    up in their module at each import, in ``AssertionRewritingHook.exec_module``). The
+    installed plugins' modules it rewrites (Hypothesis's whole package) keep their cache:
+    compiling them in every process would cost more than the tests of a small project."""
     try:
         from _pytest.assertion import rewrite
     except ImportError:  # pragma: no cover -- the plugin runs inside pytest
@@ -186,8 +189,15 @@ def ignore_rewriter_cache() -> None:
     if original is None or getattr(original, '_oracle_guard', False):
         return
 
-    def read_pyc(*_args: Any, **_kwargs: Any) -> None:
-        return None
+    def read_pyc(*args: Any, **kwargs: Any) -> Any:
+        source = args[0] if args else kwargs.get('source')
+        try:
+            real = os.path.realpath(str(source))
+        except (TypeError, ValueError, OSError):
+            return None
+        if in_scope(real):
+            return None
+        return original(*args, **kwargs)
 
     read_pyc._oracle_guard = True  # type: ignore[attr-defined]
     read_pyc.__name__ = read_pyc.__qualname__ = original.__name__
@@ -243,6 +253,26 @@ def _compiled_from_disk(real: str) -> list[types.CodeType]:
     except Exception:  # noqa: BLE001 -- pytest internals of another version: plain only
         pass
     return found
+
+
+def impersonates(function: Any) -> Any:
+    """The function ``function`` stands in for when it is Hypothesis's wrapper of it: a
+    function of Hypothesis's (its module's name says so) whose code claims the wrapped
+    function's file and first line (``reflection.impersonate``: ``@given``, ``proxies`` for
+    stateful rules and strategy definitions). None for any other function."""
+    inner = getattr(getattr(function, 'hypothesis', None), 'inner_test', None)
+    wrapped = inner if inner is not None else getattr(function, '__dict__', {}).get(
+        '__wrapped__')
+    code = getattr(function, '__code__', None)
+    target = getattr(wrapped, '__code__', None)
+    if not isinstance(code, types.CodeType) or not isinstance(target, types.CodeType):
+        return None
+    module = getattr(function, '__globals__', {}).get('__name__')
+    if type(module) is not str or not module.startswith('hypothesis') or \
+            code.co_filename != target.co_filename or \
+            code.co_firstlineno != target.co_firstlineno:
+        return None
+    return wrapped
 
 
 def from_source(code: types.CodeType, real: str) -> bool:
