@@ -108,3 +108,38 @@ def test_a_planted_cache_of_a_helper_module_is_not_run_and_its_compile_is_said(
     finish = [e for e in events if e.get('event') == 'finish']
     assert os.path.realpath(helper) in finish[0]['imported'], finish
     assert finish[0]['foreign'] == {}, finish
+
+
+def test_the_gate_names_a_file_of_the_oracle_that_ran_without_its_compile(tmp_path: Path) -> None:
+    """OG737 (rule 45) from the events alone: a collected or imported ``.py`` file of the
+    oracle with no compile in its process, and one whose module ran code its bytes do not
+    compile to; a test collected from another kind of file (a YAML test) is not compiled."""
+    from oracle_guard.gate.sealed import compiled_from_other_bytes
+    from oracle_guard.runtime.run_record import record_of
+
+    root = str(tmp_path)
+    prop, helper, data = (os.path.join(root, 'tests', 'properties', name)
+                          for name in ('test_p.py', '_expected.py', 'test_cases.yml'))
+    events = [
+        {'event': 'start'},
+        {'event': 'compiled', 'path': helper, 'sha256': 'aa'},
+        {'event': 'collected', 'items': [{'nodeid': 'tests/properties/test_p.py::test_p',
+                                          'path': prop},
+                                         {'nodeid': 'tests/properties/test_cases.yml::one',
+                                          'path': data}]},
+        {'event': 'finish', 'imported': [prop, helper],
+         'foreign': {helper: ['expected at line 9']}},
+    ]
+    expected = {'tests/properties/test_p.py': 'bb', 'tests/properties/_expected.py': 'aa',
+                'tests/properties/test_cases.yml': 'cc'}
+    found = [(f.path, f.code, f.message) for f in
+             compiled_from_other_bytes(record_of([('record-1.jsonl', events)]), root, expected)]
+    assert found == [
+        ('tests/properties/test_p.py', 'OG737', 'tests/properties/test_p.py, a file of the '
+         'oracle, ran without being compiled from its bytes in the run (a cached compile was '
+         "loaded: pytest's cache of rewritten modules or a __pycache__ file, which the code "
+         'under test can write)'),
+        ('tests/properties/_expected.py', 'OG737', 'tests/properties/_expected.py, a file of '
+         'the oracle, ran code its bytes do not compile to (expected at line 9): its module '
+         'was run from a planted compile, or a function was built under its name'),
+    ]

@@ -220,8 +220,9 @@ def not_compiled_here(record: RunRecord, rel_of: Callable[[str], str],
         compiled = {rel_of(p) for p in process.compiled}
         for path in sorted(process.collected_files | process.imported):
             rel = rel_of(path)
-            if rel not in expected or rel in compiled or rel in reported:
-                continue
+            if not rel.endswith('.py') or rel not in expected or rel in compiled or \
+                    rel in reported:
+                continue  # a test collected from another kind of file is not compiled
             reported.add(rel)
             findings.append(Finding(
                 rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, ran without being '
