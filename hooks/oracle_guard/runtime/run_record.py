@@ -39,7 +39,6 @@ from typing import Any
 
 from oracle_guard.runtime import source_code
 from oracle_guard.runtime.source_code import code_fingerprint
-from oracle_guard.runtime.source_code import constant_text  # noqa: F401 -- its old home
 from oracle_guard.runtime.source_code import codes_by_place as _codes_by_place
 
 try:  # pytest.hookimpl itself, without importing pytest into the ci process
