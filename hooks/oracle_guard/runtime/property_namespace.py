@@ -430,6 +430,8 @@ def _replaced_names_fast(module: Any, test_file: str, cfg: Any) -> list[str] | N
     for name in sorted(defined):
         value = namespace.get(name)
         file = _file_of(value)
+        # By its file alone: a name the property defines is its own code or a wrapper of
+        # it, and that code is judged at the session's end (rule 45, OG737).
         if place.repo_path(file) is not None and not place.owned(file):
             problems.append(f'{name!r}, defined in the property file, was replaced by '
                             f'{_describe(value)} from {place.rel(file)}')
