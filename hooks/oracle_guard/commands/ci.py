@@ -207,8 +207,20 @@ def ci(args: argparse.Namespace, command: list[str]) -> int:
         ctx.notes.extend(off_path)
         findings = change_rules(ctx)
     # The gate adopts every process a step of the pull request's code detaches (rule 45).
-    with Reaper() as reaper:
-        code = _judge(args, command, ctx, findings, timings, reaper)
+    reaper = Reaper()
+    try:
+        with reaper:
+            code = _judge(args, command, ctx, findings, timings, reaper)
+    finally:
+        # What the Reaper killed on its way out was still running after every sweep of
+        # the verdict: said, and the gate fails, however it ended.
+        if reaper.late:
+            sys.stdout.flush()
+            write_findings(reaper.late, args.format, sys.stdout)
+            sys.stdout.write(f'oracle-guard ci: {len(reaper.late)} more finding(s) after '
+                             'the verdict: the gate fails\n')
+    if reaper.late:
+        code = 1
     if args.timings:
         sys.stdout.flush()
         sys.stderr.write(''.join(f'{line}\n' for line in timings.lines()))
