@@ -482,7 +482,7 @@ def test_a_hypothesis_entry_point_that_rewrites_the_property_fails_ci(
      'console_scripts =\n    dd = dd:main\nhypothesis =\n    dd = dd:_weaken\n',
      {('hypothesis', 'dd = dd:_weaken')}),
     ('setup.py', 'from setuptools import setup\nsetup(install_requires=["hypothesis"], '
-     'entry_points={"pytest11": ["dd = dd.plugin"]})\n', {('pytest11', "['dd = dd.plugin']")}),
+     'entry_points={"pytest11": ["dd = dd.plugin"]})\n', {('pytest11', 'dd = dd.plugin')}),
     ('setup.py',
      'from setuptools import setup\nsetup(entry_points="[hypothesis]\\nx = dd:f\\n")\n',
      {('hypothesis', 'x = dd:f')}),

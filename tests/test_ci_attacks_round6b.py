@@ -21,14 +21,25 @@ import subprocess
 import sys
 import tempfile
 import time
+import venv
 
 import pytest
 
+import oracle_guard
+
+from ci_repo import build_template
 from ci_repo import copy_template
+from oracle_guard.gate.installed_plugins import EntryPoint
+from oracle_guard.gate.installed_plugins import judged
+from oracle_guard.gate.integrity_probe import entry_points as probe_entry_points
 from oracle_guard.gate.processes import Reaper
+from oracle_guard.gate.sealed import COMPUTED
+from oracle_guard.gate.sealed import entry_points_in
 from test_ci_attacks import GOOD
 from test_ci_attacks import PYTEST
 from test_ci_attacks_round3 import adopt_dd
+from test_ci_integrity import install
+from test_ci_integrity import site_packages
 
 # -- 105: the chain, against the sweep alone -------------------------------------------------
 # Detached the classic way (the caller's child forks and ends: the chain's first generation
@@ -237,3 +248,129 @@ def test_a_fork_chain_is_stopped_at_every_step_boundary_of_the_gate(
                'the gate killed them' in line for line in found), ci.out
     assert not any('a step of the gate' in line for line in found), ci.out  # none left
     assert ci.summary.startswith('oracle-guard ci: 2 finding(s);'), ci.out  # nothing else
+
+
+# -- 103, 103b: entry points the install step writes, not the change's files -----------------
+# A setup.py is a program: ``entry_points=dict(...)``, a computed key, a file read at build
+# time all declare entry points. The static reading flags what it cannot read (OG738 on the
+# file, the early finding), and the gate reads what the install step produced: the pytest11
+# and hypothesis entry points of the test environment before it and after it (rule 46).
+@pytest.mark.parametrize(('path', 'text', 'entries'), [
+    ('setup.py', "setup(entry_points=dict(hypothesis=['dd = dd:_plant']))",
+     {('hypothesis', 'dd = dd:_plant')}),
+    ('setup.py', "setup(entry_points={'hypo' + 'thesis': ['dd = dd:_plant']})",
+     {(COMPUTED, "a computed key: {'hypo' + 'thesis': ['dd = dd:_plant']}")}),
+    ('setup.py', "setup(entry_points=open('eps.txt').read())",
+     {(COMPUTED, "entry_points=open('eps.txt').read()")}),
+    ('setup.py', "setup(entry_points=EPS)", {(COMPUTED, 'entry_points=EPS')}),
+    ('setup.cfg', '[options.entry_points]\nhypothesis:\n    dd = dd:_plant\n',
+     {('hypothesis', 'dd = dd:_plant')}),
+])
+def test_entry_points_the_static_reading_cannot_resolve_are_flagged(
+        path: str, text: str, entries: set[tuple[str, str]]) -> None:
+    assert entry_points_in(path, text.encode()) == entries
+
+
+def _dist(site: str, name: str, entry_points: str, url: str = '') -> None:
+    """A distribution's metadata as pip writes it."""
+    meta = os.path.join(site, f'{name}-1.0.dist-info')
+    os.makedirs(meta)
+    with open(os.path.join(meta, 'METADATA'), 'w', encoding='utf-8') as f:
+        f.write(f'Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n')
+    with open(os.path.join(meta, 'entry_points.txt'), 'w', encoding='utf-8') as f:
+        f.write(entry_points)
+    if url:
+        with open(os.path.join(meta, 'direct_url.json'), 'w', encoding='utf-8') as f:
+            f.write('{"url": "%s", "dir_info": {"editable": true}}' % url)
+
+
+def _judge(root: str, site: str, before: list | None) -> tuple[list, list]:  # type: ignore[type-arg]
+    after = [EntryPoint(*row) for row in probe_entry_points(root, [root, site])]
+    return judged(before, after, root, {'dd'}, {('pytest11', 'ours=dd._plugin')},
+                  {'pytest-xdist'})
+
+
+@pytest.mark.parametrize('group', ['pytest11', 'hypothesis'])
+def test_the_projects_own_entry_point_in_the_test_environment_is_og738(
+        tmp_path, group: str) -> None:  # type: ignore[no-untyped-def]
+    # 103 (hypothesis) and 103b (pytest11): an editable install of the project, its entry
+    # point from a computed setup.py; its metadata in site-packages, outside the checkout.
+    root, site = str(tmp_path / 'checkout'), str(tmp_path / 'site')
+    os.makedirs(root)
+    os.makedirs(site)
+    _dist(site, 'other_name', f'[{group}]\ndd = dd._plugin\n', url=f'file://{root}')
+    found, notes = _judge(root, site, before=[])
+    assert [f.code for f in found] == ['OG738'], found
+    assert f'the project\'s own entry point dd = dd._plugin in the {group} group ' \
+        '(other_name was installed from the checkout)' in found[0].message
+    assert notes == []
+
+
+def test_entry_points_the_install_step_added_are_judged_by_where_they_come_from(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root, site = str(tmp_path / 'checkout'), str(tmp_path / 'site')
+    os.makedirs(root)
+    os.makedirs(site)
+    _dist(site, 'pytest_xdist', '[pytest11]\nxdist = xdist.plugin\n')  # a dependency
+    _dist(site, 'dd', '[pytest11]\nours = dd._plugin\n')  # the base declares it
+    before = [EntryPoint(*row) for row in probe_entry_points(root, [root, site])]
+    _dist(site, 'sneaky', '[hypothesis]\nx = sneaky:run\n')  # neither
+    found, notes = _judge(root, site, before)
+    assert [f.message for f in found] == [
+        'the install step added the entry point x = sneaky:run in the hypothesis group (of '
+        'sneaky, a distribution the base revision does not name as a dependency): Hypothesis '
+        'runs it when it starts, before any test file is compiled']
+    assert len(notes) == 1 and 'ours = dd._plugin' in notes[0], notes
+    # Without the list from before the install step, only the project's own is judged.
+    assert _judge(root, site, None)[0] == []
+
+
+# 103b at the gate: a separate test environment (``--test-python``, reaching this suite's
+# pytest and oracle-guard through a .pth a distribution of its own lists), and an install
+# step that installs the project in editable mode the way pip does, its entry points from a
+# setup.py no reading resolves (standing for ``pip install -e .``: a dist-info in
+# site-packages with a pytest11 entry point, a .pth naming src/, a RECORD listing both).
+EDITABLE_INSTALL = r'''import base64, hashlib, os, sys
+
+site, root = sys.argv[1], os.getcwd()
+meta = os.path.join(site, 'calc-0.1.dist-info')
+os.makedirs(meta)
+files = {
+    'calc-0.1.dist-info/METADATA': 'Metadata-Version: 2.1\nName: calc\nVersion: 0.1\n',
+    'calc-0.1.dist-info/entry_points.txt': '[pytest11]\ncalc = calc._plugin\n',
+    'calc-0.1.dist-info/direct_url.json':
+        '{"url": "file://%s", "dir_info": {"editable": true}}' % root,
+    '__editable__.calc-0.1.pth': os.path.join(root, 'src') + '\n',
+}
+rows = []
+for rel, text in files.items():
+    with open(os.path.join(site, rel), 'w') as f:
+        f.write(text)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).decode()
+    rows.append('%s,sha256=%s,%d' % (rel, digest.rstrip('='), len(text.encode())))
+with open(os.path.join(meta, 'RECORD'), 'w') as f:
+    f.write('\n'.join(rows + ['calc-0.1.dist-info/RECORD,,']) + '\n')
+'''
+
+
+def test_the_projects_own_pytest_plugin_installed_by_the_install_step_fails_ci(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    prefix = str(tmp_path / 'env')
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(prefix)
+    python, site = os.path.join(prefix, 'bin', 'python'), site_packages(prefix)
+    for folder in dict.fromkeys([os.path.dirname(os.path.dirname(pytest.__file__)),
+                                 os.path.dirname(os.path.dirname(oracle_guard.__file__))]):
+        name = f'suite_link_{len(os.listdir(site))}'
+        install(site, name, {f'{name}.pth': folder + '\n'})
+    calc = copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'repo'))
+    calc.pull_request({'tools/install.py': EDITABLE_INSTALL,
+                       'src/calc/_plugin.py': '"""Loaded by pytest at start-up."""\n'},
+                      bug=False)
+    ci = calc.ci([python, *PYTEST[1:]], '--test-python', python,
+                 '--install-command', f'python tools/install.py {site}')
+    assert ci.rc == 1, ci.out
+    assert any(line.startswith('.:1:1: OG738 the test environment holds the project\'s own '
+                               'entry point calc = calc._plugin in the pytest11 group (its '
+                               'distribution calc is the project)') for line in
+               ci.lines('OG738')), ci.out
+    assert ci.summary.startswith('oracle-guard ci: 1 finding(s);'), ci.out  # nothing else

@@ -240,6 +240,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     from oracle_guard.gate import sealed
     from oracle_guard.gate import reference
     from oracle_guard.gate import base_collection
+    from oracle_guard.gate import installed_plugins
     from oracle_guard.gate.approval import decide
 
     sections = review_report.report_sections(ctx)
@@ -264,12 +265,23 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         ctx, test_python, approved=approval.approved and bool(approval.changes),
         approved_files=[item.path for item in approval.changes],
         timings=timings) if args.reference_run else None
+    # The pytest11 and hypothesis entry points of the test environment, before the install
+    # step and after it (rule 46): what a computed setup.py declares shows only there.
+    plugins_before = installed_plugins.installed(test_python, probe, cfg.root) \
+        if args.install_command else None
     if args.install_command:
         with timings.step('install step'):
             mark = reaper.mark()
             sealed.run_install(args.install_command, test_python, ctx.cfg.root)
             # Nothing it started may still run when the reference tree is written.
             findings.extend(reaper.leftovers(mark, 'the install step'))
+    base_side = ctx.changes.base_view
+    plugin_findings, plugin_notes = installed_plugins.judged(
+        plugins_before, installed_plugins.installed(test_python, probe, cfg.root), cfg.root,
+        installed_plugins.project_names(base_side, head_view),
+        installed_plugins.declared(base_side), installed_plugins.requirements(base_side))
+    findings.extend(plugin_findings)
+    ctx.notes.extend(plugin_notes)
     inventory = {**audit.static_inventory(head_view, cfg),
                  **audit.moved_out_of_collection(ctx.changes, cfg)}
     test_files = sorted({path for path, _ in inventory})

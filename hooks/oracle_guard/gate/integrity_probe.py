@@ -16,6 +16,10 @@ imported). Prints one JSON object; ``gate/integrity.py`` turns it into findings.
   sourceless ``.pyc`` beside the packages' modules;
 * ``editable``: judged distributions installed in editable mode: their source lives
   outside site-packages and ``RECORD`` says nothing about it.
+
+With ``--entry-points ROOT`` it prints instead the ``pytest11`` and ``hypothesis`` entry
+points ``importlib.metadata`` finds where a test run in ROOT would look
+(``gate/installed_plugins.py`` judges them).
 """
 from __future__ import annotations
 
@@ -261,5 +265,81 @@ def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],
                 facts['compiled'].append([dist, pyc, problem])
 
 
+# -- the entry points pytest and Hypothesis load (rule 46, OG738) --------------------------
+ENTRY_POINT_GROUPS = ('pytest11', 'hypothesis')
+
+
+def search_path(root: str) -> list[str]:
+    """Where ``importlib.metadata`` looks in a test run, read without running anything: the
+    checkout (``python -m pytest`` puts its working folder first), the site folders, and
+    the folders their ``.pth`` files add (the lines that are not imports)."""
+    paths = [root]
+    for folder in site_folders():
+        paths.append(folder)
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith('.pth'):
+                continue
+            try:
+                with open(os.path.join(folder, name), encoding='utf-8',
+                          errors='replace') as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                line = line.strip()
+                if not line or line.startswith(('#', 'import ', 'import\t')):
+                    continue
+                path = os.path.join(folder, line)
+                if os.path.isdir(path):
+                    paths.append(path)
+    return list(dict.fromkeys(os.path.realpath(p) for p in paths))
+
+
+def entry_points(root: str, paths: list[str] | None = None) -> list[list[str]]:
+    """[group, name, value, distribution, its metadata folder, its ``direct_url.json`` url,
+    where the entry's top-level module is found] for every entry point of the two groups."""
+    from importlib import machinery
+    from importlib import metadata
+
+    paths = search_path(root) if paths is None else paths
+    found = []
+    for dist in metadata.distributions(path=paths):
+        try:
+            eps = [ep for ep in dist.entry_points if ep.group in ENTRY_POINT_GROUPS]
+            name = dist.metadata['Name'] or ''
+        except Exception:  # noqa: BLE001 -- unreadable metadata: nothing it declares loads
+            continue
+        if not eps:
+            continue
+        meta = getattr(dist, '_path', None)
+        url = ''
+        try:
+            text = dist.read_text('direct_url.json')
+            url = str(json.loads(text).get('url', '')) if text else ''
+        except Exception:  # noqa: BLE001 -- not JSON: no url
+            url = ''
+        for ep in eps:
+            module = ep.value.split(':', 1)[0].strip().split('.', 1)[0]
+            origin = ''
+            try:
+                spec = machinery.PathFinder.find_spec(module, paths)
+            except Exception:  # noqa: BLE001 -- a name no finder takes
+                spec = None
+            if spec is not None:
+                origin = spec.origin if spec.origin not in (None, 'namespace') else \
+                    next(iter(spec.submodule_search_locations or ()), '')
+            found.append([ep.group, ep.name, ep.value, str(name),
+                          os.path.realpath(str(meta)) if meta is not None else '', url,
+                          os.path.realpath(origin) if origin else ''])
+    return found
+
+
 if __name__ == '__main__':
-    json.dump(inspect(), sys.stdout)
+    if sys.argv[1:2] == ['--entry-points']:
+        json.dump({'entry_points': entry_points(sys.argv[2])}, sys.stdout)
+    else:
+        json.dump(inspect(), sys.stdout)

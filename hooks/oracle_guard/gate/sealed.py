@@ -245,6 +245,9 @@ def not_compiled_here(record: RunRecord, rel_of: Callable[[str], str],
 
 
 ENTRY_POINT_GROUPS = ('pytest11', 'hypothesis')
+TOOLS = {'pytest11': 'pytest', 'hypothesis': 'Hypothesis'}
+# The group of a declaration no reading of the file can resolve (setup.py computes it).
+COMPUTED = 'pytest11 or hypothesis'
 
 
 def entry_points_in(path: str, data: bytes) -> set[tuple[str, str]]:
@@ -285,7 +288,24 @@ def entry_points_in(path: str, data: bytes) -> set[tuple[str, str]]:
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values):
                     if isinstance(key, ast.Constant) and key.value in ENTRY_POINT_GROUPS:
-                        found.add((str(key.value), ast.unparse(value)))
+                        found.update((str(key.value), e) for e in _entries(value))
+                    elif key is None or not isinstance(key, ast.Constant):
+                        # a computed key ({'hypo' + 'thesis': ...}) or a ** spread
+                        found.add((COMPUTED, f'a computed key: {_shown(node)}'))
+            elif isinstance(node, ast.Call) and _named(node.func) == 'dict':
+                for keyword in node.keywords:
+                    if keyword.arg in ENTRY_POINT_GROUPS:
+                        found.update((keyword.arg, e) for e in _entries(keyword.value))
+                    elif keyword.arg is None:
+                        found.add((COMPUTED, f'a computed key: {_shown(node)}'))
+                if node.args:
+                    found.add((COMPUTED, f'dict() of a computed value: {_shown(node)}'))
+            elif isinstance(node, ast.keyword) and node.arg == 'entry_points' and \
+                    not isinstance(node.value, (ast.Dict, ast.Constant)) and not (
+                        isinstance(node.value, ast.Call) and _named(node.value.func) == 'dict'):
+                # setup(entry_points=...) given a name, a file read, a call: no reading of
+                # the file says what it declares
+                found.add((COMPUTED, f'entry_points={_shown(node.value)}'))
             elif isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found.update(_ini_entry_points(node.value))
     elif name == 'setup.cfg':
@@ -293,6 +313,31 @@ def entry_points_in(path: str, data: bytes) -> set[tuple[str, str]]:
     elif name == 'entry_points.txt':
         found.update(_ini_entry_points(text))
     return found
+
+
+def _entries(node: ast.expr) -> list[str]:
+    """The entries of a group's value in setup.py: each string of a literal list, or the
+    value as written."""
+    import ast
+
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+        return [str(e.value) for e in node.elts]  # type: ignore[attr-defined]
+    return [ast.unparse(node)]
+
+
+def _named(node: ast.expr) -> str:
+    import ast
+
+    return node.id if isinstance(node, ast.Name) else \
+        node.attr if isinstance(node, ast.Attribute) else ''
+
+
+def _shown(node: ast.AST) -> str:
+    import ast
+
+    text = ' '.join(ast.unparse(node).split())
+    return text if len(text) < 60 else text[:57] + '...'
 
 
 def _ini_entry_points(text: str, section: str | None = None) -> set[tuple[str, str]]:
@@ -310,7 +355,10 @@ def _ini_entry_points(text: str, section: str | None = None) -> set[tuple[str, s
         if section is not None:
             if current != section:
                 continue
-            key, eq, value = line.partition('=')
+            # configparser takes ``group: ...`` as it takes ``group = ...``
+            at = min((i for i in (line.find('='), line.find(':')) if i >= 0), default=-1)
+            key, eq, value = (line[:at], line[at], line[at + 1:]) if at >= 0 else \
+                (line, '', '')
             if eq and not raw[:1].isspace():
                 group = key.strip()
                 line = value.strip()
@@ -340,8 +388,11 @@ def added_entry_points(changes: ChangeSet, head: TreeView) -> list[Finding]:
             shown = entry if len(entry) < 80 else entry[:77] + '...'
             findings.append(Finding(
                 change.path, 1, 1, 'OG738', f'{change.path} adds an entry point in the '
-                f'{group} group ({shown}): {"pytest" if group == "pytest11" else "Hypothesis"} '
-                'runs it when it starts, before any test file is compiled',
+                f'{group} group ({shown}): {TOOLS.get(group, "pytest or Hypothesis")} '
+                'runs it when it starts, before any test file is compiled' if group != COMPUTED
+                else f'{change.path} declares entry points the gate cannot read ({shown}): '
+                'one in the pytest11 or hypothesis group would run when pytest or Hypothesis '
+                'starts, before any test file is compiled',
                 'a plugin of the test machinery is a change of its own that a maintainer '
                 'makes; remove it from this pull request'))
     return findings

@@ -1,0 +1,201 @@
+"""The entry points pytest and Hypothesis load from the test environment (rule 46).
+
+The change rules read the entry points a change declares in its files (``sealed.
+added_entry_points``); ``setup.py`` is a program, and what it declares shows only once it has
+run. So the gate also reads what the install step produced: the integrity probe
+(``gate/integrity_probe.py --entry-points``, in the test interpreter with ``-I -S``, so
+nothing of the environment runs) lists the ``pytest11`` and ``hypothesis`` entry points that
+``importlib.metadata`` finds where a test run would look, before the install step and after
+it:
+
+OG738 an entry point of the two groups that is the project's own (its distribution is named
+      as ``[project].name`` at the base or the head, or its ``direct_url.json``, its
+      metadata folder or its module lies in the checkout, as an editable install's does)
+      and that the base revision does not declare: pytest or Hypothesis loads the pull
+      request's code before any test file is compiled, wherever its metadata lives; or one
+      the install step added whose distribution the base revision does not name as a
+      dependency (``[project]`` dependencies and optional dependencies, ``requirements*.txt``)
+
+An entry point of the project's own that the base revision declares (a project that is a
+pytest plugin) is a note: the pull request's plugin code runs before collection there,
+which the gate cannot keep apart from the code under test.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.repo.gitrepo import TreeView
+
+DECLARING = ('pyproject.toml', 'setup.cfg', 'setup.py')
+_NAME = re.compile(r'\s*([A-Za-z0-9][A-Za-z0-9._-]*)')
+
+
+@dataclass(frozen=True)
+class EntryPoint:
+    group: str
+    name: str
+    value: str
+    dist: str
+    meta: str  # the metadata folder (real path)
+    url: str  # direct_url.json's url, '' when none
+    origin: str  # where its top-level module is found (real path), '' when nowhere
+
+    @property
+    def entry(self) -> str:
+        return f'{self.name} = {self.value}'
+
+
+def installed(python: str, probe_source: str, root: str) -> list[EntryPoint]:
+    """The entry points of the two groups the test environment holds now."""
+    where = ('--test-python', 0)
+    try:
+        proc = subprocess.run([python, '-I', '-S', '-c', probe_source, '--entry-points',
+                               os.path.realpath(root)], capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ConfigError(*where, f'cannot inspect the test environment of {python!r}: {exc}',
+                          'name the interpreter of the test environment, e.g. '
+                          '--test-python .venv/bin/python') from None
+    try:
+        rows = json.loads(proc.stdout)['entry_points']
+        return [EntryPoint(*map(str, row)) for row in rows]
+    except (ValueError, KeyError, TypeError):
+        tail = proc.stderr.decode(errors='replace').strip().splitlines()[-1:] or ['no output']
+        raise ConfigError(*where, f'cannot inspect the test environment of {python!r} (its '
+                          f'entry points): {tail[0]}', 'the test environment must be a Python '
+                          '3.9+ interpreter whose site-packages can be read') from None
+
+
+def normalize(name: str) -> str:
+    return re.sub(r'[-_.]+', '-', name).lower()
+
+
+def _inside(path: str, root: str) -> bool:
+    return bool(path) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
+
+
+def own_because(ep: EntryPoint, root: str, names: Iterable[str]) -> str:
+    """Why ``ep`` is the project's own code ('' when it is not)."""
+    root = os.path.realpath(root)
+    if normalize(ep.dist) in {normalize(n) for n in names if n}:
+        return f'its distribution {ep.dist} is the project'
+    if ep.url.startswith('file://') and _inside(os.path.realpath(ep.url[len('file://'):]),
+                                                root):
+        return f'{ep.dist} was installed from the checkout'
+    if _inside(ep.meta, root):
+        return f'its metadata is in the checkout ({os.path.relpath(ep.meta, root)})'
+    if _inside(ep.origin, root):
+        return f'its module is in the checkout ({os.path.relpath(ep.origin, root)})'
+    return ''
+
+
+def project_names(*views: TreeView | None) -> set[str]:
+    """``[project].name`` (and Poetry's name) on each side."""
+    from oracle_guard.config import parse_toml
+
+    names = set()
+    for view in views:
+        data = view.read('pyproject.toml') if view is not None else None
+        if not data:
+            continue
+        try:
+            doc = parse_toml(data.decode('utf-8', 'replace'))
+        except ConfigError:
+            continue
+        for table in (doc.get('project'), (doc.get('tool') or {}).get('poetry')
+                      if isinstance(doc.get('tool'), dict) else None):
+            if isinstance(table, dict) and isinstance(table.get('name'), str):
+                names.add(table['name'])
+    return names
+
+
+def declared(view: TreeView | None) -> set[tuple[str, str]]:
+    """(group, ``name=value``) of what the revision's files declare, spaces taken out."""
+    from oracle_guard.gate.sealed import entry_points_in
+
+    found = set()
+    for path in DECLARING:
+        data = view.read(path) if view is not None else None
+        if data:
+            found.update((group, re.sub(r'\s+', '', entry))
+                         for group, entry in entry_points_in(path, data))
+    return found
+
+
+def requirements(view: TreeView | None) -> set[str]:
+    """The distributions the revision names as dependencies, normalized."""
+    from oracle_guard.config import parse_toml
+
+    if view is None:
+        return set()
+    lines: list[object] = []
+    data = view.read('pyproject.toml')
+    if data:
+        try:
+            doc = parse_toml(data.decode('utf-8', 'replace'))
+        except ConfigError:
+            doc = {}
+        project = doc.get('project') if isinstance(doc.get('project'), dict) else {}
+        lines += list(project.get('dependencies') or ())
+        extras = project.get('optional-dependencies')
+        for group in (extras.values() if isinstance(extras, dict) else ()):
+            lines += list(group or ())
+    for path in view.paths():
+        if '/' not in path and path.startswith('requirements') and path.endswith('.txt'):
+            lines += (view.read(path) or b'').decode('utf-8', 'replace').splitlines()
+    found = set()
+    for line in lines:
+        match = _NAME.match(str(line)) if not str(line).lstrip().startswith(('#', '-')) \
+            else None
+        if match:
+            found.add(normalize(match.group(1)))
+    return found
+
+
+def judged(before: list[EntryPoint] | None, after: list[EntryPoint], root: str,
+           names: Iterable[str], base_declares: set[tuple[str, str]],
+           base_requires: set[str]) -> tuple[list[Finding], list[str]]:
+    """OG738 for the project's own entry points the base does not declare and for the ones
+    the install step added from a distribution the base does not depend on; notes for the
+    project's own the base declares."""
+    names = list(names)
+    earlier = {(ep.group, ep.name, ep.value, normalize(ep.dist)) for ep in before or ()}
+    findings: list[Finding] = []
+    notes: list[str] = []
+    tool = {'pytest11': 'pytest', 'hypothesis': 'Hypothesis'}
+    for ep in sorted(set(after), key=lambda e: (e.group, e.name, e.value, e.dist)):
+        why = own_because(ep, root, names)
+        where = os.path.relpath(ep.meta, os.path.realpath(root)).replace(os.sep, '/') \
+            if _inside(ep.meta, os.path.realpath(root)) else '.'
+        if why:
+            if (ep.group, re.sub(r'\s+', '', ep.entry)) in base_declares:
+                notes.append(f'oracle-guard ci: note: {tool[ep.group]} loads the project\'s '
+                             f'own entry point {ep.entry} ({ep.group}), which the base '
+                             'revision declares: the pull request\'s code in it runs before '
+                             'any test file is compiled')
+                continue
+            findings.append(Finding(
+                where, 1, 1, 'OG738', f'the test environment holds the project\'s own entry '
+                f'point {ep.entry} in the {ep.group} group ({why}), which the base revision '
+                f'does not declare: {tool[ep.group]} runs the pull request\'s code when it '
+                'starts, before any test file is compiled',
+                'a plugin of the test machinery is a change of its own that a maintainer '
+                'makes, declared literally (pyproject.toml [project.entry-points])'))
+            continue
+        key = (ep.group, ep.name, ep.value, normalize(ep.dist))
+        if before is not None and key not in earlier and \
+                normalize(ep.dist) not in base_requires:
+            findings.append(Finding(
+                where, 1, 1, 'OG738', f'the install step added the entry point {ep.entry} in '
+                f'the {ep.group} group (of {ep.dist}, a distribution the base revision does '
+                f'not name as a dependency): {tool[ep.group]} runs it when it starts, before '
+                'any test file is compiled',
+                'a new plugin of the test machinery is a change of its own that a maintainer '
+                'makes (a dependency of the project)'))
+    return findings, notes
