@@ -74,10 +74,11 @@ def gate_with_install(repo: CiRepo, files: dict[str, str]) -> Run:
 # The pull request does not touch the ledger: its blob is the same at base and HEAD, and the
 # change rules see no freeze added. The install step writes, zlib-compressed, a ledger that
 # freezes the three failing tests (budget 3) over that blob's loose object, and the same
-# bytes into the checkout: the test command's plugin and its audit, which reads the ledger
-# from git after the install step, take the failures as frozen. The reference tree is built
-# from the blobs listed before the install step and checked against their ids: OG734
-# (rule 44) is the only finding, and it is enough.
+# bytes into the checkout: the test command's plugin takes the failures as frozen. The
+# audit reads the ledger (and the rest of what it believes of HEAD) before the install step:
+# the plugin's skips are explained by no freeze (OG706). The reference tree is built
+# from the blobs listed before the install step and checked against their ids (OG734, rule
+# 44).
 REWRITING_THE_LEDGER = r"""import os
 import subprocess
 import zlib
@@ -104,6 +105,12 @@ def test_a_ledger_blob_rewritten_by_the_install_step_is_not_the_blob(
     ci = gate_with_install(repo, {'tools/install.py': rewriting_the_ledger()})
     assert any('reference run: git gave other bytes for `tests/freeze_ledger.yaml` than the '
                'blobs the revisions named' in line for line in ci.lines('OG734')), ci.out
+    # The test command's audit read the ledger before the install step: the forged freezes
+    # explain none of the skips the plugin made of them (OG706).
+    for test in ('tests/test_dd.py::test_four', 'tests/test_dd.py::test_many',
+                 'tests/properties/test_dd_props.py::test_dedupe_matches_set'):
+        assert any(f'{test} was skipped' in line and 'no live freeze explains it' in line
+                   for line in ci.lines('OG706')), ci.out
 
 
 # -- 107, 108: the base property's blob moved where git still finds it (rule 44) -------------

@@ -46,6 +46,7 @@ from oracle_guard.repo.gitrepo import GitError
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
@@ -265,6 +266,32 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         ctx, test_python, approved=approval.approved and bool(approval.changes),
         approved_files=[item.path for item in approval.changes],
         timings=timings) if args.reference_run else None
+    # What the audit believes of the revisions (the inventory, the freeze ledger, the
+    # baseline, the test code, the src modules) is read now, before the pull request's code
+    # runs (rule 44): after the install step git may give other bytes for a blob (its loose
+    # object rewritten), and the audit would take forged freezes for the ledger's. The
+    # views keep what they read; the reference trees are checked against the blob ids.
+    inventory = {**audit.static_inventory(head_view, cfg),
+                 **audit.moved_out_of_collection(ctx.changes, cfg)}
+    test_files = sorted({path for path, _ in inventory})
+    oracle_files = [p for p in test_files if cfg.is_property(p)]
+    tracked = frozenset(head_view.paths())
+    head_view.read_many([p for p in sorted(tracked) if cfg.is_test_code(p)])
+    try:
+        ledger = read_ledger(head_view, cfg.ledger)
+    except ConfigError:
+        ledger = None  # check-freeze-ledger has reported it; nothing is frozen
+    try:
+        read_baseline(head_view, cfg.baseline)  # kept by the view for the audit
+    except ConfigError:
+        pass  # check-named-freezes reports it
+    src_modules = audit.src_modules(head_view, cfg)
+    src_gone = audit.src_gone(TreeView(cfg.root, ctx.changes.base), head_view, cfg) \
+        if ctx.changes.has_base else frozenset()  # rule 41
+    base_side = ctx.changes.base_view
+    plugin_rules = (installed_plugins.project_names(base_side, head_view),
+                    installed_plugins.declared(base_side),
+                    installed_plugins.requirements(base_side))
     # The pytest11 and hypothesis entry points of the test environment, before the install
     # step and after it (rule 46): what a computed setup.py declares shows only there.
     plugins_before = installed_plugins.installed(test_python, probe, cfg.root) \
@@ -275,17 +302,11 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             sealed.run_install(args.install_command, test_python, ctx.cfg.root)
             # Nothing it started may still run when the reference tree is written.
             findings.extend(reaper.leftovers(mark, 'the install step'))
-    base_side = ctx.changes.base_view
     plugin_findings, plugin_notes = installed_plugins.judged(
         plugins_before, installed_plugins.installed(test_python, probe, cfg.root), cfg.root,
-        installed_plugins.project_names(base_side, head_view),
-        installed_plugins.declared(base_side), installed_plugins.requirements(base_side))
+        *plugin_rules)
     findings.extend(plugin_findings)
     ctx.notes.extend(plugin_notes)
-    inventory = {**audit.static_inventory(head_view, cfg),
-                 **audit.moved_out_of_collection(ctx.changes, cfg)}
-    test_files = sorted({path for path, _ in inventory})
-    oracle_files = [p for p in test_files if cfg.is_property(p)]
 
     # The reference tree is written from git objects before the test command starts, and
     # its run goes on beside the test command (after the install step: the test
@@ -322,19 +343,12 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         findings.extend(sealed.compiled_from_other_bytes(run.record, cfg.root, committed))
         ctx.notes.extend(run.notes)
         exit_code, record = run.exit_code, run.record
-        try:
-            ledger = read_ledger(head_view, cfg.ledger)
-        except ConfigError:
-            ledger = None  # check-freeze-ledger has reported it; nothing is frozen
         audit_ctx = audit.AuditContext(
             cfg=cfg, record=record, inventory=inventory,
-            ledger=ledger, today=today, src_modules=audit.src_modules(head_view, cfg),
+            ledger=ledger, today=today, src_modules=src_modules,
             junit_expected=junit if is_pytest_command(command) else None, view=head_view,
-            tracked=frozenset(head_view.paths()),
+            tracked=tracked, src_gone=src_gone,
         )
-        if ctx.changes.has_base:  # rule 41: a src module the change removed explains no skip
-            audit_ctx.src_gone = audit.src_gone(TreeView(cfg.root, ctx.changes.base),
-                                                head_view, cfg)
         if collector is not None:
             with timings.step('base collection'):
                 audit_ctx.base_collection = collector.wait()
