@@ -1,29 +1,31 @@
 """Reproduce the attacks of ATTACKS.md 101-108 (round 6: the compiled bytes, the entry
-points, the last sweep and the blob ids, on branch seal95 at c6a7bca).
+points, the last sweep and the blob ids, played on branch seal95 at c6a7bca).
 
     python benchmarks/attacks_open/round6.py [NAME ...] [--keep DIR] [--test-env PYTHON]
 
 Open when the round was played (each printed "gate exit 0" with the bug in place, or for
-105 with the bug fixed): 101 (a rewritten-module cache planted for pytest's rewriter), 102 (a
-helper module of the property rewritten and put back), 103 (a hypothesis entry point from a
-computed setup.py, with 101's move; needs ``--test-env``), 103b (the same with a
-``pytest11`` plugin and no conftest in the base; needs ``--test-env``), 105 (a fork chain
-the sweeps do not see: a race, see below), 105b (105's chain plants 101's cache of the new
-test in the new-test run: a race it won in 4 of 5 runs), 105c (the chain left by the install
-step plants 101's cache in the reference tree; the install script plants it in the
-checkout). 101 and 102 are closed since (branch seal101: no compiled cache is trusted in
-the gate's runs, and every module of the test roots sends its compile's digest; their
-tests are tests/test_ci_attacks_round6.py), and so is the cache as the payload of 103,
-103b, 105b and 105c (ATTACKS.md says what of them stays open). Caught, kept as
-scenarios (each prints "gate exit 1"; their tests are tests/test_ci_attacks_round6.py): 104
-(the ledger's loose object rewritten by the install step), 106 (``--assert=plain`` with 95's
+105 with the bug fixed): 101, 102, 103, 103b, 105, 105b, 105c. Closed since: 101 (a
+rewritten-module cache planted for pytest's rewriter) and 102 (a helper module of the
+property rewritten and put back) on branch seal101 (no compiled cache is trusted in the
+gate's runs, and every module of the test roots sends its compile's digest; their tests are
+tests/test_ci_attacks_round6.py), which also refuses the cache as the payload of 103, 103b,
+105b and 105c; 103 (a hypothesis entry point from a computed setup.py, with 101's move;
+needs ``--test-env``: OG738 from the test environment), 103b (the same with a ``pytest11``
+plugin and no conftest in the base; needs ``--test-env``), 105 (a fork chain the sweeps did
+not see: OG718 now, with the bug fixed), 105b (105's chain plants 101's cache of the new
+test in the new-test run) and 105c (the chain left by the install step plants 101's cache
+in the reference tree; the install script plants it in the checkout) on branch seal105
+(their tests are tests/test_ci_attacks_round6b.py). Caught before, kept as scenarios (their
+tests are tests/test_ci_attacks_round6.py): 104 (the ledger's loose object rewritten by the
+install step: OG734, and OG706 since seal105), 106 (``--assert=plain`` with 95's
 move; 106rewriter is the same move with the rewriter on), 107 (the property's blob moved
 into an alternate object store), 108 (.git a ``gitdir:`` file naming a rewritten copy).
 Controls, each caught (gate exit 1): 101control, 102control (the move left out), 103control
 (setup.py without the entry point), 105bcontrol (no chain: OG736).
 
 ``105sweep`` plays 105's chain against ``Reaper.leftovers`` alone, in-process, and prints
-how often the sweep found nothing and the chain still did its work after it.
+how often the sweep found nothing and the chain still did its work after it, and the CPU
+time of the sweeps (and of a sweep with nothing to find).
 
 Each scenario builds the repository of tests/test_ci_attacks.py (``dd``, adopted with
 ``oracle-guard init``, then the bug on ``main``: ``dedupe`` drops the largest value past
@@ -151,19 +153,30 @@ with open(sys.argv[2], 'w') as f:
 os._exit(0)
 """
     missed = acted = 0
+    cpu = 0.0
     for trial in range(trials):
         marker = os.path.join(tempfile.gettempdir(), f'round6-105-sweep-{os.getpid()}-{trial}')
         with Reaper() as reaper:
             subprocess.run([sys.executable, '-c', script, '3.0', marker], check=True)
             time.sleep(0.2)
+            before = time.process_time()
             found = reaper.leftovers(reaper.start, 'a step', grace=grace)
+            cpu += time.process_time() - before
             missed += not found
             time.sleep(3.0)  # the next step; the chain's deadline passes
             acted += os.path.exists(marker)
         if os.path.exists(marker):
             os.remove(marker)
+    with Reaper() as reaper:  # nothing to find: what every honest step's sweep costs
+        before_wall, before = time.monotonic(), time.process_time()
+        for _ in range(20):
+            reaper.leftovers(reaper.start, 'a step', grace=grace)
+        empty_wall = (time.monotonic() - before_wall) / 20
+        empty_cpu = (time.process_time() - before) / 20
     print(f'== 105sweep: grace {grace} s: the sweep found nothing in {missed} of {trials} '
-          f'trials; the chain acted after the sweep in {acted} of {trials}')
+          f'trials; the chain acted after the sweep in {acted} of {trials}; the sweeps took '
+          f'{cpu:.3f} s CPU in all (this process); a sweep with nothing to find: '
+          f'{empty_wall * 1000:.1f} ms wall, {empty_cpu * 1000:.2f} ms CPU')
 
 
 def main(argv: list[str]) -> int:
