@@ -374,3 +374,26 @@ def test_the_projects_own_pytest_plugin_installed_by_the_install_step_fails_ci(
                                'distribution calc is the project)') for line in
                ci.lines('OG738')), ci.out
     assert ci.summary.startswith('oracle-guard ci: 1 finding(s);'), ci.out  # nothing else
+
+
+def test_a_chain_the_gate_kills_on_its_way_out_is_said(
+        dd_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The install step starts the chain and fails: the gate stops there (exit 2, bad
+    # input), before any step's sweep; leaving the Reaper kills the chain and says so.
+    repo = copy_template(dd_template, str(tmp_path / 'repo'))
+    repo.pull_request({'src/dd/_chain.py': CHAIN_MODULE,
+                       'tools/install.py': CHAIN_INSTALL + 'raise SystemExit(1)\n'}, bug=False)
+    gate = repo.start([sys.executable, '-I', *repo.ci_args(
+        PYTEST, '--install-command', 'python tools/install.py')[1:]])
+    ci = repo.finish(gate)
+    folder = os.path.join(tempfile.gettempdir(), f'og-chains-{gate.pid}')
+    try:
+        with open(os.path.join(folder, 'install'), encoding='utf-8') as f:
+            sid = int(f.read())
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert ci.rc == 2, ci.out
+    assert "'python tools/install.py' exited 1" in ci.out, ci.out
+    assert any('a step of the gate (found as the gate ended) left ' in line
+               for line in ci.lines('OG718')), ci.out
+    assert running_in_session(sid) == []
