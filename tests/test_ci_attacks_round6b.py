@@ -132,6 +132,40 @@ def test_leaving_the_reaper_says_what_it_kills(tmp_path) -> None:  # type: ignor
     assert running_in_session(sid) == []
 
 
+# Seen while closing 105: a process whose first thread ends (``pthread_exit``) while its
+# others run on shows as a zombie in ``/proc/PID/stat``; the old sweep took it for ended.
+FIRST_THREAD_ENDS = r'''
+import ctypes
+import os
+import sys
+import threading
+import time
+
+owner = int(sys.argv[1])
+if os.fork():
+    os._exit(0)  # detached: the subreaper's child now
+
+
+def run_on():
+    while os.path.exists('/proc/%d' % owner):
+        time.sleep(0.05)
+
+
+threading.Thread(target=run_on).start()
+ctypes.CDLL(None).pthread_exit(None)
+'''
+
+
+def test_a_process_whose_first_thread_ended_is_still_running(
+        reaper: Reaper) -> None:
+    subprocess.run([sys.executable, '-c', FIRST_THREAD_ENDS, str(os.getpid())], check=True)
+    found = reaper.leftovers(reaper.start, 'a step of the gate', grace=0.2)
+    assert [f.code for f in found] == ['OG718'], found
+    assert '(its first thread ended, the others ran on); the gate killed them' in \
+        found[0].message, found[0].message
+    assert reaper.mark() == reaper.start  # killed and reaped
+
+
 def _detach(script: str) -> None:
     subprocess.run(['sh', '-c', f'({script}) >/dev/null 2>&1 &'], check=True)
 

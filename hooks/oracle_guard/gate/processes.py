@@ -154,9 +154,15 @@ class Reaper:
             for pid in [*listed, *frozen]:
                 stat = _stat(pid)
                 if stat is None or stat[0] in ('Z', 'X'):
+                    threads = _threads(pid) if stat is not None else 0
                     if stat is not None:
+                        # a leader whose other threads still run shows as a zombie too:
+                        # they end with it, and then it can be reaped
+                        _signal(pid, signal.SIGKILL)
                         _reap(pid)
-                    if pid not in killed:
+                    if pid not in killed and threads > 1:
+                        described.append((pid, 'its first thread ended, the others ran on'))
+                    elif pid not in killed:
                         ended += 1  # ended between the listing and the read: it ran
                     killed.add(pid)
                     continue
@@ -283,6 +289,13 @@ def _freeze_below(pids: Iterable[int]) -> list[int]:
                 frozen.append(child)
                 todo.append(child)
     return frozen
+
+
+def _threads(pid: int) -> int:
+    try:
+        return len(os.listdir(f'/proc/{pid}/task'))
+    except OSError:
+        return 0
 
 
 def _signal(pid: int, sig: int) -> None:
