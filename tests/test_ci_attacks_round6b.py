@@ -30,8 +30,10 @@ import oracle_guard
 from ci_repo import build_template
 from ci_repo import copy_template
 from oracle_guard.gate.installed_plugins import EntryPoint
+from oracle_guard.gate.installed_plugins import Installed
 from oracle_guard.gate.installed_plugins import judged
 from oracle_guard.gate.integrity_probe import entry_points as probe_entry_points
+from oracle_guard.gate.integrity_probe import requirements as probe_requirements
 from oracle_guard.gate.processes import Reaper
 from oracle_guard.gate.sealed import COMPUTED
 from oracle_guard.gate.sealed import entry_points_in
@@ -305,12 +307,14 @@ def test_entry_points_the_static_reading_cannot_resolve_are_flagged(
     assert entry_points_in(path, text.encode()) == entries
 
 
-def _dist(site: str, name: str, entry_points: str, url: str = '') -> None:
+def _dist(site: str, name: str, entry_points: str, url: str = '',
+          requires: tuple[str, ...] = ()) -> None:
     """A distribution's metadata as pip writes it."""
     meta = os.path.join(site, f'{name}-1.0.dist-info')
     os.makedirs(meta)
     with open(os.path.join(meta, 'METADATA'), 'w', encoding='utf-8') as f:
-        f.write(f'Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n')
+        f.write(f'Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n' +
+                ''.join(f'Requires-Dist: {r}\n' for r in requires))
     with open(os.path.join(meta, 'entry_points.txt'), 'w', encoding='utf-8') as f:
         f.write(entry_points)
     if url:
@@ -318,10 +322,14 @@ def _dist(site: str, name: str, entry_points: str, url: str = '') -> None:
             f.write('{"url": "%s", "dir_info": {"editable": true}}' % url)
 
 
-def _judge(root: str, site: str, before: list | None) -> tuple[list, list]:  # type: ignore[type-arg]
-    after = [EntryPoint(*row) for row in probe_entry_points(root, [root, site])]
-    return judged(before, after, root, {'dd'}, {('pytest11', 'ours=dd._plugin')},
-                  {'pytest-xdist'})
+def _seen(root: str, site: str) -> Installed:
+    return Installed(tuple(EntryPoint(*row) for row in probe_entry_points(root, [root, site])),
+                     probe_requirements(root, [root, site]))
+
+
+def _judge(root: str, site: str, before: Installed | None) -> tuple[list, list]:  # type: ignore[type-arg]
+    return judged(before, _seen(root, site), root, {'dd'}, {('pytest11', 'ours=dd._plugin')},
+                  {'pytest-xdist', 'httpx'})
 
 
 @pytest.mark.parametrize('group', ['pytest11', 'hypothesis'])
@@ -333,7 +341,7 @@ def test_the_projects_own_entry_point_in_the_test_environment_is_og738(
     os.makedirs(root)
     os.makedirs(site)
     _dist(site, 'other_name', f'[{group}]\ndd = dd._plugin\n', url=f'file://{root}')
-    found, notes = _judge(root, site, before=[])
+    found, notes = _judge(root, site, before=Installed((), {}))
     assert [f.code for f in found] == ['OG738'], found
     assert f'the project\'s own entry point dd = dd._plugin in the {group} group ' \
         '(other_name was installed from the checkout)' in found[0].message
@@ -347,8 +355,10 @@ def test_entry_points_the_install_step_added_are_judged_by_where_they_come_from(
     os.makedirs(site)
     _dist(site, 'pytest_xdist', '[pytest11]\nxdist = xdist.plugin\n')  # a dependency
     _dist(site, 'dd', '[pytest11]\nours = dd._plugin\n')  # the base declares it
-    before = [EntryPoint(*row) for row in probe_entry_points(root, [root, site])]
+    before = _seen(root, site)
     _dist(site, 'sneaky', '[hypothesis]\nx = sneaky:run\n')  # neither
+    _dist(site, 'httpx', '', requires=('anyio>=3', 'idna; extra == "idna"'))
+    _dist(site, 'anyio', '[pytest11]\nanyio = anyio.pytest_plugin\n')  # a dependency's
     found, notes = _judge(root, site, before)
     assert [f.message for f in found] == [
         'the install step added the entry point x = sneaky:run in the hypothesis group (of '

@@ -15,6 +15,8 @@ OG738 an entry point of the two groups that is the project's own (its distributi
       request's code before any test file is compiled, wherever its metadata lives; or one
       the install step added whose distribution the base revision does not name as a
       dependency (``[project]`` dependencies and optional dependencies, ``requirements*.txt``)
+      and that none of those requires, as installed (``Requires-Dist``, extras included:
+      anyio's plugin, installed for httpx, is a dependency's)
 
 An entry point of the project's own that the base revision declares (a project that is a
 pytest plugin) is a note: the pull request's plugin code runs before collection there,
@@ -52,8 +54,29 @@ class EntryPoint:
         return f'{self.name} = {self.value}'
 
 
-def installed(python: str, probe_source: str, root: str) -> list[EntryPoint]:
-    """The entry points of the two groups the test environment holds now."""
+@dataclass(frozen=True)
+class Installed:
+    """What the probe saw of the test environment at one moment."""
+
+    entry_points: tuple[EntryPoint, ...]
+    requires: dict[str, list[str]]  # a distribution -> the names it requires
+
+    def closure(self, names: Iterable[str]) -> set[str]:
+        """``names`` and everything they require here, transitively (normalized)."""
+        requires = {normalize(k): [normalize(n) for n in v] for k, v in self.requires.items()}
+        found = {normalize(n) for n in names}
+        todo = list(found)
+        while todo:
+            for name in requires.get(todo.pop(), ()):
+                if name not in found:
+                    found.add(name)
+                    todo.append(name)
+        return found
+
+
+def installed(python: str, probe_source: str, root: str) -> Installed:
+    """The entry points of the two groups the test environment holds now, and what each
+    distribution there requires."""
     where = ('--test-python', 0)
     try:
         proc = subprocess.run([python, '-I', '-S', '-c', probe_source, '--entry-points',
@@ -63,9 +86,11 @@ def installed(python: str, probe_source: str, root: str) -> list[EntryPoint]:
                           'name the interpreter of the test environment, e.g. '
                           '--test-python .venv/bin/python') from None
     try:
-        rows = json.loads(proc.stdout)['entry_points']
-        return [EntryPoint(*map(str, row)) for row in rows]
-    except (ValueError, KeyError, TypeError):
+        facts = json.loads(proc.stdout)
+        requires = {str(k): [str(n) for n in v] for k, v in facts['requires'].items()}
+        return Installed(tuple(EntryPoint(*map(str, row)) for row in facts['entry_points']),
+                         requires)
+    except (ValueError, KeyError, TypeError, AttributeError):
         tail = proc.stderr.decode(errors='replace').strip().splitlines()[-1:] or ['no output']
         raise ConfigError(*where, f'cannot inspect the test environment of {python!r} (its '
                           f'entry points): {tail[0]}', 'the test environment must be a Python '
@@ -158,18 +183,21 @@ def requirements(view: TreeView | None) -> set[str]:
     return found
 
 
-def judged(before: list[EntryPoint] | None, after: list[EntryPoint], root: str,
+def judged(before: Installed | None, after: Installed, root: str,
            names: Iterable[str], base_declares: set[tuple[str, str]],
            base_requires: set[str]) -> tuple[list[Finding], list[str]]:
     """OG738 for the project's own entry points the base does not declare and for the ones
-    the install step added from a distribution the base does not depend on; notes for the
-    project's own the base declares."""
+    the install step added from a distribution the base does not depend on (directly, or
+    through what its dependencies require as installed); notes for the project's own the
+    base declares."""
     names = list(names)
-    earlier = {(ep.group, ep.name, ep.value, normalize(ep.dist)) for ep in before or ()}
+    earlier = {(ep.group, ep.name, ep.value, normalize(ep.dist))
+               for ep in (before.entry_points if before is not None else ())}
+    depended = after.closure(base_requires)
     findings: list[Finding] = []
     notes: list[str] = []
     tool = {'pytest11': 'pytest', 'hypothesis': 'Hypothesis'}
-    for ep in sorted(set(after), key=lambda e: (e.group, e.name, e.value, e.dist)):
+    for ep in sorted(set(after.entry_points), key=lambda e: (e.group, e.name, e.value, e.dist)):
         why = own_because(ep, root, names)
         where = os.path.relpath(ep.meta, os.path.realpath(root)).replace(os.sep, '/') \
             if _inside(ep.meta, os.path.realpath(root)) else '.'
@@ -189,8 +217,7 @@ def judged(before: list[EntryPoint] | None, after: list[EntryPoint], root: str,
                 'makes, declared literally (pyproject.toml [project.entry-points])'))
             continue
         key = (ep.group, ep.name, ep.value, normalize(ep.dist))
-        if before is not None and key not in earlier and \
-                normalize(ep.dist) not in base_requires:
+        if before is not None and key not in earlier and normalize(ep.dist) not in depended:
             findings.append(Finding(
                 where, 1, 1, 'OG738', f'the install step added the entry point {ep.entry} in '
                 f'the {ep.group} group (of {ep.dist}, a distribution the base revision does '

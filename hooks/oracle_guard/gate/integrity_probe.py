@@ -338,8 +338,35 @@ def entry_points(root: str, paths: list[str] | None = None) -> list[list[str]]:
     return found
 
 
+def requirements(root: str, paths: list[str] | None = None) -> dict[str, list[str]]:
+    """Each distribution's name -> the names its ``Requires-Dist`` lines give (extras and
+    markers not weighed: what it may pull in)."""
+    from importlib import metadata
+
+    paths = search_path(root) if paths is None else paths
+    found: dict[str, list[str]] = {}
+    for dist in metadata.distributions(path=paths):
+        try:
+            name = dist.metadata['Name'] or ''
+            lines = dist.requires or []
+        except Exception:  # noqa: BLE001 -- unreadable metadata
+            continue
+        names = []
+        for line in lines:
+            head = ''
+            for char in str(line).strip():
+                if not (char.isalnum() or char in '._-'):
+                    break
+                head += char
+            if head:
+                names.append(head)
+        found.setdefault(str(name), []).extend(names)
+    return found
+
+
 if __name__ == '__main__':
     if sys.argv[1:2] == ['--entry-points']:
-        json.dump({'entry_points': entry_points(sys.argv[2])}, sys.stdout)
+        json.dump({'entry_points': entry_points(sys.argv[2]),
+                   'requires': requirements(sys.argv[2])}, sys.stdout)
     else:
         json.dump(inspect(), sys.stdout)
