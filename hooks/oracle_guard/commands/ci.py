@@ -315,6 +315,11 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # environment then holds the project's test dependencies). One mark for both: what the
     # reference run detaches before it has collected (the test command waits for that) is a
     # leftover of the test command's step and of its own, not part of a later mark.
+    if args.install_command:
+        # Nothing of the pull request's may be in that mark: what the install step's sweep
+        # could not end is killed and said again here, before the reference tree is written.
+        findings.extend(reaper.leftovers(reaper.start, 'the install step (found before the '
+                                         'reference run)', grace=0.0))
     early = reaper.mark()
     started = reference.start_reference_runs(
         ctx, test_python, timings=timings, prepared=prepared) if prepared else None
