@@ -331,6 +331,8 @@ def _command(pid: int) -> str:
             args = [a.decode('utf-8', 'replace') for a in f.read().split(b'\0') if a]
     except OSError:
         return '?'
+    if not args:
+        return 'its command line gone: it was ending'
     # Paths by their last part: the script's name is what tells a reader what it was.
     text = ' '.join(os.path.basename(a.rstrip('/')) if '/' in a else a for a in args)
     text = ' '.join(text.split())  # one line: a `-c` script's newlines would break the finding
