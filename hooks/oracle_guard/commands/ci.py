@@ -276,9 +276,10 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     test_files = sorted({path for path, _ in inventory})
     oracle_files = [p for p in test_files if cfg.is_property(p)]
     tracked = frozenset(head_view.paths())
-    # Python code the audit may read (test code, its helpers anywhere outside src, conftests).
-    head_view.read_many([p for p in sorted(tracked) if p.endswith('.py') and
-                         (cfg.is_test(p) or not cfg.is_src(p))])
+    # Python code the audit reads (the test code, every conftest, the root's modules); a
+    # helper module elsewhere is read when the audit asks for it.
+    head_view.read_many([p for p in sorted(tracked) if p.endswith('.py') and (
+        cfg.is_test(p) or '/' not in p or p.rsplit('/', 1)[-1] == 'conftest.py')])
     try:
         ledger = read_ledger(head_view, cfg.ledger)
     except ConfigError:
