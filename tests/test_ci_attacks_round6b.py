@@ -373,7 +373,9 @@ def test_entry_points_the_install_step_added_are_judged_by_where_they_come_from(
 # pytest and oracle-guard through a .pth a distribution of its own lists), and an install
 # step that installs the project in editable mode the way pip does, its entry points from a
 # setup.py no reading resolves (standing for ``pip install -e .``: a dist-info in
-# site-packages with a pytest11 entry point, a .pth naming src/, a RECORD listing both).
+# site-packages with a pytest11 entry point, a .pth naming src/, a RECORD listing both), and
+# replaces the test interpreter with one that answers the gate's question about entry
+# points with none: the gate reads them with its own interpreter after the install step.
 EDITABLE_INSTALL = r'''import base64, hashlib, os, sys
 
 site, root = sys.argv[1], os.getcwd()
@@ -394,6 +396,16 @@ for rel, text in files.items():
     rows.append('%s,sha256=%s,%d' % (rel, digest.rstrip('='), len(text.encode())))
 with open(os.path.join(meta, 'RECORD'), 'w') as f:
     f.write('\n'.join(rows + ['calc-0.1.dist-info/RECORD,,']) + '\n')
+# The test interpreter made a liar: asked for the entry points, it says there are none.
+bin_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(site))), 'bin')
+python = os.path.join(bin_dir, 'python')
+os.symlink(os.readlink(python), python + '-real')
+os.remove(python)
+with open(python, 'w') as f:
+    f.write('#!/bin/sh\ncase "$5" in --entry-points) '
+            'echo \'{"entry_points": [], "requires": {}, "sites": []}\'; exit 0;; esac\n'
+            'exec "$0-real" "$@"\n')
+os.chmod(python, 0o755)
 '''
 
 

@@ -305,9 +305,13 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             sealed.run_install(args.install_command, test_python, ctx.cfg.root)
             # Nothing it started may still run when the reference tree is written.
             findings.extend(reaper.leftovers(mark, 'the install step'))
+    # After the install step the gate's own interpreter reads the test environment's site
+    # folders (the test interpreter may have been replaced by then).
+    plugins_after = installed_plugins.installed(test_python, probe, cfg.root) \
+        if plugins_before is None else \
+        installed_plugins.installed(sys.executable, probe, cfg.root, plugins_before.sites)
     plugin_findings, plugin_notes = installed_plugins.judged(
-        plugins_before, installed_plugins.installed(test_python, probe, cfg.root), cfg.root,
-        *plugin_rules)
+        plugins_before, plugins_after, cfg.root, *plugin_rules)
     findings.extend(plugin_findings)
     ctx.notes.extend(plugin_notes)
 
@@ -324,6 +328,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     early = reaper.mark()
     started = reference.start_reference_runs(
         ctx, test_python, timings=timings, prepared=prepared) if prepared else None
+    if started is not None and started.pid() is not None:
+        reaper.own.add(started.pid())  # type: ignore[arg-type]
     # Rule 39b: what the baseline records as left out at adoption is accepted only while
     # the base revision's own collection leaves it out too, and a case of a property whose
     # parameters come from code (src/) that the base ran must run; that collection runs
@@ -336,6 +342,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                 collector = base_collection.BaseCollector(
                     cfg, base_view, test_python,
                     only=base_collection.scope(head_view, cfg, base_view))
+                if collector.proc is not None:
+                    reaper.own.add(collector.proc.pid)
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,

@@ -60,6 +60,7 @@ class Installed:
 
     entry_points: tuple[EntryPoint, ...]
     requires: dict[str, list[str]]  # a distribution -> the names it requires
+    sites: tuple[str, ...] = ()  # the site folders read
 
     def closure(self, names: Iterable[str]) -> set[str]:
         """``names`` and everything they require here, transitively (normalized)."""
@@ -74,13 +75,18 @@ class Installed:
         return found
 
 
-def installed(python: str, probe_source: str, root: str) -> Installed:
+def installed(python: str, probe_source: str, root: str,
+              sites: Iterable[str] | None = None) -> Installed:
     """The entry points of the two groups the test environment holds now, and what each
-    distribution there requires."""
+    distribution there requires. With ``sites`` (the site folders a look before the install
+    step found), ``python`` is the gate's own interpreter: after the install step the test
+    interpreter is the pull request's to replace, and its answer would be too."""
     where = ('--test-python', 0)
+    extra = [json.dumps(list(sites))] if sites is not None else []
     try:
         proc = subprocess.run([python, '-I', '-S', '-c', probe_source, '--entry-points',
-                               os.path.realpath(root)], capture_output=True, timeout=300)
+                               os.path.realpath(root), *extra], capture_output=True,
+                              timeout=300)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise ConfigError(*where, f'cannot inspect the test environment of {python!r}: {exc}',
                           'name the interpreter of the test environment, e.g. '
@@ -89,7 +95,7 @@ def installed(python: str, probe_source: str, root: str) -> Installed:
         facts = json.loads(proc.stdout)
         requires = {str(k): [str(n) for n in v] for k, v in facts['requires'].items()}
         return Installed(tuple(EntryPoint(*map(str, row)) for row in facts['entry_points']),
-                         requires)
+                         requires, tuple(str(f) for f in facts['sites']))
     except (ValueError, KeyError, TypeError, AttributeError):
         tail = proc.stderr.decode(errors='replace').strip().splitlines()[-1:] or ['no output']
         raise ConfigError(*where, f'cannot inspect the test environment of {python!r} (its '

@@ -17,9 +17,10 @@ imported). Prints one JSON object; ``gate/integrity.py`` turns it into findings.
 * ``editable``: judged distributions installed in editable mode: their source lives
   outside site-packages and ``RECORD`` says nothing about it.
 
-With ``--entry-points ROOT`` it prints instead the ``pytest11`` and ``hypothesis`` entry
-points ``importlib.metadata`` finds where a test run in ROOT would look
-(``gate/installed_plugins.py`` judges them).
+With ``--entry-points ROOT [SITES]`` it prints instead the ``pytest11`` and ``hypothesis``
+entry points ``importlib.metadata`` finds where a test run in ROOT would look, what each
+distribution requires, and the site folders it read (``gate/installed_plugins.py`` judges
+them).
 """
 from __future__ import annotations
 
@@ -269,12 +270,13 @@ def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],
 ENTRY_POINT_GROUPS = ('pytest11', 'hypothesis')
 
 
-def search_path(root: str) -> list[str]:
+def search_path(root: str, sites: list[str] | None = None) -> list[str]:
     """Where ``importlib.metadata`` looks in a test run, read without running anything: the
-    checkout (``python -m pytest`` puts its working folder first), the site folders, and
-    the folders their ``.pth`` files add (the lines that are not imports)."""
+    checkout (``python -m pytest`` puts its working folder first), the site folders (this
+    interpreter's, or ``sites``), and the folders their ``.pth`` files add (the lines that
+    are not imports)."""
     paths = [root]
-    for folder in site_folders():
+    for folder in site_folders() if sites is None else sites:
         paths.append(folder)
         try:
             names = sorted(os.listdir(folder))
@@ -366,7 +368,12 @@ def requirements(root: str, paths: list[str] | None = None) -> dict[str, list[st
 
 if __name__ == '__main__':
     if sys.argv[1:2] == ['--entry-points']:
-        json.dump({'entry_points': entry_points(sys.argv[2]),
-                   'requires': requirements(sys.argv[2])}, sys.stdout)
+        # ROOT [SITES as JSON]: with SITES, another interpreter's site folders are read (the
+        # gate's own interpreter, once the install step may have replaced the test one)
+        sites = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
+        where = search_path(sys.argv[2], sites)
+        json.dump({'entry_points': entry_points(sys.argv[2], where),
+                   'requires': requirements(sys.argv[2], where),
+                   'sites': site_folders() if sites is None else sites}, sys.stdout)
     else:
         json.dump(inspect(), sys.stdout)

@@ -74,6 +74,7 @@ class Reaper:
         self._previous = 0
         self.start: frozenset[tuple[int, str]] = frozenset()  # the children at entry
         self.late: list[Finding] = []
+        self.own: set[int] = set()  # the gate's own steps (a reference run), by pid
 
     def __enter__(self) -> Reaper:
         prctl = _prctl()
@@ -92,7 +93,16 @@ class Reaper:
         if self.active:
             # However the gate ends (bad input, an internal error): nothing a step started
             # outlives it (the verdict's own sweep is ``leftovers(reaper.start, ...)``), and
-            # what is killed here is said too (``late``), never killed in silence.
+            # what is killed here is said too (``late``), never killed in silence. The
+            # gate's own steps still running (bad input met while the reference run runs)
+            # are ended first and are no finding; what they started is one.
+            for pid in sorted(self.own):
+                if any(c[0] == pid for c in children()):
+                    _signal(pid, signal.SIGKILL)
+                    try:
+                        os.waitpid(pid, 0)
+                    except OSError:
+                        pass
             self.late = self.leftovers(self.start, 'a step of the gate (found as the gate '
                                        'ended)', grace=0.0)
             prctl = _prctl()
