@@ -429,7 +429,12 @@ def test_the_projects_own_pytest_plugin_installed_by_the_install_step_fails_ci(
                                'entry point calc = calc._plugin in the pytest11 group (its '
                                'distribution calc is the project)') for line in
                ci.lines('OG738')), ci.out
-    assert ci.summary.startswith('oracle-guard ci: 1 finding(s);'), ci.out  # nothing else
+    # The replaced interpreter itself (rule 46).
+    assert any(line.startswith(f'.:1:1: OG726 the test machinery was changed: the test '
+                               f'interpreter {python} is not what it was before the install '
+                               'step') and line.endswith('(after the install step)')
+               for line in ci.lines('OG726')), ci.out
+    assert ci.summary.startswith('oracle-guard ci: 2 finding(s);'), ci.out  # nothing else
 
 
 def test_a_chain_the_gate_kills_on_its_way_out_is_said(

@@ -242,6 +242,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     from oracle_guard.gate import reference
     from oracle_guard.gate import base_collection
     from oracle_guard.gate import installed_plugins
+    from oracle_guard.gate import interpreter
     from oracle_guard.gate.approval import decide
 
     sections = review_report.report_sections(ctx)
@@ -299,6 +300,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # step and after it (rule 46): what a computed setup.py declares shows only there.
     plugins_before = installed_plugins.installed(test_python, probe, cfg.root) \
         if args.install_command else None
+    python_was = interpreter.identity(test_python)  # rule 46: the interpreter itself
     if args.install_command:
         with timings.step('install step'):
             mark = reaper.mark()
@@ -314,6 +316,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         plugins_before, plugins_after, cfg.root, *plugin_rules)
     findings.extend(plugin_findings)
     ctx.notes.extend(plugin_notes)
+    if args.install_command:
+        findings.extend(interpreter.changed(test_python, python_was, 'after the install step'))
 
     # The reference tree is written from git objects before the test command starts, and
     # its run goes on beside the test command (after the install step: the test
@@ -357,6 +361,9 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                    collector.proc.pid if collector is not None and collector.proc else None]))
         findings.extend(run.findings)
         findings.extend(sealed.compiled_from_other_bytes(run.record, cfg.root, committed))
+        for finding in interpreter.changed(test_python, python_was, 'after the run'):
+            if not any(f.code == 'OG726' and 'test interpreter' in f.message for f in findings):
+                findings.append(finding)
         ctx.notes.extend(run.notes)
         exit_code, record = run.exit_code, run.record
         audit_ctx = audit.AuditContext(
