@@ -359,11 +359,16 @@ def test_entry_points_the_install_step_added_are_judged_by_where_they_come_from(
     _dist(site, 'sneaky', '[hypothesis]\nx = sneaky:run\n')  # neither
     _dist(site, 'httpx', '', requires=('anyio>=3', 'idna; extra == "idna"'))
     _dist(site, 'anyio', '[pytest11]\nanyio = anyio.pytest_plugin\n')  # a dependency's
+    _dist(site, 'oracle_guard',  # the gate's own plugin, and one more under its name
+          '[pytest11]\noracle_guard = oracle_guard.runtime.pytest_plugin\nmore = sneaky:x\n')
     found, notes = _judge(root, site, before)
     assert [f.message for f in found] == [
         'the install step added the entry point x = sneaky:run in the hypothesis group (of '
         'sneaky, a distribution the base revision does not name as a dependency): Hypothesis '
-        'runs it when it starts, before any test file is compiled']
+        'runs it when it starts, before any test file is compiled',
+        'the install step added the entry point more = sneaky:x in the pytest11 group (of '
+        'oracle_guard, a distribution the base revision does not name as a dependency): '
+        'pytest runs it when it starts, before any test file is compiled']
     assert len(notes) == 1 and 'ours = dd._plugin' in notes[0], notes
     # Without the list from before the install step, only the project's own is judged.
     assert _judge(root, site, None)[0] == []

@@ -36,6 +36,13 @@ from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import TreeView
 
 DECLARING = ('pyproject.toml', 'setup.cfg', 'setup.py')
+# The test machinery's own plugins (rule 46 checks their files against RECORD, OG726):
+# installed by the install step into an environment that lacked them, they are no plugin of
+# the pull request's. Any other entry point of those distributions is judged like the rest.
+MACHINERY = frozenset({
+    ('oracle-guard', 'pytest11', 'oracle_guard', 'oracle_guard.runtime.pytest_plugin'),
+    ('hypothesis', 'pytest11', 'hypothesispytest', '_hypothesis_pytestplugin'),
+})
 _NAME = re.compile(r'\s*([A-Za-z0-9][A-Za-z0-9._-]*)')
 
 
@@ -223,7 +230,8 @@ def judged(before: Installed | None, after: Installed, root: str,
                 'makes, declared literally (pyproject.toml [project.entry-points])'))
             continue
         key = (ep.group, ep.name, ep.value, normalize(ep.dist))
-        if before is not None and key not in earlier and normalize(ep.dist) not in depended:
+        if before is not None and key not in earlier and normalize(ep.dist) not in depended \
+                and (normalize(ep.dist), ep.group, ep.name, ep.value) not in MACHINERY:
             findings.append(Finding(
                 where, 1, 1, 'OG738', f'the install step added the entry point {ep.entry} in '
                 f'the {ep.group} group (of {ep.dist}, a distribution the base revision does '
