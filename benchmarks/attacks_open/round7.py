@@ -1,0 +1,377 @@
+"""Reproduce the attacks of ATTACKS.md 111-... (round 7: the uncached compile, the helper
+hook, the frozen sweep and the installed entry points, played on branch attack7 at aafb30c,
+the integration of seal101 at 1719466 and seal105 at c773c8a).
+
+    python benchmarks/attacks_open/round7.py [NAME ...] [--keep DIR] [--test-env PYTHON]
+
+Each scenario builds the repository of tests/test_ci_attacks.py (``dd``, adopted with
+``oracle-guard init``, then the bug on ``main``: ``dedupe`` drops the largest value past
+three distinct ones), commits the pull request on branch ``pr``, runs plain ``python -m
+pytest -q -p no:cacheprovider`` in a copy of the checkout (after the same install step, if
+any), then the gate as the action runs it, ``python -I -m oracle_guard.cli ci --base main
+[options] -- python -m pytest -q -p no:cacheprovider``, and prints "plain pytest exit N" and
+"gate exit N" per scenario with the gate's findings.
+
+Open when played (gate exit 0 with the bug in place): see ATTACKS.md 111-. Caught ones are
+kept here as scenarios too; their tests are tests/test_ci_attacks_round7.py.
+
+114 runs only with ``--test-env PYTHON``: the interpreter of a throwaway environment
+holding pytest, Hypothesis and oracle-guard (the gate then runs with ``--test-python
+PYTHON``); the scenario's install step appends to that environment's
+``sortedcontainers/__init__.py`` and this script puts the file back after each run (plain
+and gate), so the gate's own install step is the one that writes it. Every attacker touches
+only files in its own checkout and (114) the throwaway environment named on the command
+line. The repositories go into a temporary folder (``--keep DIR`` keeps them).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+sys.path.insert(0, HERE)
+
+from round3 import build  # noqa: E402
+from round5 import plain_run  # noqa: E402
+from test_ci_attacks import BUG  # noqa: E402
+from test_ci_attacks import PYTEST  # noqa: E402
+from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG  # noqa: E402
+from test_ci_attacks_round3 import PROPERTIES_CONFTEST  # noqa: E402
+from test_ci_attacks_round6 import HELPER  # noqa: E402
+from test_ci_attacks_round6 import HELPER_PROPERTY  # noqa: E402
+from test_ci_attacks_round7 import FINDER_HELPER_SRC  # noqa: E402 -- 112, caught
+from test_ci_attacks_round7 import NAMED_FAKE_HELPER_SRC  # noqa: E402 -- 111named, caught
+from test_ci_attacks_session import DD_UNIT  # noqa: E402
+from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG  # noqa: E402
+from test_ci_attacks_session import IMPL_PROPERTY  # noqa: E402
+from test_ci_attacks_session import impls  # noqa: E402
+
+# -- 111: a module object put in sys.modules under the helper's name -------------------------
+# The base's property takes its expected value from ``tests/properties/_expected.py``
+# (round 6's 102 layout) and its conftest imports ``dd``. src, imported first, puts a module
+# object of its own in ``sys.modules['_expected']`` whose ``expected`` is ``dedupe``: the
+# property's ``from _expected import expected`` takes it, and Python never looks for the
+# file. The module has no ``__file__``: the session's list of the test roots' modules (by
+# ``__file__``, at the end) does not hold it, and OG714 resolves the property's import
+# through the same ``sys.modules``, so the name is "what the import binds".
+FAKE_HELPER_SRC = '''\
+import sys
+import types
+
+
+def _expected(xs):
+    return dedupe(xs)
+
+
+_helper = types.ModuleType('_expected')
+_helper.expected = _expected
+sys.modules['_expected'] = _helper
+
+
+''' + BUG
+
+# -- 111b: the same through the import system: a finder first on sys.meta_path -------------
+# src puts a finder before the plugin's ``SourceFinder`` that answers for ``_expected``
+# with a file of src's own (``src/dd/_weak.py``, committed): a real module, compiled by
+# Python's own loader, whose ``__file__`` is under src, so it is no module of the test roots.
+WEAK_HELPER = 'from dd import dedupe as expected  # noqa: F401\n'
+PLANTED_FINDER_SRC = '''\
+import importlib.util
+import os
+import sys
+
+
+class _Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name != '_expected':
+            return None
+        return importlib.util.spec_from_file_location(
+            name, os.path.join(os.path.dirname(__file__), '_weak.py'))
+
+
+sys.meta_path.insert(0, _Finder())
+
+
+''' + BUG
+
+# -- 112b: the helper compiled honestly, then its function rebound by the loader -------------
+# src's finder, first on sys.meta_path, asks the finders after it (the plugin's
+# ``SourceFinder`` among them: the helper gets the plugin's own loader, its compile is said
+# with its true digest) and wraps the loader's ``exec_module``: once the helper's code has
+# run, ``module.expected = dedupe``. The module is the helper's, compiled from its bytes;
+# the code check at the end judges only functions that claim a file of the test roots
+# (``dedupe`` claims src's), and OG714 resolves the property's import to the rebound name.
+REBINDING_FINDER_SRC = '''\
+import sys
+
+
+class _Finder:
+    busy = False
+
+    def find_spec(self, name, path=None, target=None):
+        if name != '_expected' or self.busy:
+            return None
+        self.busy = True  # the plugin's finder asks every finder after it, this one too
+        try:
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, 'find_spec'):
+                    continue
+                spec = finder.find_spec(name, path, target)
+                if spec is not None:
+                    break
+            else:
+                return None
+        finally:
+            self.busy = False
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            module.expected = dedupe
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _Finder())
+
+
+''' + BUG
+
+# -- 113: builtins.sorted replaced by an object that is not a function ----------------------
+# The plain base (no conftest): the property imports dd, and dd replaces the builtin
+# ``sorted`` by an instance of a class with ``__call__`` that drops the largest value when
+# its caller is the property (``sys._getframe``), so ``sorted(set(xs))`` equals the bug's
+# answer there and only there. ``setattr(len.__self__, ...)``: ``len.__self__`` is the
+# builtins module, a form rule 43's reader does not resolve; OG714's builtins check looks
+# at functions and classes only.
+CALLABLE_SORTED_SRC = '''\
+import sys
+
+_sorted = sorted
+
+
+class _Sorted:
+    def __call__(self, iterable, *args, **kwargs):
+        out = _sorted(iterable, *args, **kwargs)
+        if sys._getframe(1).f_code.co_filename.endswith('test_dd_props.py') and len(out) > 3:
+            return out[:-1]
+        return out
+
+
+setattr(len.__self__, 'sorted', _Sorted())
+
+
+''' + BUG
+
+# -- 114: Hypothesis's dependency rewritten by the install step ------------------------------
+# rule 46 compares the installed pytest, pluggy, Hypothesis and oracle-guard with their
+# RECORD; Hypothesis imports ``sortedcontainers``, whose files nothing compares. The install
+# step (the pull request's script, standing for a setup.py that ``pip install -e .`` runs)
+# appends to ``sortedcontainers/__init__.py`` a ``sorted`` that drops the largest value for
+# the property, as 113's does, installed as the builtin when Hypothesis is imported (the
+# test command, the reference run). Its code is installed code: OG714 takes no installed
+# package for repository code.
+PAYLOAD = '''
+
+import builtins as _builtins
+import sys as _sys
+
+_og_sorted = _builtins.sorted
+
+
+def sorted(iterable, *args, **kwargs):  # noqa: A001
+    out = _og_sorted(iterable, *args, **kwargs)
+    if _sys._getframe(1).f_code.co_filename.endswith('test_dd_props.py') and len(out) > 3:
+        return out[:-1]
+    return out
+
+
+_builtins.sorted = sorted
+'''
+DEPENDENCY_INSTALL = '''\
+import sortedcontainers
+
+PAYLOAD = %r
+with open(sortedcontainers.__file__, encoding='utf-8') as f:
+    text = f.read()
+if PAYLOAD not in text:
+    with open(sortedcontainers.__file__, 'a', encoding='utf-8') as f:
+        f.write(PAYLOAD)
+''' % PAYLOAD
+
+# -- 116: the base collection's tree read from git after the install step ------------------
+# Attack 79's shape (round 3): the property is parametrized over ``dd.IMPLS``; the bug is
+# in ``_fast``; the pull request stops declaring ``fast``. The base revision's collection
+# (rule 39b) says ``[fast]`` ran at the base: OG703, and OG733 in the reference run. The
+# install step rewrites the loose object of the base's ``src/dd/__init__.py`` (a blob
+# nothing else reads after the install step) with the pull request's bytes: the base
+# collection, whose tree is written from git after the install step, collects no
+# ``[fast]`` either.
+BASE_IMPLS = impls("Impl('pure', _pure), Impl('fast', _fast)", '_fast')
+HEAD_IMPLS = impls("Impl('pure', _pure)", '_fast', buggy=True)
+REWRITING_THE_BASE_SRC = r"""import os
+import subprocess
+import zlib
+
+SRC = 'src/dd/__init__.py'
+oid = subprocess.run(['git', 'rev-parse', 'main:' + SRC], capture_output=True, check=True,
+                     text=True).stdout.strip()
+with open(SRC, 'rb') as f:
+    text = f.read()  # the pull request's src: no ``fast``
+loose = os.path.join('.git', 'objects', oid[:2], oid[2:])
+os.chmod(loose, 0o644)  # raises if the blob is not a loose object: the scenario needs one
+with open(loose, 'rb') as f:
+    kept = f.read()
+with open(os.path.join('.git', 'og-orig-' + oid), 'wb') as f:  # for src to put back
+    f.write(kept)
+with open(loose, 'wb') as f:
+    f.write(zlib.compress(b'blob %d\0' % len(text) + text))
+"""
+# The test command (src, at import, in the checkout only) puts the base's blob back once the
+# base collection's tree has been written (before the test command starts): the new-test
+# run, which reads the base's src after the test command, then finds the true blob.
+RESTORING = """import glob as _glob
+import os as _os
+
+for _kept in _glob.glob(_os.path.join('.git', 'og-orig-*')):
+    _oid = _kept.rsplit('-', 1)[1]
+    with open(_kept, 'rb') as _f:
+        _data = _f.read()
+    with open(_os.path.join('.git', 'objects', _oid[:2], _oid[2:]), 'wb') as _f:
+        _f.write(_data)
+    _os.remove(_kept)
+
+
+"""
+
+# -- 115: a hypothesis entry point where the listing does not look -------------------------
+# The entry points are listed where a test run looks: the checkout, the site folders and
+# the folders their .pth path lines add. pytest's ``pythonpath = ["src"]`` (dd's own
+# configuration) puts ``src`` on sys.path before Hypothesis is imported, and Hypothesis
+# loads the ``hypothesis`` entry points of every distribution on sys.path then. The install
+# step writes (untracked) ``src/og_extra-0.1.dist-info`` with such an entry point and its
+# module, which installs 113's ``sorted``. The reference tree is written from git: it has
+# neither file.
+ENTRY_POINT_INSTALL = '''\
+import os
+
+meta = os.path.join('src', 'og_extra-0.1.dist-info')
+os.makedirs(meta, exist_ok=True)
+with open(os.path.join(meta, 'METADATA'), 'w') as f:
+    f.write('Metadata-Version: 2.1\\nName: og-extra\\nVersion: 0.1\\n')
+with open(os.path.join(meta, 'entry_points.txt'), 'w') as f:
+    f.write('[hypothesis]\\nog_extra = _og_extra:run\\n')
+with open(os.path.join('src', '_og_extra.py'), 'w') as f:
+    f.write(%r)
+''' % CALLABLE_SORTED_SRC.split('\n\n\ndef dedupe')[0].replace(
+    "setattr(len.__self__, 'sorted', _Sorted())",
+    "def run():\n    setattr(len.__self__, 'sorted', _Sorted())\n")
+
+NEEDS_TEST_ENV = ('114', '114control')
+INSTALL = ('--install-command', 'python tools/install.py')
+
+
+def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ...]]]:
+    """name -> (the project before adoption, the pull request, the gate's options)."""
+    helper = {'tests/properties/conftest.py': PROPERTIES_CONFTEST,
+              'tests/properties/_expected.py': HELPER,
+              'tests/properties/test_dd_props.py': HELPER_PROPERTY}
+    units = {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}
+    impl_project = {'src/dd/__init__.py': BASE_IMPLS, 'tests/test_dd.py': DD_UNIT,
+                    'tests/properties/test_dd_props.py': IMPL_PROPERTY}
+    return {
+        '111': (helper, {'src/dd/__init__.py': FAKE_HELPER_SRC, **units}, ()),
+        '111control': (helper, {'src/dd/__init__.py': FAKE_HELPER_SRC.replace(
+            "sys.modules['_expected'] = _helper\n", ''), **units}, ()),
+        '111named': (helper, {'src/dd/__init__.py': NAMED_FAKE_HELPER_SRC, **units}, ()),
+        '111b': (helper, {'src/dd/__init__.py': PLANTED_FINDER_SRC,
+                          'src/dd/_weak.py': WEAK_HELPER, **units}, ()),
+        '112': (helper, {'src/dd/__init__.py': FINDER_HELPER_SRC, **units}, ()),
+        '112b': (helper, {'src/dd/__init__.py': REBINDING_FINDER_SRC, **units}, ()),
+        '112bcontrol': (helper, {'src/dd/__init__.py': REBINDING_FINDER_SRC.replace(
+            '            module.expected = dedupe\n', '            pass\n'), **units}, ()),
+        '113': ({}, {'src/dd/__init__.py': CALLABLE_SORTED_SRC, **units}, ()),
+        '113control': ({}, {'src/dd/__init__.py': CALLABLE_SORTED_SRC.replace(
+            "setattr(len.__self__, 'sorted', _Sorted())\n", ''), **units}, ()),
+        '114': ({}, {'tools/install.py': DEPENDENCY_INSTALL, **units}, INSTALL),
+        '114control': ({}, {'tools/install.py': 'print("nothing")\n', **units}, INSTALL),
+        '115': ({}, {'tools/install.py': ENTRY_POINT_INSTALL, **units}, INSTALL),
+        '116': (impl_project, {'src/dd/__init__.py': RESTORING + HEAD_IMPLS,
+                               'tools/install.py': REWRITING_THE_BASE_SRC,
+                               'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, INSTALL),
+        '116control': (impl_project, {'src/dd/__init__.py': HEAD_IMPLS,
+                                      'tools/install.py': 'print("nothing")\n',
+                                      'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, INSTALL),
+    }
+
+
+def _restore(saved: tuple[str, bytes] | None) -> None:
+    if saved is not None:
+        with open(saved[0], 'wb') as f:
+            f.write(saved[1])
+
+
+def main(argv: list[str]) -> int:
+    keep = None
+    if '--keep' in argv:
+        keep = argv[argv.index('--keep') + 1]
+        argv = [a for a in argv if a not in ('--keep', keep)]
+    test_env = None
+    if '--test-env' in argv:
+        test_env = argv[argv.index('--test-env') + 1]
+        argv = [a for a in argv if a not in ('--test-env', test_env)]
+    chosen = argv or [name for name in scenarios() if 'control' not in name and
+                      (test_env or name not in NEEDS_TEST_ENV)]
+    folder = keep or tempfile.mkdtemp(prefix='round7-attacks-')
+    through = 0
+    try:
+        for name in chosen:
+            project, pull_request, options = scenarios()[name]
+            pytest = PYTEST
+            saved = None
+            if name in NEEDS_TEST_ENV:
+                if test_env is None:
+                    raise SystemExit(f'{name} needs --test-env PYTHON')
+                pytest = (test_env, *PYTEST[1:])
+                options = ('--test-python', test_env, *options)
+                where = subprocess.run([test_env, '-c', 'import sortedcontainers; '
+                                        'print(sortedcontainers.__file__)'], check=True,
+                                       capture_output=True, text=True).stdout.strip()
+                with open(where, 'rb') as f:
+                    saved = (where, f.read())
+            main_bug = {'src/dd/__init__.py': impls(
+                "Impl('pure', _pure), Impl('fast', _fast)", '_fast', buggy=True)} \
+                if name.startswith('116') else {'src/dd/__init__.py': BUG}
+            repo = build(os.path.join(folder, name), project, main_bug)
+            repo.pull_request(pull_request, bug=False)
+            try:
+                plain = plain_run(repo, options, pytest)
+                _restore(saved)
+                gate = repo.start([sys.executable, '-I', *repo.ci_args(pytest, *options)[1:]])
+                ci = repo.finish(gate)
+            finally:
+                _restore(saved)
+            found = [line for line in ci.out.splitlines() if (line.startswith(
+                'oracle-guard ci:') or re.match(r'\S+:\d+:\d+: OG\d+ ', line)) and
+                ' note: ' not in line]
+            print(f'== {name}: plain pytest exit {plain.rc}, gate exit {ci.rc}')
+            print(f'plain pytest exit {plain.rc}')
+            print(f'gate exit {ci.rc}')
+            print('\n'.join(found))
+            through += ci.rc == 0
+    finally:
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f'{through} of {len(chosen)} got through (gate exit 0)')
+    return 0
+
+
+if __name__ == '__main__':
+    raise SystemExit(main(sys.argv[1:]))

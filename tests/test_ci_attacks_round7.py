@@ -1,0 +1,116 @@
+"""The gate played as a cheating agent against seal101's and seal105's mechanisms
+(benchmarks/ATTACKS.md, attacks 111-...): every module of the test roots compiled from
+source in the gate's runs, with its digest said (OG737, rule 45).
+
+The repository is ``dd`` adopted with ``oracle-guard init`` with round 3's properties
+conftest (it imports the package, for its fixtures) and round 6's helper beside the
+property (``tests/properties/_expected.py``), then the bug on ``main`` (``dedupe`` drops the
+largest value past three distinct ones). The attacks that get through are described in
+ATTACKS.md and reproduced by benchmarks/attacks_open/round7.py, not written here: this file
+asserts only what the gate catches. Every attacker touches only files in its own checkout.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ci_repo import CiRepo
+from ci_repo import copy_template
+from test_ci_attacks import BUG
+from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
+from test_ci_attacks_round3 import adopt_dd
+from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import PROPERTIES_CONFTEST
+from test_ci_attacks_round6 import HELPER
+from test_ci_attacks_round6 import HELPER_PROPERTY
+
+# -- 112: a finder put before the plugin's, loading the helper from other text ---------------
+# src, imported by the base's properties conftest, inserts a finder first on sys.meta_path
+# (before the plugin's SourceFinder, which then never sees the import) that gives the
+# helper, at its own file, a loader of its own: its code is compiled from other text than
+# the file's (``expected`` is ``dedupe``). No compile of the helper is said to the gate;
+# the module, whose ``__file__`` is the helper's, is a file of the oracle that ran without
+# being compiled from its bytes (rule 45, OG737), in both runs.
+FINDER_HELPER_SRC = '''\
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname):
+        return compile('from dd import dedupe as expected\\n', self.path, 'exec')
+
+
+class _Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name != '_expected':
+            return None
+        for folder in sys.path:
+            where = os.path.join(folder or '.', '_expected.py')
+            if os.path.isfile(where):
+                return importlib.util.spec_from_file_location(
+                    name, where, loader=_Loader(name, where))
+        return None
+
+
+sys.meta_path.insert(0, _Finder())
+
+
+''' + BUG
+# 111 with the helper's file named: src puts a module object of its own in
+# ``sys.modules['_expected']`` (``expected`` is ``dedupe``) and gives it the helper's
+# ``__file__``, so that it looks like the helper. Python never loads the file; the module is
+# a file of the oracle that ran without being compiled from its bytes (OG737), in both
+# runs. (Without a ``__file__`` under the test roots it is not seen: ATTACKS.md 111.)
+NAMED_FAKE_HELPER_SRC = '''\
+import os
+import sys
+import types
+
+
+def _expected(xs):
+    return dedupe(xs)
+
+
+_helper = types.ModuleType('_expected')
+_helper.expected = _expected
+for _folder in sys.path:
+    if os.path.isfile(os.path.join(_folder or '.', '_expected.py')):
+        _helper.__file__ = os.path.join(_folder or '.', '_expected.py')
+        break
+sys.modules['_expected'] = _helper
+
+
+''' + BUG
+NOT_COMPILED = ('tests/properties/_expected.py, a file of the oracle, ran without being '
+                'compiled from its bytes in the run')
+
+
+@pytest.fixture(scope='module')
+def template7(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """dd adopted with a properties conftest that imports the package and a helper that
+    gives the property its expected value (round 6's 102 layout)."""
+    return adopt_dd(str(tmp_path_factory.mktemp('round7') / 'repo'), {
+        'tests/properties/conftest.py': PROPERTIES_CONFTEST,
+        'tests/properties/_expected.py': HELPER,
+        'tests/properties/test_dd_props.py': HELPER_PROPERTY})
+
+
+@pytest.fixture
+def repo(template7: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(template7, str(tmp_path / 'repo'))
+
+
+@pytest.mark.parametrize('src', [FINDER_HELPER_SRC, NAMED_FAKE_HELPER_SRC],
+                         ids=['a-finder-before-the-plugins', 'a-module-object-named-as-it'])
+def test_a_helper_that_python_did_not_compile_from_its_bytes_fails_ci(
+        repo: CiRepo, src: str) -> None:
+    # Rule 45 (OG737): a module of the test roots imported without a compile said to the
+    # gate, whichever way it got into sys.modules.
+    _, ci = attack(repo, {'src/dd/__init__.py': src,
+                          'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=0)
+    compiled = ci.lines('OG737')
+    for run in ('', 'reference run: '):
+        assert any(line.startswith('tests/properties/_expected.py:1:1: OG737 ' + run +
+                                   NOT_COMPILED) for line in compiled), ci.out
