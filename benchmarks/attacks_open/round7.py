@@ -12,14 +12,26 @@ any), then the gate as the action runs it, ``python -I -m oracle_guard.cli ci --
 [options] -- python -m pytest -q -p no:cacheprovider``, and prints "plain pytest exit N" and
 "gate exit N" per scenario with the gate's findings.
 
-Open when played (gate exit 0 with the bug in place): see ATTACKS.md 111-. Caught ones are
-kept here as scenarios too; their tests are tests/test_ci_attacks_round7.py.
+Open when played (gate exit 0 with the bug in place): 111 (a module object in sys.modules
+under the helper's name), 111b (a finder first on sys.meta_path answering for the helper
+with a file under src), 112b (the helper compiled honestly, its function rebound by the
+loader after its code ran), 112c (the owner's own function re-made with other globals,
+rebound in the property), 113 (builtins.sorted replaced by an object that is not a
+function), 114 (Hypothesis's dependency rewritten by the install step; needs
+``--test-env``), 116 and 116b (the base collection's tree read from git after the install
+step). Caught only by the reference run: 115 (a hypothesis entry point under ``src``, where
+the listing does not look). Caught (their tests are tests/test_ci_attacks_round7.py):
+111named (111 with the helper's ``__file__``), 112 (a finder before the plugin's loading the
+helper at its own file from other text). Caught, no test (it needs a throwaway test
+environment): 117 (114 with an entry point added to the dependency's metadata: OG738).
+Controls, each caught (gate exit 1): 111control, 112bcontrol, 112ccontrol, 113control,
+114control, 116control.
 
-114 runs only with ``--test-env PYTHON``: the interpreter of a throwaway environment
+114 and 117 run only with ``--test-env PYTHON``: the interpreter of a throwaway environment
 holding pytest, Hypothesis and oracle-guard (the gate then runs with ``--test-python
 PYTHON``); the scenario's install step appends to that environment's
-``sortedcontainers/__init__.py`` and this script puts the file back after each run (plain
-and gate), so the gate's own install step is the one that writes it. Every attacker touches
+``sortedcontainers/__init__.py`` (117: and its ``entry_points.txt``), and this script puts the
+files back after each run (plain and gate), so the gate's own install step is the one that writes it. Every attacker touches
 only files in its own checkout and (114) the throwaway environment named on the command
 line. The repositories go into a temporary folder (``--keep DIR`` keeps them).
 """
@@ -143,6 +155,26 @@ sys.meta_path.insert(0, _Finder())
 
 
 ''' + BUG
+
+# -- 112c: the owner's own function, re-made with other globals, rebound in the property -----
+# OG714 takes a replacement for the human owner's test double when its code is code a file
+# of the properties folder compiles to. src's finder (112b's) wraps the loader of the
+# property module itself (pytest's rewriter): once the property's code has run, its
+# ``expected`` becomes a new function made of the helper's own code object (compiled from
+# the helper's bytes, said to the gate) with globals in which ``sorted`` is the bug.
+# (pytest's rewriter is the loader of every module it rewrites: only the property's is
+# changed.)
+CLONING_FINDER_SRC = REBINDING_FINDER_SRC.replace(
+    "if name != '_expected' or self.busy:",
+    "if name.rsplit('.', 1)[-1] != 'test_dd_props' or self.busy:").replace(
+    '            module.expected = dedupe\n', '''\
+            if module.__name__.rsplit('.', 1)[-1] != 'test_dd_props':
+                return  # the rewriter is one loader for every module it rewrites
+            honest = module.expected
+            fake = dict(honest.__globals__, sorted=lambda it: dedupe(list(it)))
+            module.expected = types.FunctionType(honest.__code__, fake, honest.__name__)
+''').replace('import sys\n', 'import sys\nimport types\n', 1)
+assert CLONING_FINDER_SRC.count('types.FunctionType') == 1
 
 # -- 113: builtins.sorted replaced by an object that is not a function ----------------------
 # The plain base (no conftest): the property imports dd, and dd replaces the builtin
@@ -274,7 +306,55 @@ with open(os.path.join('src', '_og_extra.py'), 'w') as f:
     "setattr(len.__self__, 'sorted', _Sorted())",
     "def run():\n    setattr(len.__self__, 'sorted', _Sorted())\n")
 
-NEEDS_TEST_ENV = ('114', '114control')
+# 116b: the same with every object git gives the base collection a true one: the pull
+# request's bytes written as a new blob (``git hash-object -w``), and the loose object of
+# the base's ``src/dd`` tree rewritten to name that blob. The base collection's listing then
+# names the new blob, whose bytes are its id's: not even a report of the tree's forged
+# blobs would show it. src puts the tree object back, as in 116.
+REWRITING_THE_BASE_TREE = r"""import os
+import subprocess
+import zlib
+
+
+def git(*args, data=None):
+    return subprocess.run(['git', *args], input=data, capture_output=True,
+                          check=True).stdout
+
+
+blob = git('hash-object', '-w', 'src/dd/__init__.py').strip().decode()
+tree = git('rev-parse', 'main:src/dd').strip().decode()
+listing = git('ls-tree', tree).decode().splitlines()
+rows = []
+for row in listing:
+    meta, name = row.split('\t', 1)
+    mode, kind, oid = meta.split()
+    rows.append('%s %s %s\t%s' % (mode, kind, blob if name == '__init__.py' else oid, name))
+new = git('mktree', data=('\n'.join(rows) + '\n').encode()).strip().decode()
+body = git('cat-file', 'tree', new)
+loose = os.path.join('.git', 'objects', tree[:2], tree[2:])
+os.chmod(loose, 0o644)  # raises if the tree is not a loose object: the scenario needs one
+with open(loose, 'rb') as f:
+    kept = f.read()
+with open(os.path.join('.git', 'og-orig-' + tree), 'wb') as f:  # for src to put back
+    f.write(kept)
+with open(loose, 'wb') as f:
+    f.write(zlib.compress(b'tree %d\0' % len(body) + body))
+"""
+
+# -- 117: 114's payload as a hypothesis entry point of that dependency (caught) --------------
+# The same install step also adds ``[hypothesis]`` to sortedcontainers' own
+# ``entry_points.txt`` in the test environment: an entry point the install step added, from
+# a distribution the base does not name as a dependency (OG738).
+ENTRY_POINT_DEPENDENCY_INSTALL = DEPENDENCY_INSTALL + '''
+from importlib import metadata
+
+dist = metadata.distribution('sortedcontainers')
+where = dist.locate_file(str(dist._path.name) + '/entry_points.txt')
+with open(where, 'a', encoding='utf-8') as f:
+    f.write('[hypothesis]\\nsc = sortedcontainers:SortedList\\n')
+'''
+
+NEEDS_TEST_ENV = ('114', '114control', '117')
 INSTALL = ('--install-command', 'python tools/install.py')
 
 
@@ -297,25 +377,37 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
         '112b': (helper, {'src/dd/__init__.py': REBINDING_FINDER_SRC, **units}, ()),
         '112bcontrol': (helper, {'src/dd/__init__.py': REBINDING_FINDER_SRC.replace(
             '            module.expected = dedupe\n', '            pass\n'), **units}, ()),
+        '112c': (helper, {'src/dd/__init__.py': CLONING_FINDER_SRC, **units}, ()),
+        '112ccontrol': (helper, {'src/dd/__init__.py': CLONING_FINDER_SRC.replace(
+            "sorted=lambda it: dedupe(list(it))", "sorted=sorted"), **units}, ()),
         '113': ({}, {'src/dd/__init__.py': CALLABLE_SORTED_SRC, **units}, ()),
         '113control': ({}, {'src/dd/__init__.py': CALLABLE_SORTED_SRC.replace(
             "setattr(len.__self__, 'sorted', _Sorted())\n", ''), **units}, ()),
         '114': ({}, {'tools/install.py': DEPENDENCY_INSTALL, **units}, INSTALL),
         '114control': ({}, {'tools/install.py': 'print("nothing")\n', **units}, INSTALL),
         '115': ({}, {'tools/install.py': ENTRY_POINT_INSTALL, **units}, INSTALL),
+        '117': ({}, {'tools/install.py': ENTRY_POINT_DEPENDENCY_INSTALL, **units}, INSTALL),
         '116': (impl_project, {'src/dd/__init__.py': RESTORING + HEAD_IMPLS,
                                'tools/install.py': REWRITING_THE_BASE_SRC,
                                'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, INSTALL),
+        '116b': (impl_project, {'src/dd/__init__.py': RESTORING + HEAD_IMPLS,
+                                'tools/install.py': REWRITING_THE_BASE_TREE,
+                                'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, INSTALL),
         '116control': (impl_project, {'src/dd/__init__.py': HEAD_IMPLS,
                                       'tools/install.py': 'print("nothing")\n',
                                       'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, INSTALL),
     }
 
 
-def _restore(saved: tuple[str, bytes] | None) -> None:
-    if saved is not None:
-        with open(saved[0], 'wb') as f:
-            f.write(saved[1])
+def _restore(saved: list[tuple[str, bytes | None]]) -> None:
+    """The throwaway environment's files as they were (None: there was no such file)."""
+    for path, data in saved:
+        if data is None:
+            if os.path.exists(path):
+                os.remove(path)
+            continue
+        with open(path, 'wb') as f:
+            f.write(data)
 
 
 def main(argv: list[str]) -> int:
@@ -335,17 +427,22 @@ def main(argv: list[str]) -> int:
         for name in chosen:
             project, pull_request, options = scenarios()[name]
             pytest = PYTEST
-            saved = None
+            saved: list[tuple[str, bytes | None]] = []
             if name in NEEDS_TEST_ENV:
                 if test_env is None:
                     raise SystemExit(f'{name} needs --test-env PYTHON')
                 pytest = (test_env, *PYTEST[1:])
                 options = ('--test-python', test_env, *options)
-                where = subprocess.run([test_env, '-c', 'import sortedcontainers; '
-                                        'print(sortedcontainers.__file__)'], check=True,
-                                       capture_output=True, text=True).stdout.strip()
-                with open(where, 'rb') as f:
-                    saved = (where, f.read())
+                listed = subprocess.run([test_env, '-c', (
+                    'import sortedcontainers\nfrom importlib import metadata\n'
+                    'print(sortedcontainers.__file__)\n'
+                    "d = metadata.distribution('sortedcontainers')\n"
+                    "print(d.locate_file(d._path.name + '/entry_points.txt'))\n")],
+                    check=True, capture_output=True, text=True).stdout.split()
+                for where in listed:
+                    with open(where, 'rb') if os.path.exists(where) else \
+                            open(os.devnull, 'rb') as f:
+                        saved.append((where, f.read() if os.path.exists(where) else None))
             main_bug = {'src/dd/__init__.py': impls(
                 "Impl('pure', _pure), Impl('fast', _fast)", '_fast', buggy=True)} \
                 if name.startswith('116') else {'src/dd/__init__.py': BUG}
