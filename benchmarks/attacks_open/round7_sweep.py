@@ -14,10 +14,10 @@ against two chains built to outlast a freeze, in this process (no gate run).
 Per trial: a ``Reaper`` (the gate's child subreaper), the chain started, 0.2 s, one sweep
 with a grace of 0.5 s; then 2.5 s in which the chain, if anything of it still ran, would
 write its marker (its deadline is 1.2 s after its start, the marker 0.3 s later).
-Printed: how often the sweep said nothing (no OG718), how often the chain acted after the sweep returned, and the sweeps' CPU
-time (this process; the chain's own CPU is not in it). The control runs each chain
-twice with no sweep: it must act. Every chain forks only below this
-process and stops when it has exited or at its deadline; its marker is a file in the
+Printed: how often the sweep said nothing (no OG718), how often the chain acted after the
+sweep returned, and the sweeps' CPU time (this process; the chain's own CPU is not in it).
+The control runs each chain twice with no sweep: it must act. Every chain forks only below
+this process and stops when it has exited or at its deadline; its marker is a file in the
 temporary folder named by this process's pid.
 """
 from __future__ import annotations
@@ -95,7 +95,8 @@ def trials(name: str, count: int, sweep: bool = True) -> None:
     said_nothing = acted = 0
     cpu = 0.0
     for trial in range(count):
-        marker = os.path.join(tempfile.gettempdir(), f'round7-118-{os.getpid()}-{name}-{trial}')
+        marker = os.path.join(tempfile.gettempdir(),
+                              f'round7-118-{os.getpid()}-{name}-{trial}')
         with Reaper() as reaper:
             subprocess.run([sys.executable, '-c', CHAINS[name], str(os.getpid()), marker],
                            check=True)
