@@ -17,7 +17,8 @@ under the helper's name), 111b (a finder first on sys.meta_path answering for th
 with a file under src), 112b (the helper compiled honestly, its function rebound by the
 loader after its code ran), 112c (the owner's own function re-made with other globals,
 rebound in the property), 113 (builtins.sorted replaced by an object that is not a
-function), 114 (Hypothesis's dependency rewritten by the install step; needs
+function), 113b (the property module given a ``__builtins__`` of src's before its code
+runs), 114 (Hypothesis's dependency rewritten by the install step; needs
 ``--test-env``), 116 and 116b (the base collection's tree read from git after the install
 step). Caught only by the reference run: 115 (a hypothesis entry point under ``src``, where
 the listing does not look). Caught (their tests are tests/test_ci_attacks_round7.py):
@@ -25,7 +26,7 @@ the listing does not look). Caught (their tests are tests/test_ci_attacks_round7
 helper at its own file from other text). Caught, no test (it needs a throwaway test
 environment): 117 (114 with an entry point added to the dependency's metadata: OG738).
 Controls, each caught (gate exit 1): 111control, 112bcontrol, 112ccontrol, 113control,
-114control, 116control.
+113bcontrol, 114control, 116control.
 
 114 and 117 run only with ``--test-env PYTHON``: the interpreter of a throwaway environment
 holding pytest, Hypothesis and oracle-guard (the gate then runs with ``--test-python
@@ -203,6 +204,35 @@ setattr(len.__self__, 'sorted', _Sorted())
 
 ''' + BUG
 
+# -- 113b: the property module's own ``__builtins__`` -----------------------------------------
+# The base's properties conftest imports dd (round 3's), the property compares with
+# ``sorted(set(xs))`` (no helper). src's finder (112b's) wraps the loader of the property
+# module (pytest's rewriter) and, before the property's code runs, puts in its namespace a
+# ``__builtins__`` of its own: a copy of the builtins in which ``sorted`` is a plain function
+# of src's dropping the largest value. Python takes a module's builtins from its globals'
+# ``__builtins__``; the builtins module itself is untouched, and OG714 skips the namespace's
+# dunder names.
+OWN_BUILTINS_SRC = REBINDING_FINDER_SRC.replace(
+    "if name != '_expected' or self.busy:",
+    "if name.rsplit('.', 1)[-1] != 'test_dd_props' or self.busy:").replace('''\
+            run(module)
+            module.expected = dedupe
+''', '''\
+            if module.__name__.rsplit('.', 1)[-1] == 'test_dd_props':
+                module.__dict__['__builtins__'] = dict(vars(builtins), sorted=_sorted)
+            run(module)
+''').replace('import sys\n', 'import builtins\nimport sys\n', 1).replace(
+    '\n\nsys.meta_path.insert(0, _Finder())\n', '''
+
+def _sorted(iterable, *args, **kwargs):
+    out = sorted(iterable, *args, **kwargs)
+    return out[:-1] if len(out) > 3 else out
+
+
+sys.meta_path.insert(0, _Finder())
+''')
+assert OWN_BUILTINS_SRC.count('_sorted') == 2
+
 # -- 114: Hypothesis's dependency rewritten by the install step ------------------------------
 # rule 46 compares the installed pytest, pluggy, Hypothesis and oracle-guard with their
 # RECORD; Hypothesis imports ``sortedcontainers``, whose files nothing compares. The install
@@ -365,6 +395,7 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
               'tests/properties/_expected.py': HELPER,
               'tests/properties/test_dd_props.py': HELPER_PROPERTY}
     units = {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}
+    conftest = {'tests/properties/conftest.py': PROPERTIES_CONFTEST}
     impl_project = {'src/dd/__init__.py': BASE_IMPLS, 'tests/test_dd.py': DD_UNIT,
                     'tests/properties/test_dd_props.py': IMPL_PROPERTY}
     return {
@@ -384,6 +415,9 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
         '113': ({}, {'src/dd/__init__.py': CALLABLE_SORTED_SRC, **units}, ()),
         '113control': ({}, {'src/dd/__init__.py': CALLABLE_SORTED_SRC.replace(
             "setattr(len.__self__, 'sorted', _Sorted())\n", ''), **units}, ()),
+        '113b': (conftest, {'src/dd/__init__.py': OWN_BUILTINS_SRC, **units}, ()),
+        '113bcontrol': (conftest, {'src/dd/__init__.py': OWN_BUILTINS_SRC.replace(
+            "sorted=_sorted", "sorted=sorted"), **units}, ()),
         '114': ({}, {'tools/install.py': DEPENDENCY_INSTALL, **units}, INSTALL),
         '114control': ({}, {'tools/install.py': 'print("nothing")\n', **units}, INSTALL),
         '115': ({}, {'tools/install.py': ENTRY_POINT_INSTALL, **units}, INSTALL),
