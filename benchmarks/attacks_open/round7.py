@@ -21,12 +21,13 @@ function), 113b (the property module given a ``__builtins__`` of src's before it
 runs), 114 (Hypothesis's dependency rewritten by the install step; needs
 ``--test-env``), 116 and 116b (the base collection's tree read from git after the install
 step). Caught only by the reference run: 115 (a hypothesis entry point under ``src``, where
-the listing does not look). Caught (their tests are tests/test_ci_attacks_round7.py):
+the listing does not look) and 119 (the reference judge's freeze ledger rewritten in git by
+the test command: every failed property item is OG730 whatever the ledger says). Caught (their tests are tests/test_ci_attacks_round7.py):
 111named (111 with the helper's ``__file__``), 112 (a finder before the plugin's loading the
 helper at its own file from other text). Caught, no test (it needs a throwaway test
 environment): 117 (114 with an entry point added to the dependency's metadata: OG738).
 Controls, each caught (gate exit 1): 111control, 112bcontrol, 112ccontrol, 113control,
-113bcontrol, 114control, 116control.
+113bcontrol, 114control, 116control, 119control.
 
 114 and 117 run only with ``--test-env PYTHON``: the interpreter of a throwaway environment
 holding pytest, Hypothesis and oracle-guard (the gate then runs with ``--test-python
@@ -57,6 +58,7 @@ from test_ci_attacks import BUG  # noqa: E402
 from test_ci_attacks import PYTEST  # noqa: E402
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG  # noqa: E402
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST  # noqa: E402
+from test_ci_attacks_round5 import frozen_ledger  # noqa: E402
 from test_ci_attacks_round6 import HELPER  # noqa: E402
 from test_ci_attacks_round6 import HELPER_PROPERTY  # noqa: E402
 from test_ci_attacks_round7 import FINDER_HELPER_SRC  # noqa: E402 -- 112, caught
@@ -372,6 +374,36 @@ with open(loose, 'wb') as f:
     f.write(zlib.compress(b'tree %d\0' % len(body) + body))
 """
 
+# -- 119: the reference run's freezes read from git after the test command ------------------
+# The reference run's judge takes the oracle side's freeze ledger from git when the
+# reference run ends, after the test command (and the freeze reruns compare the base's and
+# the head's ledgers read then). src answers right where the run's working folder holds a
+# ``.git`` (the checkout: the test command, plain pytest; no unit test edited) and keeps the
+# bug elsewhere (the reference tree, production), and, in the checkout, rewrites the loose
+# object of ``tests/freeze_ledger.yaml`` (the same blob at base and head) with a ledger
+# freezing the three failing tests (budget 3), after the reference tree was written; the
+# file in the checkout is left alone (the test command's plugin sees no freeze).
+LEDGER_AFTER_THE_TEST_COMMAND_SRC = '''\
+import os
+import subprocess
+import zlib
+
+LEDGER = %r
+if os.path.isdir('.git'):
+    _oid = subprocess.run(['git', 'rev-parse', 'HEAD:tests/freeze_ledger.yaml'],
+                          capture_output=True, text=True).stdout.strip()
+    _loose = os.path.join('.git', 'objects', _oid[:2], _oid[2:])
+    if _oid and os.path.exists(_loose):
+        os.chmod(_loose, 0o644)
+        with open(_loose, 'wb') as _f:
+            _f.write(zlib.compress(b'blob %%d\\0' %% len(LEDGER) + LEDGER))
+
+    def dedupe(xs):
+        return sorted(set(xs))
+else:
+%s''' % (frozen_ledger().encode(), ''.join('    ' + line + '\n' if line else '\n'
+                                          for line in BUG.splitlines()))
+
 # -- 117: 114's payload as a hypothesis entry point of that dependency (caught) --------------
 # The same install step also adds ``[hypothesis]`` to sortedcontainers' own
 # ``entry_points.txt`` in the test environment: an entry point the install step added, from
@@ -421,6 +453,9 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
         '114': ({}, {'tools/install.py': DEPENDENCY_INSTALL, **units}, INSTALL),
         '114control': ({}, {'tools/install.py': 'print("nothing")\n', **units}, INSTALL),
         '115': ({}, {'tools/install.py': ENTRY_POINT_INSTALL, **units}, INSTALL),
+        '119': ({}, {'src/dd/__init__.py': LEDGER_AFTER_THE_TEST_COMMAND_SRC}, ()),
+        '119control': ({}, {'src/dd/__init__.py': LEDGER_AFTER_THE_TEST_COMMAND_SRC.replace(
+            "if _oid and os.path.exists(_loose):", "if False:")}, ()),
         '117': ({}, {'tools/install.py': ENTRY_POINT_DEPENDENCY_INSTALL, **units}, INSTALL),
         '116': (impl_project, {'src/dd/__init__.py': RESTORING + HEAD_IMPLS,
                                'tools/install.py': REWRITING_THE_BASE_SRC,
