@@ -22,9 +22,10 @@ runs), 114 (Hypothesis's dependency rewritten by the install step; needs
 ``--test-env``), 116 and 116b (the base collection's tree read from git after the install
 step). Caught only by the reference run: 115 (a hypothesis entry point under ``src``, where
 the listing does not look) and 119 (the reference judge's freeze ledger rewritten in git by
-the test command: every failed property item is OG730 whatever the ledger says). Caught (their tests are tests/test_ci_attacks_round7.py):
-111named (111 with the helper's ``__file__``), 112 (a finder before the plugin's loading the
-helper at its own file from other text). Caught, no test (it needs a throwaway test
+the test command: every failed property item is OG730 whatever the ledger says). Caught
+(their tests are tests/test_ci_attacks_round7.py): 111named (111 with the helper's
+``__file__``), 112 (a finder before the plugin's loading the helper at its own file from
+other text). Caught, no test (it needs a throwaway test
 environment): 117 (114 with an entry point added to the dependency's metadata: OG738).
 Controls, each caught (gate exit 1): 111control, 112bcontrol, 112ccontrol, 113control,
 113bcontrol, 114control, 116control, 119control.
