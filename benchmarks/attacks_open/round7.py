@@ -34,10 +34,10 @@ Controls, each caught (gate exit 1): 111control, 112bcontrol, 112ccontrol, 113co
 holding pytest, Hypothesis and oracle-guard (the gate then runs with ``--test-python
 PYTHON``; the run beside this file used ``python -m venv ENV; ENV/bin/pip install
 pytest==9.2.0 hypothesis==6.170.17; ENV/bin/pip install -e .``); the scenario's install
-step appends to that environment's ``sortedcontainers/__init__.py`` (117: and its ``entry_points.txt``), and this script puts
-the files back after each run (plain and gate), so the gate's own install step is the one
-that writes them. Every attacker touches only files in its own checkout and (114, 117) the
-throwaway environment named on the command
+step appends to that environment's ``sortedcontainers/__init__.py`` (117: and its
+``entry_points.txt``), and this script puts the files back after each run (plain and gate),
+so the gate's own install step is the one that writes them. Every attacker touches only
+files in its own checkout and (114, 117) the throwaway environment named on the command
 line. The repositories go into a temporary folder (``--keep DIR`` keeps them).
 """
 from __future__ import annotations
