@@ -13,15 +13,23 @@ from __future__ import annotations
 
 import pytest
 
+from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import copy_template
 from test_ci_attacks import BUG
+from test_ci_attacks import GOOD
+from test_ci_attacks import PYPROJECT
+from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST
 from test_ci_attacks_round6 import HELPER
 from test_ci_attacks_round6 import HELPER_PROPERTY
+from test_ci_attacks_session import DD_UNIT
+from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG
+from test_ci_attacks_session import IMPL_PROPERTY
+from test_ci_attacks_session import impls
 
 # -- 112: a finder put before the plugin's, loading the helper from other text ---------------
 # src, imported by the base's properties conftest, inserts a finder first on sys.meta_path
@@ -114,3 +122,68 @@ def test_a_helper_that_python_did_not_compile_from_its_bytes_fails_ci(
     for run in ('', 'reference run: '):
         assert any(line.startswith('tests/properties/_expected.py:1:1: OG737 ' + run +
                                    NOT_COMPILED) for line in compiled), ci.out
+
+
+# -- 116: the base collection's tree read from git after the install step -------------------
+# Attack 79's shape (round 3): the property is parametrized over ``dd.IMPLS``; the bug is in
+# ``_fast``; the pull request stops declaring ``fast``. The base revision's collection (rule
+# 39b) says ``[fast]`` ran at the base. The install step rewrites the loose object of the
+# base's ``src/dd/__init__.py`` with the pull request's bytes, and src puts it back in the
+# test command: the base collection's tree, written after the install step, would collect
+# no ``[fast]`` either. Its blobs are checked against the base's listing taken before the
+# install step (rule 44): OG734.
+REWRITING_THE_BASE_SRC = r"""import os
+import subprocess
+import zlib
+
+SRC = 'src/dd/__init__.py'
+oid = subprocess.run(['git', 'rev-parse', 'main:' + SRC], capture_output=True, check=True,
+                     text=True).stdout.strip()
+with open(SRC, 'rb') as f:
+    text = f.read()  # the pull request's src: no ``fast``
+loose = os.path.join('.git', 'objects', oid[:2], oid[2:])
+os.chmod(loose, 0o644)  # raises if the blob is not a loose object: the scenario needs one
+with open(loose, 'rb') as f:
+    kept = f.read()
+with open(os.path.join('.git', 'og-orig-' + oid), 'wb') as f:  # for src to put back
+    f.write(kept)
+with open(loose, 'wb') as f:
+    f.write(zlib.compress(b'blob %d\0' % len(text) + text))
+"""
+# The test command (src, at import, in the checkout only) puts the base's blob back once the
+# base collection's tree has been written (before the test command starts): the new-test
+# run, which reads the base's src after the test command, then finds the true blob.
+RESTORING = """import glob as _glob
+import os as _os
+
+for _kept in _glob.glob(_os.path.join('.git', 'og-orig-*')):
+    _oid = _kept.rsplit('-', 1)[1]
+    with open(_kept, 'rb') as _f:
+        _data = _f.read()
+    with open(_os.path.join('.git', 'objects', _oid[:2], _oid[2:]), 'wb') as _f:
+        _f.write(_data)
+    _os.remove(_kept)
+
+
+"""
+
+
+def test_a_base_blob_rewritten_for_the_base_collection_is_not_the_blob(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = str(tmp_path / 'repo')
+    repo = adopt(path, PYPROJECT, {
+        'src/dd/__init__.py': GOOD, 'tests/test_dd.py': DD_UNIT,
+        'tests/properties/test_dd_props.py': IMPL_PROPERTY,
+    }, after=[{'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast)",
+                                          '_fast')},
+              {'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast)",
+                                          '_fast', buggy=True)}])
+    repo.pull_request({'src/dd/__init__.py': RESTORING + impls("Impl('pure', _pure)", '_fast',
+                                                               buggy=True),
+                       'tools/install.py': REWRITING_THE_BASE_SRC,
+                       'tests/test_dd.py': DD_UNIT_FOR_THE_BUG}, bug=False)
+    plain, ci = repo.both(PYTEST, '--install-command', 'python tools/install.py')
+    assert plain.rc == 0, plain.out  # the bug is out of reach: the premise of the attack
+    assert ci.rc == 1, ci.out
+    assert any('base collection: git gave other bytes for `src/dd/__init__.py`' in line
+               for line in ci.lines('OG734')), ci.out

@@ -65,6 +65,8 @@ from test_ci_attacks_round6 import HELPER  # noqa: E402
 from test_ci_attacks_round6 import HELPER_PROPERTY  # noqa: E402
 from test_ci_attacks_round7 import FINDER_HELPER_SRC  # noqa: E402 -- 112, caught
 from test_ci_attacks_round7 import NAMED_FAKE_HELPER_SRC  # noqa: E402 -- 111named, caught
+from test_ci_attacks_round7 import RESTORING  # noqa: E402 -- 116, caught since
+from test_ci_attacks_round7 import REWRITING_THE_BASE_SRC  # noqa: E402
 from test_ci_attacks_session import DD_UNIT  # noqa: E402
 from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG  # noqa: E402
 from test_ci_attacks_session import IMPL_PROPERTY  # noqa: E402
@@ -283,41 +285,6 @@ if PAYLOAD not in text:
 # ``[fast]`` either.
 BASE_IMPLS = impls("Impl('pure', _pure), Impl('fast', _fast)", '_fast')
 HEAD_IMPLS = impls("Impl('pure', _pure)", '_fast', buggy=True)
-REWRITING_THE_BASE_SRC = r"""import os
-import subprocess
-import zlib
-
-SRC = 'src/dd/__init__.py'
-oid = subprocess.run(['git', 'rev-parse', 'main:' + SRC], capture_output=True, check=True,
-                     text=True).stdout.strip()
-with open(SRC, 'rb') as f:
-    text = f.read()  # the pull request's src: no ``fast``
-loose = os.path.join('.git', 'objects', oid[:2], oid[2:])
-os.chmod(loose, 0o644)  # raises if the blob is not a loose object: the scenario needs one
-with open(loose, 'rb') as f:
-    kept = f.read()
-with open(os.path.join('.git', 'og-orig-' + oid), 'wb') as f:  # for src to put back
-    f.write(kept)
-with open(loose, 'wb') as f:
-    f.write(zlib.compress(b'blob %d\0' % len(text) + text))
-"""
-# The test command (src, at import, in the checkout only) puts the base's blob back once the
-# base collection's tree has been written (before the test command starts): the new-test
-# run, which reads the base's src after the test command, then finds the true blob.
-RESTORING = """import glob as _glob
-import os as _os
-
-for _kept in _glob.glob(_os.path.join('.git', 'og-orig-*')):
-    _oid = _kept.rsplit('-', 1)[1]
-    with open(_kept, 'rb') as _f:
-        _data = _f.read()
-    with open(_os.path.join('.git', 'objects', _oid[:2], _oid[2:]), 'wb') as _f:
-        _f.write(_data)
-    _os.remove(_kept)
-
-
-"""
-
 # -- 115: a hypothesis entry point where the listing does not look -------------------------
 # The entry points are listed where a test run looks: the checkout, the site folders and
 # the folders their .pth path lines add. pytest's ``pythonpath = ["src"]`` (dd's own

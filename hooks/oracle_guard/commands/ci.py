@@ -301,6 +301,15 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     plugins_before = installed_plugins.installed(test_python, probe, cfg.root) \
         if args.install_command else None
     python_was = interpreter.identity(test_python)  # rule 46: the interpreter itself
+    # Rule 39b's base collection: whether it is needed, and the base's listing with its blob
+    # ids, taken now (rule 44): its tree is written after the install step, and a blob or
+    # tree object rewritten by then would make it collect what the pull request wrote.
+    base_view = base_listed = collected_scope = None
+    if ctx.changes.has_base:
+        base_view = TreeView(cfg.root, ctx.changes.base)
+        if base_collection.needed(head_view, cfg, base_view):
+            collected_scope = base_collection.scope(head_view, cfg, base_view)
+            base_listed = reference._Side(base_view)
     if args.install_command:
         with timings.step('install step'):
             mark = reaper.mark()
@@ -339,15 +348,13 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # parameters come from code (src/) that the base ran must run; that collection runs
     # beside the test command, in a tree of the base revision written from git objects now.
     collector = None
-    if ctx.changes.has_base:
-        base_view = TreeView(cfg.root, ctx.changes.base)
-        if base_collection.needed(head_view, cfg, base_view):
-            with timings.step('base collection'):
-                collector = base_collection.BaseCollector(
-                    cfg, base_view, test_python,
-                    only=base_collection.scope(head_view, cfg, base_view))
-                if collector.proc is not None:
-                    reaper.own.add(collector.proc.pid)
+    if base_listed is not None and base_view is not None:
+        with timings.step('base collection'):
+            collector = base_collection.BaseCollector(
+                cfg, base_view, test_python, only=collected_scope, side=base_listed)
+            if collector.proc is not None:
+                reaper.own.add(collector.proc.pid)
+        findings.extend(collector.forged_findings())
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,

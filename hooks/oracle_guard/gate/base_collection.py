@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 
 from oracle_guard.config import Config
+from oracle_guard.findings import Finding
 from oracle_guard.gate.audit import BaseCollection
 from oracle_guard.gate.reference import _Side
 from oracle_guard.gate.reference import BOOTSTRAP
@@ -51,9 +52,11 @@ class BaseCollector:
     """Writes the base tree and starts its collection at once; ``wait`` gives the result."""
 
     def __init__(self, cfg: Config, base: TreeView, python: str,
-                 only: list[str] | None = None) -> None:
+                 only: list[str] | None = None, side: _Side | None = None) -> None:
+        """``side``: the base listed before the install step (rule 44): its blob ids are
+        what every file of the tree is checked against (``forged``)."""
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-base-collect-')
-        side = _Side(base)
+        side = side or _Side(base)
         self.sources: dict[str, bytes] = {}
         builder = TreeBuilder(cfg, side, side)
         builder.add_code()
@@ -62,6 +65,7 @@ class BaseCollector:
         self.root = os.path.join(self.folder, 'base')
         os.mkdir(self.root)
         tree = builder.write(self.root)
+        self.forged = sorted(tree.forged)
         for path in tree.sources:
             if is_test_side(path, cfg):
                 with open(os.path.join(self.root, *path.split('/')), 'rb') as f:
@@ -90,6 +94,19 @@ class BaseCollector:
                                          stderr=subprocess.STDOUT)
         except OSError as exc:
             self.error = f'cannot run {python!r}: {exc.strerror}'
+
+    def forged_findings(self) -> list[Finding]:
+        """OG734: git gave the base collection's tree other bytes than the blobs listed
+        before the install step (a loose object rewritten): its answer is not the base's."""
+        if not self.forged:
+            return []
+        shown = ', '.join(f'`{p}`' for p in self.forged[:5]) + (
+            f' and {len(self.forged) - 5} more' if len(self.forged) > 5 else '')
+        return [Finding('.', 1, 1, 'OG734', f'base collection: git gave other bytes for '
+                        f'{shown} than the blobs the base named when the gate listed it '
+                        'before the install step: git\'s objects were changed',
+                        'nothing may write into .git/objects (or its alternates): remove '
+                        'what does from the install step and the tests')]
 
     def wait(self) -> BaseCollection:
         try:
