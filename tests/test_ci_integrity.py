@@ -162,6 +162,29 @@ def test_pyc_of_a_frozenset_constant_compiled_under_another_hash_seed_passes(
     assert codes(python) == []
 
 
+def test_a_library_the_machinery_requires_edited_fails_and_one_it_does_not_passes(
+        env: tuple[str, str]) -> None:
+    # Hypothesis imports sortedcontainers when it is imported: an install step that rewrites
+    # it changes the run as surely as one that rewrites Hypothesis (attack 114).
+    python, site = env
+    install(site, 'hypothesis', {'hypothesis/__init__.py': 'import sortedcontainers\n'})
+    with open(os.path.join(site, 'hypothesis-1.0.dist-info', 'METADATA'), 'w',
+              encoding='utf-8') as f:
+        f.write('Metadata-Version: 2.1\nName: hypothesis\nVersion: 1.0\n'
+                'Requires-Dist: sortedcontainers<3.0.0,>=2.1.0\n'
+                'Requires-Dist: Exceptiongroup>=1.0.0; python_version < "3.11"\n\n'
+                'Requires-Dist: not-a-header\n')
+    install(site, 'sortedcontainers', {'sortedcontainers/__init__.py': 'SORTED = 1\n'})
+    install(site, 'not_a_header', {'not_a_header/__init__.py': 'X = 1\n'})
+    assert codes(python) == []
+    for package in ('sortedcontainers', 'not_a_header'):
+        with open(os.path.join(site, package, '__init__.py'), 'a', encoding='utf-8') as f:
+            f.write('import atexit, os; atexit.register(os._exit, 0)\n')
+    assert codes(python) == ['OG726']
+    seen = inspect_environment(python)
+    assert [dist for dist, _path, _why in seen.changed] == ['sortedcontainers']
+
+
 def test_editable_install_is_judged_where_it_can_be_and_says_so(env: tuple[str, str]) -> None:
     python, site = env
     install(site, 'oracle_guard', {'__editable__.oracle_guard-1.0.pth': '/src\n'},

@@ -35,6 +35,10 @@ import sys
 import types
 
 JUDGED = ('pytest', 'pluggy', 'hypothesis', 'oracle_guard')
+# The test run's machinery pulls in what these require (Hypothesis imports sortedcontainers
+# when it is imported, pytest iniconfig, packaging, pygments): their files are judged too,
+# found through each distribution's Requires-Dist lines, markers not weighed.
+REQUIRED_BY = ('pytest', 'pluggy', 'hypothesis')
 CUSTOMIZE = ('sitecustomize', 'usercustomize')
 
 
@@ -155,7 +159,8 @@ def inspect() -> dict:  # type: ignore[type-arg]
                    'cache_tag': sys.implementation.cache_tag, 'folders': site_folders(),
                    'changed': [], 'stray': [], 'compiled': [], 'editable': [], 'present': []}
     listed: set[str] = set()
-    judged: list[tuple[str, str, list[list[str]], float]] = []  # name, site, rows, RECORD ctime
+    # name -> [(site, rows, RECORD ctime, dist-info folder)], in the order of the path
+    others: dict[str, list[tuple[str, list[list[str]], float, str]]] = {}
     for folder in facts['folders']:
         try:
             names = sorted(os.listdir(folder))
@@ -178,14 +183,11 @@ def inspect() -> dict:  # type: ignore[type-arg]
             for row in rows:
                 listed.add(os.path.normpath(os.path.join(folder, row[0])))
             dist = normalize(name[:-len('.dist-info')].split('-')[0])
-            pth_rows = [row for row in rows if row[0].endswith('.pth')]
             if dist in JUDGED:
                 facts['present'].append(dist)
-                judged.append((dist, folder, rows, os.stat(record).st_ctime))
                 if _editable(meta):
                     facts['editable'].append([dist, name])
-            else:
-                _verify(facts, dist, folder, pth_rows)
+            others.setdefault(dist, []).append((folder, rows, os.stat(record).st_ctime, meta))
         for name in names:
             stem = name.split('.', 1)[0]
             full = os.path.normpath(os.path.join(folder, name))
@@ -201,10 +203,42 @@ def inspect() -> dict:  # type: ignore[type-arg]
                     full = os.path.normpath(os.path.join(cache, name))
                     if full not in listed:
                         facts['stray'].append(full)
-    for dist, folder, rows, record_time in judged:
-        _verify(facts, dist, folder, rows)
-        _verify_compiled(facts, dist, folder, rows, listed, record_time)
+    judged = set(JUDGED) & set(others)
+    todo = [d for d in REQUIRED_BY if d in others]
+    while todo:
+        for required in {r for entry in others[todo.pop()] for r in _requires(entry[3])}:
+            if required in others and required not in judged:
+                judged.add(required)
+                todo.append(required)
+    for dist, entries in sorted(others.items()):
+        for folder, rows, record_time, _meta in entries:
+            if dist in judged:
+                _verify(facts, dist, folder, rows)
+                _verify_compiled(facts, dist, folder, rows, listed, record_time)
+            else:
+                _verify(facts, dist, folder, [row for row in rows if row[0].endswith('.pth')])
     return facts
+
+
+def _requires(meta: str) -> list[str]:
+    """The normalized names of a dist-info's ``Requires-Dist`` lines."""
+    found = []
+    try:
+        with open(os.path.join(meta, 'METADATA'), encoding='utf-8', errors='replace') as f:
+            for line in f:
+                if not line.strip():
+                    break  # the headers end at the first blank line
+                if line.startswith('Requires-Dist:'):
+                    head = ''
+                    for char in line[len('Requires-Dist:'):].strip():
+                        if not (char.isalnum() or char in '._-'):
+                            break
+                        head += char
+                    if head:
+                        found.append(normalize(head))
+    except OSError:
+        pass
+    return found
 
 
 def _editable(meta: str) -> bool:
