@@ -223,11 +223,11 @@ def vanished_tests(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
 def _collected(identity: str, tree: object) -> bool:
     """Whether pytest's default rules collect a test's classes: ``Test*`` classes, or a
     unittest case (a top-level class whose base is named ``...TestCase``)."""
-    import ast
-
     parts = identity.split('::')[:-1]
     if not parts:
         return True
+    import ast
+
     top = next((n for n in getattr(tree, 'body', ()) if isinstance(n, ast.ClassDef)
                 and n.name == parts[0]), None)
     if top is not None and any(ast.unparse(b).endswith('TestCase') for b in top.bases):
@@ -236,12 +236,23 @@ def _collected(identity: str, tree: object) -> bool:
 
 
 def test_body(identity: str, node: object) -> tuple[str, str]:
-    """(function name, its body as syntax, no line numbers) of one test."""
-    import ast
-
+    """(function name, its body as syntax, no line numbers) of one test. The shape is
+    written without the ``ast`` module (on Python 3.13 its import brings ``re``): node
+    types and fields, as ``ast.dump`` gives them, for comparing bodies within one run."""
     name = identity.rsplit('::', 1)[-1]
     body = getattr(node, 'body', None)
-    return name, ast.dump(ast.Module(body=body, type_ignores=[])) if body else ''
+    return name, repr(_shape(body)) if body else ''
+
+
+def _shape(value: object) -> object:
+    from oracle_guard.reading.syntax import AST
+
+    if isinstance(value, AST):
+        return (type(value).__name__,
+                tuple(_shape(getattr(value, field, None)) for field in value._fields))
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return value
 
 
 
