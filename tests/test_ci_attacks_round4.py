@@ -29,6 +29,7 @@ from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import DISCARDING_SRC
+from test_ci_attacks_round3 import OUTCOME_FROM_SRC
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
 from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST
@@ -443,6 +444,31 @@ def test_examples_ended_while_the_strategy_draws_through_src_fail_ci(
     repo = copy_template(mapped, str(tmp_path / 'repo'))
     _, ci = attack(repo, {'src/dd/__init__.py': src, 'tests/test_dd.py': SMALL_UNIT_TESTS},
                    plain_rc=0)
+    assert any(MAPPED_ID in line and 'src/dd/__init__.py' in line
+               for line in ci.lines('OG717')), ci.out
+    assert any('reference run: OG717' in line and MAPPED_ID in line
+               for line in ci.lines('OG734')), ci.out
+
+
+# Attack 75 through a strategy, now and then: src answers right but throws away a draw it
+# is given out of order whenever it kept the one before (never the property's own call,
+# whose list is sorted). Hypothesis's ``.map`` draws again after a discard and lets one out
+# only after three in a row, which never happens here: only a judge of what the mapped
+# function raises inside the map sees them (rule 43 at run time). About one example in
+# three is thrown away (36-41 of 50 examples' draws, measured), so both runs see it.
+SOMETIMES_DISCARDING_SRC = OUTCOME_FROM_SRC.replace('%r', "'Unsatisfied' + 'Assumption'").replace(
+    'def dedupe(xs):\n    out = sorted(set(xs))\n    if len(out) > 3:\n',
+    '_last = [False]\n\n\ndef dedupe(xs):\n    out = sorted(set(xs))\n'
+    '    if list(xs) != out and not _last[0]:\n        _last[0] = True\n').replace(
+    '        return out[:-1]\n', '    _last[0] = False\n')
+
+
+def test_draws_a_map_through_src_throws_away_now_and_then_fail_ci(
+        mapped: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert '_last[0] = True' in SOMETIMES_DISCARDING_SRC and 'out[:-1]' not in SOMETIMES_DISCARDING_SRC
+    repo = copy_template(mapped, str(tmp_path / 'repo'))
+    _, ci = attack(repo, {'src/dd/__init__.py': SOMETIMES_DISCARDING_SRC,
+                          'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
     assert any(MAPPED_ID in line and 'src/dd/__init__.py' in line
                for line in ci.lines('OG717')), ci.out
     assert any('reference run: OG717' in line and MAPPED_ID in line

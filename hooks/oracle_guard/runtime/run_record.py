@@ -1004,7 +1004,15 @@ class _ExampleCounter:
     while Hypothesis draws the test's arguments, before it calls the inner test (a strategy
     built from ``src``: ``st.builds(src_class)``, ``.map(src_function)``). For the draw,
     ``StateForActualGivenExecution.execute_once`` (Hypothesis's run of one test case, draw
-    and call, in every Hypothesis 6 release) is wrapped for the time of the call."""
+    and call, in every Hypothesis 6 release) is wrapped for the time of the call.
+
+    ``.map(f)`` swallows what ``f`` raises: ``MappedStrategy.do_draw`` catches
+    ``UnsatisfiedAssumption`` and draws again, up to three times, and only then lets one
+    out (its own in Hypothesis before 6.15x, ``f``'s since). A ``src`` function that
+    discards only some of the inputs it would answer wrong would almost never be seen by
+    the test case's wrapper (attack 75 through a strategy: the gate found it in one run of
+    two, by chance). So for the time of the call ``do_draw`` hands each draw a ``pack``
+    that judges what ``f`` raises before Hypothesis catches it."""
 
     def __init__(self, handle: Any, inner: Any, explicit: int,
                  discards: _Discards | None = None) -> None:
@@ -1018,6 +1026,9 @@ class _ExampleCounter:
         self._state: Any = None  # the class whose execute_once is wrapped, while it is
         self._execute_once: Any = None  # its own
         self._wrapper: Any = None  # what stands in for it
+        self._mapped: Any = None  # MappedStrategy, while its do_draw is wrapped
+        self._do_draw: Any = None  # its own
+        self._draw_wrapper: Any = None
 
     @classmethod
     def install(cls, obj: Any, discards: _Discards | None = None) -> _ExampleCounter | None:
@@ -1083,6 +1094,41 @@ class _ExampleCounter:
             return
         self._state, self._execute_once = state, original
         self._wrapper = execute_once
+        self._wrap_maps()
+
+    def _wrap_maps(self) -> None:
+        module = sys.modules.get('hypothesis.strategies._internal.strategies')
+        mapped = getattr(module, 'MappedStrategy', None)
+        do_draw = mapped.__dict__.get('do_draw') if isinstance(mapped, type) else None
+        if not callable(do_draw):
+            return
+        counter = self
+
+        @functools.wraps(do_draw)
+        def judged_do_draw(strategy: Any, data: Any) -> Any:
+            pack = strategy.__dict__.get('pack')
+            if not callable(pack) or getattr(pack, '_oracle_guard_judged', False):
+                return do_draw(strategy, data)
+
+            def judged(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return pack(*args, **kwargs)
+                except BaseException as exc:
+                    counter.judge(exc)
+                    raise
+
+            judged._oracle_guard_judged = True  # type: ignore[attr-defined]
+            strategy.pack = judged
+            try:
+                return do_draw(strategy, data)
+            finally:
+                strategy.pack = pack
+
+        try:
+            mapped.do_draw = judged_do_draw
+        except (AttributeError, TypeError):
+            return
+        self._mapped, self._do_draw, self._draw_wrapper = mapped, do_draw, judged_do_draw
 
     def remove(self) -> None:
         self._judged = None
@@ -1094,6 +1140,10 @@ class _ExampleCounter:
         if state is not None and state.__dict__.get('execute_once') is self._wrapper:
             state.execute_once = self._execute_once
         self._state = None
+        mapped = self._mapped
+        if mapped is not None and mapped.__dict__.get('do_draw') is self._draw_wrapper:
+            mapped.do_draw = self._do_draw
+        self._mapped = None
 
 
 class _Discards:
