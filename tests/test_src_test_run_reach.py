@@ -65,6 +65,32 @@ CONSTRUCTS = {
     'builtins-through-self': ('setattr(len.__self__, "sorted", object())\n', 1),
     'module-builtins-assigned': ('import types\nm = types.ModuleType("m")\n'
                                  'm.__dict__["__builtins__"] = {}\n', 3),
+    # A name an assignment binds to what rule 43 guards stands for it (attacks 111-113b
+    # played through an alias): each reported at the use, not at the binding.
+    'alias-of-sys': ('import sys\nm = sys\nm.modules["_expected"] = object()\n', 3),
+    'alias-of-sys-modules': ('import sys\nmods = sys.modules\nmods["_expected"] = object()\n',
+                             3),
+    'alias-of-builtins': ('import builtins\nB = builtins\nB.sorted = list\n', 3),
+    'alias-of-atexit-register': ('import atexit\nimport os\nreg = atexit.register\n'
+                                 'reg(os._exit, 0)\n', 4),
+    'alias-of-meta-path': ('import sys\nmp = sys.meta_path\nmp.insert(0, object())\n', 3),
+    'alias-augmented': ('import sys\nhooks = sys.path_hooks\nhooks += [object]\n', 3),
+    'alias-by-tuple-unpacking': ('import sys\na, b = sys, 1\ndel a.modules["_expected"]\n', 3),
+    'alias-by-walrus': ('import sys\nif (m := sys.modules) is not None:\n'
+                        '    m["_expected"] = object()\n', 3),
+    'alias-annotated': ('import sys\nm: object = sys.modules\nm.update(_expected=None)\n', 3),
+    'alias-of-an-alias': ('import sys as s\na = s\nb = a\nb.meta_path.append(object())\n', 4),
+    # the function above the module-level binding it uses: order does not matter
+    'module-alias-used-in-a-function': ('import sys\n\n\ndef plant():\n'
+                                        '    mods["_expected"] = object()\n\n\n'
+                                        'mods = sys.modules\n', 5),
+    'alias-of-a-mutator': ('import sys\nplant = sys.modules.setdefault\n'
+                           'plant("_expected", object())\n', 3),
+    'alias-of-getattr': ('import sys\nm = getattr(sys, "modules")\nm["_expected"] = 0\n', 3),
+    'alias-of-builtin-self': ('B = len.__self__\nB.sorted = list\n', 2),
+    'alias-of-vars-builtins': ('import builtins\nns = vars(builtins)\nns["len"] = None\n', 3),
+    'alias-of-imported-builtins': ('import importlib\nb = importlib.import_module("builtins")\n'
+                                   'b.len = None\n', 3),
     # Python reads identifiers NFKC-normalised: no ASCII byte spells the name
     'import-pytest-fullwidth': ('import \uff50\uff59test\n', 1),
     'settrace-fullwidth': ('import sys\nsys.\uff53ettrace(None)\n', 2),
@@ -95,6 +121,10 @@ def test_src_change_reaching_into_the_test_run_fails(guarded: Repo, name: str) -
     'CONFIG_FILES = ("pytest.ini", "tox.ini", "setup.cfg")\n' + PLAIN,
     'import sys\nLOADED = "json" in sys.modules\nFINDERS = len(sys.meta_path)\n' + PLAIN,
     'def size(xs, len=len):\n    return len.__self__ is not None\n' + PLAIN,
+    # an alias read, a copy changed, the alias's name rebound or deleted: sys.modules and
+    # sys.meta_path stay as they were
+    'import sys\nmods = sys.modules\nLOADED = "json" in mods\nFINDERS = list(sys.meta_path)\n'
+    'FINDERS.append(object())\nmods = {}\ndel mods\n' + PLAIN,
 ])
 def test_src_change_that_does_not_reach_into_the_test_run_passes(guarded: Repo,
                                                                  text: str) -> None:
@@ -126,6 +156,10 @@ FAR_USES = {
     'atexit register alias': ('from atexit import register as r\nimport os as o\n',
                               '    r(\n        o._exit)\n',
                               'registers an atexit handler that exits the process'),
+    # a name an assignment binds marks its lines as an import's name does
+    'sys.modules assigned alias': ('import sys\nmods = sys.modules\n',
+                                   '    mods.update(\n        planted=b)\n',
+                                   'changes sys.modules'),
 }
 
 
@@ -165,6 +199,11 @@ def test_the_walk_of_the_lines_that_can_hold_a_site_finds_every_site() -> None:
         # strings whose lines spell no word: a name in escapes, a name split over lines
         'import sys\nNAME = "\\x70ytest"\nm = sys.modules.get(NAME)\n',
         'import importlib\nNAME = (\n    "_py"\n    "test")\nm = importlib.import_module(NAME)\n',
+        # an alias of an alias bound below its use, over lines; a walrus in a condition
+        'import sys\nb = a\n\n\na = (\n    sys)\nc = b\nc.modules.pop(\n    k)\n',
+        'B = __builtins__\n\n\nB[\n    k] = v\n',
+        'import sys\nb = sys.modules[\n    "builtins"]\nb.len = (\n    v)\n',
+        'import builtins\nwhile (ns := vars(\n        builtins)):\n    ns[k] = (\n        v)\n',
     ]
     for code in cases:
         nested = ('import functools\n' + plain + 'class K:\n    @functools.cache\n'
@@ -191,6 +230,8 @@ def test_the_line_walk_agrees_with_the_full_walk_on_seeded_modules() -> None:
         'y = [\n    1,\n    2]\n', 'def h():\n    return bb\n', 'z = "plain"\n',
         'class D:\n    def m(self):\n        return s2.modules\n',
         'N = "\\x70ytest"\n', 'E = (\n    "PYTEST"\n    "_ADDOPTS")\n', "H = b'hypo' b'thesis'\n",
+        'al = s2\n', 'am = al.modules\n', 'am[k] = v\n', 'an, ao = bb, al\n',
+        'ao.meta_path += x\n', 'an.len = None\n',
     ]
     found = 0
     for _ in range(300):

@@ -26,12 +26,18 @@ name the test machinery, so naming it is what this reader finds, in these forms:
   ``sys.path_hooks`` assigned or changed: a module of ``src`` that puts another module under
   a test helper's name, or a finder ahead of the plugin's, decides what a property imports.
 
+Each form is also found through a name an assignment binds to the object it names (``m = sys``,
+``mods = sys.modules``, ``B = len.__self__``, ``reg = atexit.register``, a walrus, a tuple of
+names and values), in any scope and order (``assignment_aliases``); an argument, a return
+value, an attribute, a container or ``vars(sys)`` is not followed (docs/rules.md, rule 43).
+
 Sites are found on both sides of the change; only those the base did not have are reported.
 
 Given the file's text, only the lines that can hold a site are walked (``reach_sites``):
 every site is written with one of the prefilter's words, the word ``import``, a quote (a
-string) or a name an import binds to one of the modules a site resolves through, on a
-line of its own node; a node none of whose lines holds one is skipped with its subtree.
+string), a name an import binds to one of the modules a site resolves through or a name an
+assignment binds to a followed object, on a line of its own node; a node none of whose
+lines holds one is skipped with its subtree.
 Without the text every node is visited: the reference the fast path is tested against.
 """
 from __future__ import annotations
@@ -207,28 +213,160 @@ _BUILTIN_FUNCTIONS = frozenset((
     'sorted', 'sum', 'vars', '__build_class__', '__import__'))
 
 
+# What a name bound by an assignment is followed to (``m = sys``, ``mods = sys.modules``,
+# ``reg = atexit.register``, ``B = len.__self__``): the objects the checks below look at.
+FOLLOWED = frozenset((
+    'sys', *IMPORT_STATE, 'sys.settrace', 'sys.setprofile', 'sys.monitoring', 'threading',
+    *(f'threading.{name}' for name in TRACE_NAMES), 'builtins', 'builtins.__dict__',
+    '__builtins__', 'atexit', 'atexit.register', 'importlib', 'importlib.import_module',
+    'hypothesis'))
+# The heads a followed value may start with unaliased: each spells one of WORDS, so the
+# line walk sees the assignment (``sys`` and ``threading`` count once an import binds them).
+WORD_HEADS = frozenset(('builtins', '__builtins__', 'atexit', 'importlib', 'hypothesis'))
+
+
+def _followed(meaning: str) -> bool:
+    if meaning in FOLLOWED:
+        return True
+    owner, _, method = meaning.rpartition('.')
+    if owner in IMPORT_STATE and method in MUTATORS:
+        return True  # pop = sys.modules.pop
+    return meaning.startswith(HYPOTHESIS_SENSITIVE) and meaning.count('.') <= 3
+
+
+def _import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
+    """Local name -> module (or module.attr) of every import of a module sites resolve
+    through (RESOLVED_THROUGH), wherever it is in the file."""
+    names: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split('.', 1)[0] in RESOLVED_THROUGH:
+                    top = alias.name.split('.', 1)[0]
+                    names[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
+                node.module.split('.', 1)[0] in RESOLVED_THROUGH:
+            for alias in node.names:
+                names[alias.asname or alias.name] = f'{node.module}.{alias.name}'
+    return names
+
+
+def _meanings(node: ast.AST, imports: dict[str, str],
+              bound: dict[str, frozenset[str]]) -> set[str]:
+    """What ``node`` may stand for, through imports and names already bound."""
+    if isinstance(node, ast.Name):
+        found = set(bound.get(node.id, ()))
+        if node.id in imports:
+            found.add(imports[node.id])
+        elif node.id in WORD_HEADS:
+            found.add(node.id)
+        return found
+    if isinstance(node, ast.Attribute):
+        if node.attr == '__self__' and isinstance(node.value, ast.Name) and \
+                node.value.id in _BUILTIN_FUNCTIONS and node.value.id not in imports and \
+                node.value.id not in bound:
+            return {'builtins'}  # len.__self__ is the builtins module
+        return {f'{m}.{node.attr}' for m in _meanings(node.value, imports, bound)}
+    if isinstance(node, ast.Subscript):
+        if 'sys.modules' in _meanings(node.value, imports, bound):
+            name = folded(node.slice)
+            return {name} if name else set()  # sys.modules["builtins"]
+        return set()
+    if not isinstance(node, ast.Call) or not node.args:
+        return set()
+    func = dotted_name(node.func)
+    if func == 'getattr' and len(node.args) in (2, 3):
+        attr = folded(node.args[1])
+        return {f'{m}.{attr}' for m in _meanings(node.args[0], imports, bound)} if attr else set()
+    if func == 'vars' and len(node.args) == 1:
+        return {f'{m}.__dict__' for m in _meanings(node.args[0], imports, bound)}
+    if func == '__import__' or 'importlib.import_module' in _meanings(node.func, imports, bound):
+        name = folded(node.args[0])
+        if name and func == '__import__':
+            name = name.split('.', 1)[0]  # __import__("a.b") is a
+        return {name} if name else set()
+    return set()
+
+
+def _pairs(target: ast.AST, value: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(name, value) of each name ``target`` binds to a value written out: ``a, b = sys, 1``
+    pairs ``a`` with ``sys``; a starred or unpacked-from-elsewhere name pairs with nothing."""
+    if isinstance(target, ast.Name):
+        return [(target.id, value)]
+    if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)) \
+            and len(target.elts) == len(value.elts) and \
+            not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        return [pair for t, v in zip(target.elts, value.elts) for pair in _pairs(t, v)]
+    return []
+
+
+def assignment_aliases(nodes: Iterable[ast.AST],
+                       imports: dict[str, str]) -> dict[str, frozenset[str]]:
+    """Name -> every followed object an assignment, an annotated assignment or a walrus
+    among ``nodes`` binds it to, in any scope of the file and in any order (``b = a`` above
+    ``a = sys`` too): a name rebound to something else keeps what it was bound to, so a
+    use anywhere is judged as a use of each (rule 43)."""
+    pairs: list[tuple[str, ast.AST]] = []
+    for node in nodes:
+        if isinstance(node, ast.Assign):
+            pairs += [pair for target in node.targets for pair in _pairs(target, node.value)]
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            pairs += _pairs(node.target, node.value)
+        elif isinstance(node, ast.NamedExpr):
+            pairs += _pairs(node.target, node.value)
+    bound: dict[str, frozenset[str]] = {}
+    todo = list(range(len(pairs)))
+    readers: dict[str, list[int]] | None = None  # name -> the pairs whose value names it
+    while todo:  # a pair is read again only when a name its value names gains a meaning
+        name, value = pairs[todo.pop()]
+        if isinstance(value, ast.Constant):
+            continue  # most assignments
+        meanings = {m for m in _meanings(value, imports, bound) if _followed(m)}
+        if not meanings or meanings <= bound.get(name, frozenset()):
+            continue
+        bound[name] = bound.get(name, frozenset()) | meanings
+        if readers is None:  # the first binding: most modules have none
+            readers = {}
+            for at, (_, read) in enumerate(pairs):
+                for sub in ast.walk(read):
+                    if isinstance(sub, ast.Name):
+                        readers.setdefault(sub.id, []).append(at)
+        todo += readers.get(name, ())
+    return bound
+
+
 class _Reader(ast.NodeVisitor):
     def __init__(self) -> None:
         self.sites: list[Site] = []
         # local name -> the module (or module.attr) it stands for
         self.aliases: dict[str, str] = {}
+        # name -> what assignments bind it to (``assignment_aliases``), set before the visit
+        self.bound: dict[str, frozenset[str]] = {}
+        self.bindings: list[ast.AST] = []  # the assignments and walruses visited
+        self.imported: list[ast.AST] = []
         self.functions: dict[str, ast.AST] = {}
 
     def add(self, node: ast.AST, what: str, module: str | None = None) -> None:
         self.sites.append(Site(getattr(node, 'lineno', 1), getattr(node, 'col_offset', 0) + 1,
                                what, module))
 
-    def resolve(self, node: ast.AST) -> str | None:
-        """``os._exit`` -> 'os._exit' through import aliases (``import os as o``)."""
+    def resolve_all(self, node: ast.AST) -> list[str]:
+        """``os._exit`` -> ['os._exit'] through import aliases (``import os as o``), then
+        what each assignment alias of the head stands for (``m = sys``: ``m.modules`` ->
+        ['m.modules', 'sys.modules'])."""
         name = dotted_name(node)
         if name is None:
-            return None
+            return []
         head, _, rest = name.partition('.')
         real = self.aliases.get(head, head)
-        return f'{real}.{rest}' if rest else real
+        found = [f'{real}.{rest}' if rest else real]
+        if head in self.bound:
+            found += (f'{m}.{rest}' if rest else m for m in sorted(self.bound[head]))
+        return found
 
     # imports
     def visit_Import(self, node: ast.Import) -> None:
+        self.imported.append(node)
         for alias in node.names:
             local = alias.asname or alias.name.split('.', 1)[0]
             self.aliases[local] = alias.name if alias.asname else local
@@ -237,6 +375,7 @@ class _Reader(ast.NodeVisitor):
                 self.add(node, f'imports {module}', module)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        self.imported.append(node)
         if node.level or not node.module:
             return
         for alias in node.names:
@@ -277,22 +416,43 @@ class _Reader(ast.NodeVisitor):
 
     # attributes and names: tracing hooks, Hypothesis's assume/reject and internals
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        target = self.resolve(node)
+        targets = self.resolve_all(node)
+        target = 'sys.monitoring' if 'sys.monitoring' in targets else \
+            targets[0] if targets else None
         if node.attr in TRACE_NAMES or target == 'sys.monitoring':
             self.add(node, f'uses {target or node.attr} (a tracer sees the test run)')
+            self._walruses(node)
             return
-        if target and target.startswith(HYPOTHESIS_SENSITIVE):
-            self.add(node, f'names {target}', target)
-            return  # the outermost name of the chain is the one reported
+        for target in targets:
+            if target.startswith(HYPOTHESIS_SENSITIVE):
+                self.add(node, f'names {target}', target)
+                self._walruses(node)
+                return  # the outermost name of the chain is the one reported
         self.generic_visit(node)
+
+    def _walruses(self, node: ast.AST) -> None:
+        """The walruses of a chain not visited further (``(m := sys).settrace``): bindings
+        all the same."""
+        self.bindings += (sub for sub in ast.walk(node) if isinstance(sub, ast.NamedExpr))
 
     def visit_Name(self, node: ast.Name) -> None:
         real = self.aliases.get(node.id)
-        if real in ('sys.settrace', 'sys.setprofile', 'threading.settrace',
-                    'threading.setprofile', 'sys.monitoring'):
-            self.add(node, f'uses {real} (a tracer sees the test run)')
-        elif real and isinstance(node.ctx, ast.Load) and real.startswith(HYPOTHESIS_SENSITIVE):
-            self.add(node, f'names {real}', real)
+        bound = self.bound.get(node.id)
+        if bound is None and real is None:
+            return
+        if bound is not None and isinstance(node.ctx, ast.Store):
+            return  # the name an assignment binds: the value is where a site is
+        reals = (real, *sorted(bound)) if bound else (real,)
+        for real in reals:
+            if real in ('sys.settrace', 'sys.setprofile', 'threading.settrace',
+                        'threading.setprofile', 'sys.monitoring'):
+                self.add(node, f'uses {real} (a tracer sees the test run)')
+                return
+        for real in reals:
+            if real and isinstance(node.ctx, ast.Load) and \
+                    real.startswith(HYPOTHESIS_SENSITIVE):
+                self.add(node, f'names {real}', real)
+                return
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self.functions.setdefault(node.name, node)
@@ -305,7 +465,7 @@ class _Reader(ast.NodeVisitor):
 
     def _decorated_exit(self, node: ast.FunctionDef) -> None:
         for decorator in node.decorator_list:
-            if self.resolve(decorator) == 'atexit.register' and self._exits(node):
+            if 'atexit.register' in self.resolve_all(decorator) and self._exits(node):
                 self.add(decorator, 'registers an atexit handler that exits the process')
 
     def _exits(self, node: ast.AST) -> bool:
@@ -323,19 +483,20 @@ class _Reader(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         if self._string(node):
             return  # "".join of constants
-        func = self.resolve(node.func)
+        funcs = self.resolve_all(node.func)
+        func = funcs[0] if funcs else None
         if func in ('getattr', 'setattr', 'delattr', 'hasattr') and len(node.args) >= 2:
-            owner = self.resolve(node.args[0])
             attr = folded(node.args[1])
-            if owner == 'sys' and attr in SYS_HOOKS:
+            if 'sys' in self.resolve_all(node.args[0]) and attr in SYS_HOOKS:
                 self.add(node, f'{func}(sys, {attr!r})')
             if func in ('setattr', 'delattr') and self._is_builtins(node.args[0]):
                 self.add(node, f'{func} on builtins')
-        if func and func.rpartition('.')[0] in IMPORT_STATE and \
-                func.rpartition('.')[2] in MUTATORS:
-            self.add(node, f'changes {func.rpartition(".")[0]} (how the test run imports)',
+        mutator = next((f for f in funcs if f.rpartition('.')[0] in IMPORT_STATE and
+                        f.rpartition('.')[2] in MUTATORS), None)
+        if mutator:
+            self.add(node, f'changes {mutator.rpartition(".")[0]} (how the test run imports)',
                      IMPORT_STATE_OWNER)
-        if func == 'atexit.register' and node.args:
+        if 'atexit.register' in funcs and node.args:
             registered = node.args[0]
             target = self.functions.get(registered.id) if isinstance(registered, ast.Name) \
                 else None
@@ -346,12 +507,14 @@ class _Reader(ast.NodeVisitor):
     def _is_builtins(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name) and node.id == '__builtins__':
             return True
-        if isinstance(node, ast.Call) and node.args and self.resolve(node.func) in (
-                '__import__', 'importlib.import_module'):
+        if isinstance(node, ast.Call) and node.args and any(
+                f in ('__import__', 'importlib.import_module')
+                for f in self.resolve_all(node.func)):
             return folded(node.args[0]) == 'builtins'  # __import__("builtins").sum = ...
-        if isinstance(node, ast.Subscript) and self.resolve(node.value) == 'sys.modules':
+        if isinstance(node, ast.Subscript) and 'sys.modules' in self.resolve_all(node.value):
             return folded(node.slice) == 'builtins'  # sys.modules["builtins"].sum = ...
-        if self.resolve(node) in ('builtins', 'builtins.__dict__'):
+        if any(name in ('builtins', 'builtins.__dict__', '__builtins__')
+               for name in self.resolve_all(node)):
             return True
         if isinstance(node, ast.Attribute) and node.attr == '__dict__':
             return self._is_builtins(node.value)
@@ -363,14 +526,19 @@ class _Reader(ast.NodeVisitor):
             return self._is_builtins(node.args[0])
         return False
 
-    def _assigned(self, targets: Sequence[ast.AST]) -> None:
+    def _assigned(self, targets: Sequence[ast.AST], augmented: bool = False) -> None:
         for target in targets:
             if isinstance(target, (ast.Tuple, ast.List)):
                 self._assigned(target.elts)
-            elif self.resolve(target) in IMPORT_STATE or (
-                    isinstance(target, ast.Subscript) and
-                    self.resolve(target.value) in IMPORT_STATE):
-                changed = self.resolve(target) or self.resolve(target.value)
+                continue
+            # A bare name assigned or deleted rebinds the name, never the object it stood
+            # for; augmented (``mp += [F]``, ``mp = sys.meta_path`` above) it changes it.
+            names = self.resolve_all(target) if augmented or \
+                not isinstance(target, ast.Name) else []
+            if isinstance(target, ast.Subscript):
+                names += self.resolve_all(target.value)
+            changed = next((name for name in names if name in IMPORT_STATE), None)
+            if changed:
                 self.add(target, f'changes {changed} (how the test run imports)',
                          IMPORT_STATE_OWNER)
             elif (isinstance(target, ast.Attribute) and target.attr == '__builtins__') or (
@@ -384,14 +552,20 @@ class _Reader(ast.NodeVisitor):
                 self.add(target, f'assigns builtins.{name}')
 
     def visit_Assign(self, node: ast.Assign) -> None:
+        self.bindings.append(node)
         self._assigned(node.targets)
         self.generic_visit(node)
 
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.bindings.append(node)
+        self.generic_visit(node)
+
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        self._assigned([node.target])
+        self._assigned([node.target], augmented=True)
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self.bindings.append(node)
         self._assigned([node.target])
         self.generic_visit(node)
 
@@ -471,43 +645,59 @@ class _Lines:
         return found
 
 
-def _hit_lines(tree: ast.AST, text: str) -> list[int]:
-    """The lines a site can be on (see the module's docstring), of the NFKC text."""
+def _hit_lines(tree: ast.AST, lines: _Lines) -> tuple[set[int], dict[str, str]]:
+    """The lines a site can be on (see the module's docstring) of the NFKC text, but the
+    names assignments bind (``reach_sites`` adds those), and the import aliases of the
+    modules sites resolve through."""
     from oracle_guard.reading.scanner import walk_lines
 
-    lines = _Lines(text)
-    bound: set[str] = set()
-    for node in walk_lines(tree, sorted(lines.of('import'))):
-        if isinstance(node, ast.Import):
-            bound.update(alias.asname or alias.name.split('.', 1)[0] for alias in node.names
-                         if alias.name.split('.', 1)[0] in RESOLVED_THROUGH)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module and \
-                node.module.split('.', 1)[0] in RESOLVED_THROUGH:
-            bound.update(alias.asname or alias.name for alias in node.names)
+    imports = _import_aliases(walk_lines(tree, sorted(lines.of('import'))))
     hits = {n for n, line in enumerate(lines.lines, 1) if '"' in line or "'" in line}
     for word in (*WORDS.split('|'), 'import'):
         hits |= lines.of(word)
-    for name in bound:
+    for name in imports:
         hits |= lines.of(name, whole=True)
-    return sorted(hits)
+    return hits, imports
 
 
 def reach_sites(tree: ast.AST, text: str | None = None) -> list[Site]:
     """Every site of the module; with its ``text`` (as parsed), walking only the lines
-    that can hold one."""
-    if text is None:
-        reader = _Reader()
-    else:
+    that can hold one.
+
+    A name an assignment binds to a followed object (``assignment_aliases``, over every
+    assignment of the module) is known only once the assignments are read, and a use may
+    come before its binding (a function above ``m = sys.modules``): a module whose visit
+    met such an assignment is visited again with the names bound. The line walk meets one
+    when the module has one (the first binding of a chain spells a word or an import's
+    name in its value); it then reads every assignment of the module, and each name bound
+    marks its own lines, as an import's name does."""
+    lines = hits = None
+    if text is not None:
         text = _as_python_reads(text)
-        reader = _LineReader(_hit_lines(tree, text))
-    # Functions first: atexit.register(handler) may come before handler's def. Only an
-    # atexit site asks for them, and none is written without the word.
-    if text is None or 'atexit' in text:
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                reader.functions.setdefault(node.name, node)
-    reader.visit(tree)
-    return reader.sites
+        lines = _Lines(text)
+        found, imports = _hit_lines(tree, lines)
+        hits = sorted(found)
+    bound: dict[str, frozenset[str]] = {}
+    while True:
+        reader = _Reader() if hits is None else _LineReader(hits)
+        reader.bound = bound
+        # Functions first: atexit.register(handler) may come before handler's def. Only an
+        # atexit site asks for them, and none is written without the word.
+        if text is None or 'atexit' in text:
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    reader.functions.setdefault(node.name, node)
+        reader.visit(tree)
+        if bound:
+            return reader.sites
+        if lines is None:
+            imports = _import_aliases(reader.imported)
+        if not assignment_aliases(reader.bindings, imports):
+            return reader.sites
+        bound = assignment_aliases(ast.walk(tree), imports)
+        if lines is not None:
+            found.update(*(lines.of(name, whole=True) for name in bound))
+            hits = sorted(found)
 
 
 def new_sites(base: ast.AST | None | Callable[[], ast.AST | None], new: ast.AST,
