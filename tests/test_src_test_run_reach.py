@@ -78,6 +78,10 @@ CONSTRUCTS = {
     'alias-by-tuple-unpacking': ('import sys\na, b = sys, 1\ndel a.modules["_expected"]\n', 3),
     'alias-by-walrus': ('import sys\nif (m := sys.modules) is not None:\n'
                         '    m["_expected"] = object()\n', 3),
+    'alias-by-walrus-in-a-tracer-call': ('import sys\n(m := sys).settrace(None)\n'
+                                         'm.modules["_expected"] = 0\n', 3),
+    # a name rebound keeps what it stood for: no order of bindings hides the object
+    'alias-rebound': ('import builtins\nimport sys\nm = builtins\nm = sys\nm.len = None\n', 5),
     'alias-annotated': ('import sys\nm: object = sys.modules\nm.update(_expected=None)\n', 3),
     'alias-of-an-alias': ('import sys as s\na = s\nb = a\nb.meta_path.append(object())\n', 4),
     # the function above the module-level binding it uses: order does not matter
