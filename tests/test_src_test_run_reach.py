@@ -90,6 +90,8 @@ CONSTRUCTS = {
                                         'mods = sys.modules\n', 5),
     'alias-of-a-mutator': ('import sys\nplant = sys.modules.setdefault\n'
                            'plant("_expected", object())\n', 3),
+    'alias-of-an-exit': ('import atexit\nimport os\nbye = os._exit\nlater = bye\n'
+                          'atexit.register(later, 0)\n', 5),
     'alias-of-getattr': ('import sys\nm = getattr(sys, "modules")\nm["_expected"] = 0\n', 3),
     'alias-of-builtin-self': ('B = len.__self__\nB.sorted = list\n', 2),
     'alias-of-vars-builtins': ('import builtins\nns = vars(builtins)\nns["len"] = None\n', 3),

@@ -300,20 +300,22 @@ def _pairs(target: ast.AST, value: ast.AST) -> list[tuple[str, ast.AST]]:
     return []
 
 
+def _bindings_of(node: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(name, value) of each name an assignment, annotated assignment or walrus binds."""
+    if isinstance(node, ast.Assign):
+        return [pair for target in node.targets for pair in _pairs(target, node.value)]
+    if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+        return _pairs(node.target, node.value)
+    return []
+
+
 def assignment_aliases(nodes: Iterable[ast.AST],
                        imports: dict[str, str]) -> dict[str, frozenset[str]]:
     """Name -> every followed object an assignment, an annotated assignment or a walrus
     among ``nodes`` binds it to, in any scope of the file and in any order (``b = a`` above
     ``a = sys`` too): a name rebound to something else keeps what it was bound to, so a
     use anywhere is judged as a use of each (rule 43)."""
-    pairs: list[tuple[str, ast.AST]] = []
-    for node in nodes:
-        if isinstance(node, ast.Assign):
-            pairs += [pair for target in node.targets for pair in _pairs(target, node.value)]
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            pairs += _pairs(node.target, node.value)
-        elif isinstance(node, ast.NamedExpr):
-            pairs += _pairs(node.target, node.value)
+    pairs = [pair for node in nodes for pair in _bindings_of(node)]
     bound: dict[str, frozenset[str]] = {}
     todo = list(range(len(pairs)))
     readers: dict[str, list[int]] | None = None  # name -> the pairs whose value names it
@@ -345,6 +347,7 @@ class _Reader(ast.NodeVisitor):
         self.bindings: list[ast.AST] = []  # the assignments and walruses visited
         self.imported: list[ast.AST] = []
         self.functions: dict[str, ast.AST] = {}
+        self.tree: ast.AST = ast.AST()  # the module, for ``_values_of``
 
     def add(self, node: ast.AST, what: str, module: str | None = None) -> None:
         self.sites.append(Site(getattr(node, 'lineno', 1), getattr(node, 'col_offset', 0) + 1,
@@ -500,9 +503,28 @@ class _Reader(ast.NodeVisitor):
             registered = node.args[0]
             target = self.functions.get(registered.id) if isinstance(registered, ast.Name) \
                 else None
-            if any(self._exits(arg) for arg in node.args) or (target and self._exits(target)):
+            if any(self._exits(arg) for arg in node.args) or (target and self._exits(target)) \
+                    or (target is None and isinstance(registered, ast.Name) and
+                        any(self._exits(value) for value in self._values_of(registered.id))):
                 self.add(node, 'registers an atexit handler that exits the process')
         self.generic_visit(node)
+
+    def _values_of(self, name: str) -> list[ast.AST]:
+        """What assignments anywhere in the module bind ``name`` to, through names bound
+        to names (``bye = os._exit`` for ``atexit.register(bye, 0)``): read over the whole
+        tree, in either walk, and only for a handler registered by a name."""
+        pairs = [pair for node in ast.walk(self.tree) for pair in _bindings_of(node)]
+        found: list[ast.AST] = []
+        names, seen = [name], {name}
+        while names:
+            wanted = names.pop()
+            for bound, value in pairs:
+                if bound == wanted:
+                    found.append(value)
+                    if isinstance(value, ast.Name) and value.id not in seen:
+                        seen.add(value.id)
+                        names.append(value.id)
+        return found
 
     def _is_builtins(self, node: ast.AST) -> bool:
         if isinstance(node, ast.Name) and node.id == '__builtins__':
@@ -681,6 +703,7 @@ def reach_sites(tree: ast.AST, text: str | None = None) -> list[Site]:
     while True:
         reader = _Reader() if hits is None else _LineReader(hits)
         reader.bound = bound
+        reader.tree = tree
         # Functions first: atexit.register(handler) may come before handler's def. Only an
         # atexit site asks for them, and none is written without the word.
         if text is None or 'atexit' in text:
