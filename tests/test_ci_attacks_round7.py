@@ -11,11 +11,19 @@ asserts only what the gate catches. Every attacker touches only files in its own
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import zlib
+
 import pytest
 
 from ci_repo import adopt
 from ci_repo import CiRepo
 from ci_repo import copy_template
+from ci_repo import git
+from oracle_guard.commands.ci import range_context
+from oracle_guard.gate.reference import prepare_reference_runs
 from test_ci_attacks import BUG
 from test_ci_attacks import GOOD
 from test_ci_attacks import PYPROJECT
@@ -23,7 +31,10 @@ from test_ci_attacks import PYTEST
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import dd  # noqa: F401 -- the fixture
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST
+from test_ci_attacks_round3 import template  # noqa: F401 -- the fixture
+from test_ci_attacks_round5 import frozen_ledger
 from test_ci_attacks_round6 import HELPER
 from test_ci_attacks_round6 import HELPER_PROPERTY
 from test_ci_attacks_session import DD_UNIT
@@ -187,3 +198,83 @@ def test_a_base_blob_rewritten_for_the_base_collection_is_not_the_blob(
     assert ci.rc == 1, ci.out
     assert any('base collection: git gave other bytes for `src/dd/__init__.py`' in line
                for line in ci.lines('OG734')), ci.out
+
+
+# -- 119: the ledger the reference run is judged with, rewritten in git by the test command --
+# The judge of the reference run reads the oracle side's freeze ledger from git when the
+# run ends, after the test command (and the freeze reruns the base's and the head's). src
+# answers right where the working folder holds a ``.git`` (the checkout: the test command;
+# no test edited), keeps the bug elsewhere (the reference tree), and in the checkout
+# rewrites the loose object of ``tests/freeze_ledger.yaml`` (one blob at base and head)
+# with a ledger freezing the three failing tests (budget 3), after the reference tree was
+# written. The judge reads both revisions through their listing taken before the install
+# step, and checks every blob against it (rule 44): OG734.
+LEDGER_AFTER_THE_TEST_COMMAND_SRC = '''\
+import os
+import subprocess
+import zlib
+
+LEDGER = %r
+if os.path.isdir('.git'):
+    _oid = subprocess.run(['git', 'rev-parse', 'HEAD:tests/freeze_ledger.yaml'],
+                          capture_output=True, text=True).stdout.strip()
+    _loose = os.path.join('.git', 'objects', _oid[:2], _oid[2:])
+    if _oid and os.path.exists(_loose):
+        os.chmod(_loose, 0o644)
+        with open(_loose, 'wb') as _f:
+            _f.write(zlib.compress(b'blob %%d\\0' %% len(LEDGER) + LEDGER))
+
+    def dedupe(xs):
+        return sorted(set(xs))
+else:
+%s''' % (frozen_ledger().encode(), ''.join('    ' + line + '\n' if line else '\n'
+                                          for line in BUG.splitlines()))
+
+
+def test_a_ledger_blob_rewritten_by_the_test_command_is_not_the_blob(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    dd.pull_request({'src/dd/__init__.py': LEDGER_AFTER_THE_TEST_COMMAND_SRC}, bug=False)
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(PYTEST)[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any('reference and evidence runs: git gave other bytes for '
+               '`tests/freeze_ledger.yaml` (base ' in line for line in ci.lines('OG734')), ci.out
+
+
+# The freeze reruns (rule 48) compare the base's ledger with the pull request's, both read
+# after the test command. The pull request freezes three tests as order-dependent; then
+# (as the install step or the test command could) the loose object of the head's ``tests``
+# tree is rewritten to say the ledger is a symlink (a ledger refused: no row, no rerun),
+# and the base's ledger blob with the head's rows (none of them new: no rerun either).
+def _rewrite_loose(root: str, oid: str, kind: str, body: bytes) -> None:
+    loose = os.path.join(root, '.git', 'objects', oid[:2], oid[2:])
+    os.chmod(loose, 0o644)  # raises if the object is not a loose one: the test needs one
+    with open(loose, 'wb') as f:
+        f.write(zlib.compress(b'%s %d\0' % (kind.encode(), len(body)) + body))
+
+
+def test_the_freeze_reruns_read_both_ledgers_as_listed_before_the_install_step(
+        dd: CiRepo, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811 -- the fixture
+    dd.pull_request({'tests/freeze_ledger.yaml': frozen_ledger()}, bug=False)
+    monkeypatch.chdir(dd.path)
+    runs = prepare_reference_runs(range_context('main'), sys.executable)  # before the step
+    try:
+        tests = git(dd.path, 'rev-parse', 'pr:tests').strip()
+        listing = '\n'.join(
+            ('120000' + row[6:]) if row.endswith('\tfreeze_ledger.yaml') else row
+            for row in git(dd.path, 'ls-tree', tests).splitlines()) + '\n'
+        forged = subprocess.run(['git', 'mktree'], cwd=dd.path, input=listing, text=True,
+                                capture_output=True, check=True).stdout.strip()
+        body = subprocess.run(['git', 'cat-file', 'tree', forged], cwd=dd.path,
+                              capture_output=True, check=True).stdout
+        _rewrite_loose(dd.path, tests, 'tree', body)
+        head = runs.ledger(runs.head)
+        assert head is not None and [row.id for row in head.rows] == ['FZ-1', 'FZ-2', 'FZ-3']
+        assert runs.forged_findings() == []  # the listing answered: no blob was misread
+        _rewrite_loose(dd.path, git(dd.path, 'rev-parse', 'main:tests/freeze_ledger.yaml')
+                       .strip(), 'blob', frozen_ledger().encode())
+        runs.ledger(runs.base)
+        found = runs.forged_findings()
+        assert [f.code for f in found] == ['OG734'], found
+        assert 'git gave other bytes for `tests/freeze_ledger.yaml` (base ' in found[0].message
+    finally:
+        runs.close()

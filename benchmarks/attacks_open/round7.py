@@ -60,10 +60,10 @@ from test_ci_attacks import BUG  # noqa: E402
 from test_ci_attacks import PYTEST  # noqa: E402
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG  # noqa: E402
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST  # noqa: E402
-from test_ci_attacks_round5 import frozen_ledger  # noqa: E402
 from test_ci_attacks_round6 import HELPER  # noqa: E402
 from test_ci_attacks_round6 import HELPER_PROPERTY  # noqa: E402
 from test_ci_attacks_round7 import FINDER_HELPER_SRC  # noqa: E402 -- 112, caught
+from test_ci_attacks_round7 import LEDGER_AFTER_THE_TEST_COMMAND_SRC  # noqa: E402 -- 119
 from test_ci_attacks_round7 import NAMED_FAKE_HELPER_SRC  # noqa: E402 -- 111named, caught
 from test_ci_attacks_round7 import RESTORING  # noqa: E402 -- 116, caught since
 from test_ci_attacks_round7 import REWRITING_THE_BASE_SRC  # noqa: E402
@@ -342,36 +342,6 @@ with open(os.path.join('.git', 'og-orig-' + tree), 'wb') as f:  # for src to put
 with open(loose, 'wb') as f:
     f.write(zlib.compress(b'tree %d\0' % len(body) + body))
 """
-
-# -- 119: the reference run's freezes read from git after the test command ------------------
-# The reference run's judge takes the oracle side's freeze ledger from git when the
-# reference run ends, after the test command (and the freeze reruns compare the base's and
-# the head's ledgers read then). src answers right where the run's working folder holds a
-# ``.git`` (the checkout: the test command, plain pytest; no unit test edited) and keeps the
-# bug elsewhere (the reference tree, production), and, in the checkout, rewrites the loose
-# object of ``tests/freeze_ledger.yaml`` (the same blob at base and head) with a ledger
-# freezing the three failing tests (budget 3), after the reference tree was written; the
-# file in the checkout is left alone (the test command's plugin sees no freeze).
-LEDGER_AFTER_THE_TEST_COMMAND_SRC = '''\
-import os
-import subprocess
-import zlib
-
-LEDGER = %r
-if os.path.isdir('.git'):
-    _oid = subprocess.run(['git', 'rev-parse', 'HEAD:tests/freeze_ledger.yaml'],
-                          capture_output=True, text=True).stdout.strip()
-    _loose = os.path.join('.git', 'objects', _oid[:2], _oid[2:])
-    if _oid and os.path.exists(_loose):
-        os.chmod(_loose, 0o644)
-        with open(_loose, 'wb') as _f:
-            _f.write(zlib.compress(b'blob %%d\\0' %% len(LEDGER) + LEDGER))
-
-    def dedupe(xs):
-        return sorted(set(xs))
-else:
-%s''' % (frozen_ledger().encode(), ''.join('    ' + line + '\n' if line else '\n'
-                                          for line in BUG.splitlines()))
 
 # -- 117: 114's payload as a hypothesis entry point of that dependency (caught) --------------
 # The same install step also adds ``[hypothesis]`` to sortedcontainers' own

@@ -56,7 +56,9 @@ import secrets
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Iterator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
@@ -87,6 +89,7 @@ from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
 from oracle_guard.reading.scanner import test_functions
 from oracle_guard.reading.strategy_reader import module_candidates
+from oracle_guard.repo.gitrepo import Entry
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RECORD_ENV
@@ -186,16 +189,21 @@ class ReferenceResult:
 
 # -- building a tree -------------------------------------------------------------------------
 class _Side:
-    """One revision's tracked files (listed once)."""
+    """One revision's tracked files (listed once).
 
-    def __init__(self, view: TreeView) -> None:
-        self.view = view
+    ``pin``: the side's view becomes a ``ListedView`` of this listing (rule 44): whatever
+    is read of the revision through it later (the ledger, the baseline, the test code and
+    the src listing the judge of the reference and evidence runs reads after the install
+    step and the test command) is this listing and the blobs it named."""
+
+    def __init__(self, view: TreeView, pin: bool = False) -> None:
         entries = view.entries()
         self.files = {e.path for e in entries if not e.is_symlink and not e.is_submodule}
         self.links = {e.path for e in entries if e.is_symlink or e.is_submodule}
         # The blob ids as listed now (the gate lists both sides before the install step):
         # a later listing of the same view answers from git's objects as they are then.
         self.objects = {path: view.object_id(path) for path in self.files}
+        self.view = ListedView(view, entries) if pin and view.rev else view
 
     def object_id(self, path: str) -> str | None:
         return self.objects.get(path)
@@ -207,6 +215,97 @@ class _Side:
     def view_of(self, path: str) -> TreeView:
         """The revision a file of this side is read from."""
         return self.view
+
+
+def _below(path: str, prefixes: Sequence[str]) -> bool:
+    """Whether git's literal pathspecs ``prefixes`` take ``path`` (none: every path)."""
+    if not prefixes:
+        return True
+    for prefix in prefixes:
+        if prefix in ('', '.') or path.startswith(prefix.rstrip('/') + '/') or (
+                path == prefix and not prefix.endswith('/')):
+            return True
+    return False
+
+
+class ListedView(TreeView):
+    """A commit as the gate listed it before the install step (rule 44).
+
+    After the install step git may give other bytes for a blob (its loose object rewritten,
+    another object under its name in ``objects/info/alternates``) and another listing for a
+    folder (a tree object rewritten). This view answers every listing (``entries``,
+    ``paths``, ``path_names``, ``top_kinds``, whether a document is a symlink) from the
+    listing taken then, reads each file by the blob id listed then, and checks the bytes git
+    gives against that id (``is_blob``), those the view had read already included; a path
+    whose bytes are not its blob's is kept in ``forged`` (OG734) and its bytes are still
+    given (the verdict fails on the finding). A path the listing does not hold is not there.
+    ``grep`` answers from the listed files too: every file below the prefixes that holds
+    one of the words (word boundaries and pathspec magic not weighed: a superset).
+    """
+
+    def __init__(self, view: TreeView, entries: Sequence[Entry]) -> None:
+        super().__init__(view.root, view.rev)
+        self._entries = {e.path: e for e in entries}
+        listed = {e.path: view.object_id(e.path) for e in entries if not e.is_submodule}
+        self._listed_objects = {path: oid for path, oid in listed.items() if oid}
+        # The view's own reads are shared (the gate's head view reads the test code and
+        # the ledger before the install step): each is checked like the rest when this
+        # view first gives it.
+        self._read_cache = view._read_cache
+        self._checked: set[str] = set()
+        self.forged: list[str] = []
+
+    def entries(self, prefixes: Sequence[str] = ()) -> list[Entry]:
+        return [e for path, e in self._entries.items() if _below(path, prefixes)]
+
+    def path_names(self, prefixes: Sequence[str]) -> list[bytes]:
+        if not prefixes:
+            return []
+        return sorted(os.fsencode(e.path) for e in self.entries(prefixes))
+
+    def top_kinds(self) -> dict[str, str] | None:
+        if self._kinds is None:
+            self._kinds = {}
+            for path, e in self._entries.items():
+                top, sep, _ = path.partition('/')
+                self._kinds[top] = 'tree' if sep else ('commit' if e.is_submodule else 'blob')
+        return self._kinds
+
+    def _object(self, path: str) -> str:
+        return self._listed_objects.get(path) or super()._object(path)
+
+    def _committed_document(self, path: str) -> tuple[bool, bytes | None] | None:
+        return None  # read_document then asks ``entries`` (the listing) and ``read``
+
+    def read(self, path: str) -> bytes | None:
+        object_id = self._listed_objects.get(path)
+        if object_id is None:
+            return None
+        data = super().read(path)
+        if path not in self._checked:
+            self._checked.add(path)
+            if data is None or not is_blob(object_id, data):
+                self.forged.append(path)
+        return data
+
+    def read_many(self, paths: Sequence[str]) -> None:
+        super().read_many([p for p in paths if p in self._listed_objects])
+
+    def chunks(self, path: str) -> Iterator[bytes]:
+        data = self.read(path)
+        if data:
+            yield data
+
+    def grep(self, words: Sequence[str], prefixes: Sequence[str], *,
+             whole_words: bool = True, magic: bool = False,
+             kept: Callable[[str], bool] | None = None) -> list[str]:
+        if not words or not prefixes:
+            return []
+        wanted = [p for p in self._listed_objects
+                  if magic or _below(p, prefixes) and (kept is None or kept(p))]
+        self.read_many(wanted)
+        encoded = [os.fsencode(word) for word in set(words)]
+        return sorted(p for p in wanted if any(w in (self.read(p) or b'') for w in encoded))
 
 
 class _Approved(_Side):
@@ -756,10 +855,13 @@ class ReferenceRuns:
         self.python = python
         changes = ctx.changes
         assert changes.base is not None and ctx.judged is not None
-        self.base_view = TreeView(ctx.cfg.root, changes.base)
-        self.head_view = ctx.judged
-        self.base = _Side(self.base_view)
-        self.head = _Side(self.head_view)
+        # Both sides listed now, before the install step, and read through that listing
+        # from here on (rule 44): the judge reads the ledgers, the baseline, the test code
+        # and the src listing after the test command, when git may give other bytes.
+        self.base = _Side(TreeView(ctx.cfg.root, changes.base), pin=True)
+        self.head = _Side(ctx.judged, pin=True)
+        self.base_view = self.base.view
+        self.head_view = self.head.view
         # An approval takes the approved files from the pull request (all of its oracle
         # when no list is given), every other oracle file still from the base.
         self.oracle = self.base
@@ -798,6 +900,24 @@ class ReferenceRuns:
         """The reference run's pytest process, while it runs."""
         child = self.pending[3] if self.pending else None
         return child.proc.pid if child is not None and child.proc is not None else None
+
+    def forged_findings(self) -> list[Finding]:
+        """OG734: git gave the judge of these runs other bytes for a file than the blob its
+        revision listed before the install step (``ListedView``): what it judged with is
+        not the revision's."""
+        shown = [f'`{path}` ({name} `{side.view.label}`)'
+                 for name, side in (('base', self.base), ('the pull request', self.head))
+                 for path in sorted(set(getattr(side.view, 'forged', ())))]
+        if not shown:
+            return []
+        more = f' and {len(shown) - 5} more' if len(shown) > 5 else ''
+        return [Finding('.', 1, 1, 'OG734', 'reference and evidence runs: git gave other bytes '
+                        f'for {", ".join(shown[:5])}{more} than the blobs the revisions named '
+                        'when the gate listed them before the install step, when the gate read '
+                        'them to judge the runs (the ledger, the baseline, the test code): '
+                        'git\'s objects were changed',
+                        'nothing may write into .git/objects (or its alternates): remove what '
+                        'does from the install step and the tests')]
 
     def ledger(self, side: _Side) -> FreezeLedger | None:
         try:
@@ -1079,6 +1199,7 @@ def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None,
             runs.freezes()
         with runs.timings.step('new-test run'):
             runs.new_tests()
+        runs.result.findings += runs.forged_findings()
     finally:
         runs.close()
     return runs.result
