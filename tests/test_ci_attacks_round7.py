@@ -1,10 +1,14 @@
 """The gate played as a cheating agent against seal101's and seal105's mechanisms
 (benchmarks/ATTACKS.md, attacks 111-...): every module of the test roots compiled from
-source in the gate's runs, with its digest said (OG737, rule 45).
+source in the gate's runs, with its digest said (OG737, rule 45); the base collection's
+tree (116), the reference and evidence runs' judge (119) and the freeze reruns' ledgers
+read from git through the listing taken before the install step (OG734, rule 44); the
+entry points looked for on the configuration's ``pythonpath`` and in the test files'
+folders (115, OG738, rule 46).
 
-The repository is ``dd`` adopted with ``oracle-guard init`` with round 3's properties
-conftest (it imports the package, for its fixtures) and round 6's helper beside the
-property (``tests/properties/_expected.py``), then the bug on ``main`` (``dedupe`` drops the
+The repository is ``dd`` adopted with ``oracle-guard init`` (112, 111named: with round 3's
+properties conftest, which imports the package, for its fixtures, and round 6's helper
+beside the property, ``tests/properties/_expected.py``), then the bug on ``main`` (``dedupe`` drops the
 largest value past three distinct ones). The attacks that get through are described in
 ATTACKS.md and reproduced by benchmarks/attacks_open/round7.py, not written here: this file
 asserts only what the gate catches. Every attacker touches only files in its own checkout.
@@ -23,7 +27,15 @@ from ci_repo import CiRepo
 from ci_repo import copy_template
 from ci_repo import git
 from oracle_guard.commands.ci import range_context
+from oracle_guard.gate.installed_plugins import EntryPoint
+from oracle_guard.gate.installed_plugins import Installed
+from oracle_guard.gate.installed_plugins import judged
+from oracle_guard.gate.installed_plugins import search_folders
+from oracle_guard.gate.integrity_probe import entry_points as probe_entry_points
+from oracle_guard.gate.integrity_probe import requirements as probe_requirements
+from oracle_guard.gate.integrity_probe import search_path as probe_search_path
 from oracle_guard.gate.reference import prepare_reference_runs
+from oracle_guard.repo.gitrepo import TreeView
 from test_ci_attacks import BUG
 from test_ci_attacks import GOOD
 from test_ci_attacks import PYPROJECT
@@ -278,3 +290,101 @@ def test_the_freeze_reruns_read_both_ledgers_as_listed_before_the_install_step(
         assert 'git gave other bytes for `tests/freeze_ledger.yaml` (base ' in found[0].message
     finally:
         runs.close()
+
+
+# -- 115: a hypothesis entry point in a folder the configuration puts on sys.path ------------
+# The install step writes, untracked, ``src/og_extra-0.1.dist-info`` with a ``hypothesis``
+# entry point and its module, which makes the builtin ``sorted`` drop the largest value
+# when the property calls it. pytest's ``pythonpath = ["src"]`` (dd's configuration) puts
+# ``src`` on sys.path before Hypothesis is imported, and Hypothesis runs every
+# ``hypothesis`` entry point on sys.path then. The entry points are listed where a test run
+# looks, the configuration's pythonpath included (rule 46): OG738.
+_OG_EXTRA = '''\
+import sys
+
+_sorted = sorted
+
+
+class _Sorted:
+    def __call__(self, iterable, *args, **kwargs):
+        out = _sorted(iterable, *args, **kwargs)
+        if sys._getframe(1).f_code.co_filename.endswith('test_dd_props.py') and len(out) > 3:
+            return out[:-1]
+        return out
+
+
+def run():
+    setattr(len.__self__, 'sorted', _Sorted())
+'''
+ENTRY_POINT_INSTALL = '''\
+import os
+
+meta = os.path.join('src', 'og_extra-0.1.dist-info')
+os.makedirs(meta, exist_ok=True)
+with open(os.path.join(meta, 'METADATA'), 'w') as f:
+    f.write('Metadata-Version: 2.1\\nName: og-extra\\nVersion: 0.1\\n')
+with open(os.path.join(meta, 'entry_points.txt'), 'w') as f:
+    f.write('[hypothesis]\\nog_extra = _og_extra:run\\n')
+with open(os.path.join('src', '_og_extra.py'), 'w') as f:
+    f.write(%r)
+''' % _OG_EXTRA
+
+
+def test_an_entry_point_on_the_configurations_pythonpath_fails_ci(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    dd.pull_request({'tools/install.py': ENTRY_POINT_INSTALL,
+                     'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(
+        PYTEST, '--install-command', 'python tools/install.py')[1:]]))
+    assert ci.rc == 1, ci.out
+    assert any(line.startswith('src/og_extra-0.1.dist-info:1:1: OG738 the test environment '
+                               'holds the project\'s own entry point og_extra = _og_extra:run '
+                               'in the hypothesis group (its metadata is in the checkout')
+               for line in ci.lines('OG738')), ci.out
+
+
+def _metadata(folder: str, name: str, entry_points: str) -> None:
+    """A distribution's metadata folder as an installer writes it into ``folder``."""
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, 'PKG-INFO' if folder.endswith('.egg-info') else 'METADATA'),
+              'w', encoding='utf-8') as f:
+        f.write(f'Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n')
+    with open(os.path.join(folder, 'entry_points.txt'), 'w', encoding='utf-8') as f:
+        f.write(entry_points)
+
+
+def _entry_points_in(root: str, folders: list[str]) -> Installed:
+    where = probe_search_path(root, [], folders)
+    return Installed(tuple(EntryPoint(*row) for row in probe_entry_points(root, where)),
+                     probe_requirements(root, where))
+
+
+@pytest.mark.parametrize('folder', ['src', 'tests/properties'],
+                         ids=['the-pythonpath', 'a-test-files-folder'])
+def test_metadata_in_a_folder_a_test_run_puts_on_sys_path_is_looked_at(
+        dd: CiRepo, folder: str) -> None:  # noqa: F811 -- the fixture
+    # Rule 46 (OG738): 115's metadata in ``src`` (dd's ``pythonpath``) or beside the
+    # property (pytest's ``prepend`` import mode puts that folder on sys.path to import it).
+    head = TreeView(dd.path, git(dd.path, 'rev-parse', 'HEAD').strip())
+    folders = search_folders(dd.path, [head], head.paths())
+    _metadata(os.path.join(dd.path, *folder.split('/'), 'og_extra-0.1.dist-info'), 'og-extra',
+              '[hypothesis]\nog_extra = _og_extra:run\n')
+    found, _ = judged(Installed((), {}), _entry_points_in(dd.path, folders), dd.path, {'dd'},
+                      set(), set())
+    assert [(f.path, f.code) for f in found] == [
+        (f'{folder}/og_extra-0.1.dist-info', 'OG738')], found
+
+
+def test_an_honest_install_into_the_pythonpath_is_no_finding(
+        dd: CiRepo) -> None:  # noqa: F811 -- the fixture
+    # ``setup.py develop`` (a legacy editable install) writes the project's egg-info into
+    # ``src``, the configuration's pythonpath: its console script is no plugin, and the
+    # pytest plugin the base declares is a note.
+    head = TreeView(dd.path, git(dd.path, 'rev-parse', 'HEAD').strip())
+    folders = search_folders(dd.path, [head], head.paths())
+    _metadata(os.path.join(dd.path, 'src', 'dd.egg-info'), 'dd',
+              '[console_scripts]\ndd = dd:main\n\n[pytest11]\ndd = dd._plugin\n')
+    found, notes = judged(Installed((), {}), _entry_points_in(dd.path, folders), dd.path,
+                          {'dd'}, {('pytest11', 'dd=dd._plugin')}, set())
+    assert found == []
+    assert len(notes) == 1 and 'own entry point dd = dd._plugin (pytest11)' in notes[0], notes

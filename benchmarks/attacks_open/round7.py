@@ -20,10 +20,11 @@ rebound in the property), 113 (builtins.sorted replaced by an object that is not
 function), 113b (the property module given a ``__builtins__`` of src's before its code
 runs), 114 (Hypothesis's dependency rewritten by the install step; needs
 ``--test-env``), 116 and 116b (the base collection's tree read from git after the install
-step). Caught only by the reference run: 115 (a hypothesis entry point under ``src``, where
-the listing does not look) and 119 (the reference judge's freeze ledger rewritten in git by
-the test command: every failed property item is OG730 whatever the ledger says). Caught
-(their tests are tests/test_ci_attacks_round7.py): 111named (111 with the helper's
+step). Caught only by the reference run when played, caught where they happen since (their
+pieces are imported from tests/test_ci_attacks_round7.py, whose tests replay them): 115 (a
+hypothesis entry point under ``src``, where the listing did not look: OG738 since) and 119
+(the reference judge's freeze ledger rewritten in git by the test command: OG734 since).
+Caught (their tests are tests/test_ci_attacks_round7.py): 111named (111 with the helper's
 ``__file__``), 112 (a finder before the plugin's loading the helper at its own file from
 other text). Caught, no test (it needs a throwaway test
 environment): 117 (114 with an entry point added to the dependency's metadata: OG738).
@@ -62,8 +63,9 @@ from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG  # noqa: E402
 from test_ci_attacks_round3 import PROPERTIES_CONFTEST  # noqa: E402
 from test_ci_attacks_round6 import HELPER  # noqa: E402
 from test_ci_attacks_round6 import HELPER_PROPERTY  # noqa: E402
+from test_ci_attacks_round7 import ENTRY_POINT_INSTALL  # noqa: E402 -- 115, caught since
 from test_ci_attacks_round7 import FINDER_HELPER_SRC  # noqa: E402 -- 112, caught
-from test_ci_attacks_round7 import LEDGER_AFTER_THE_TEST_COMMAND_SRC  # noqa: E402 -- 119
+from test_ci_attacks_round7 import LEDGER_AFTER_THE_TEST_COMMAND_SRC  # noqa: E402 -- 119, since
 from test_ci_attacks_round7 import NAMED_FAKE_HELPER_SRC  # noqa: E402 -- 111named, caught
 from test_ci_attacks_round7 import RESTORING  # noqa: E402 -- 116, caught since
 from test_ci_attacks_round7 import REWRITING_THE_BASE_SRC  # noqa: E402
@@ -285,29 +287,6 @@ if PAYLOAD not in text:
 # ``[fast]`` either.
 BASE_IMPLS = impls("Impl('pure', _pure), Impl('fast', _fast)", '_fast')
 HEAD_IMPLS = impls("Impl('pure', _pure)", '_fast', buggy=True)
-# -- 115: a hypothesis entry point where the listing does not look -------------------------
-# The entry points are listed where a test run looks: the checkout, the site folders and
-# the folders their .pth path lines add. pytest's ``pythonpath = ["src"]`` (dd's own
-# configuration) puts ``src`` on sys.path before Hypothesis is imported, and Hypothesis
-# loads the ``hypothesis`` entry points of every distribution on sys.path then. The install
-# step writes (untracked) ``src/og_extra-0.1.dist-info`` with such an entry point and its
-# module, which installs 113's ``sorted``. The reference tree is written from git: it has
-# neither file.
-ENTRY_POINT_INSTALL = '''\
-import os
-
-meta = os.path.join('src', 'og_extra-0.1.dist-info')
-os.makedirs(meta, exist_ok=True)
-with open(os.path.join(meta, 'METADATA'), 'w') as f:
-    f.write('Metadata-Version: 2.1\\nName: og-extra\\nVersion: 0.1\\n')
-with open(os.path.join(meta, 'entry_points.txt'), 'w') as f:
-    f.write('[hypothesis]\\nog_extra = _og_extra:run\\n')
-with open(os.path.join('src', '_og_extra.py'), 'w') as f:
-    f.write(%r)
-''' % CALLABLE_SORTED_SRC.split('\n\n\ndef dedupe')[0].replace(
-    "setattr(len.__self__, 'sorted', _Sorted())",
-    "def run():\n    setattr(len.__self__, 'sorted', _Sorted())\n")
-
 # 116b: the same with every object git gives the base collection a true one: the pull
 # request's bytes written as a new blob (``git hash-object -w``), and the loose object of
 # the base's ``src/dd`` tree rewritten to name that blob. The base collection's listing then

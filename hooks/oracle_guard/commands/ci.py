@@ -297,8 +297,16 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                     installed_plugins.declared(base_side),
                     installed_plugins.requirements(base_side))
     # The pytest11 and hypothesis entry points of the test environment, before the install
-    # step and after it (rule 46): what a computed setup.py declares shows only there.
-    plugins_before = installed_plugins.installed(test_python, probe, cfg.root) \
+    # step and after it (rule 46): what a computed setup.py declares shows only there. They
+    # are looked for where a test run looks: besides the checkout and the site folders, the
+    # folders the pytest configuration (both sides'), the test files and the start-up
+    # code of the environment (asked now, before the pull request's code runs) put on
+    # sys.path before Hypothesis is imported.
+    plugin_folders = [*installed_plugins.search_folders(cfg.root, (base_side, head_view),
+                                                        tracked),
+                      *installed_plugins.start_up_path(test_python)]
+    plugins_before = installed_plugins.installed(test_python, probe, cfg.root,
+                                                 folders=plugin_folders) \
         if args.install_command else None
     python_was = interpreter.identity(test_python)  # rule 46: the interpreter itself
     # Rule 39b's base collection: whether it is needed, and the base's listing with its blob
@@ -318,9 +326,11 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             findings.extend(reaper.leftovers(mark, 'the install step'))
     # After the install step the gate's own interpreter reads the test environment's site
     # folders (the test interpreter may have been replaced by then).
-    plugins_after = installed_plugins.installed(test_python, probe, cfg.root) \
+    plugins_after = installed_plugins.installed(test_python, probe, cfg.root,
+                                                folders=plugin_folders) \
         if plugins_before is None else \
-        installed_plugins.installed(sys.executable, probe, cfg.root, plugins_before.sites)
+        installed_plugins.installed(sys.executable, probe, cfg.root, plugins_before.sites,
+                                    plugin_folders)
     plugin_findings, plugin_notes = installed_plugins.judged(
         plugins_before, plugins_after, cfg.root, *plugin_rules)
     findings.extend(plugin_findings)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import subprocess
 from collections.abc import Iterable
@@ -83,13 +84,15 @@ class Installed:
 
 
 def installed(python: str, probe_source: str, root: str,
-              sites: Iterable[str] | None = None) -> Installed:
+              sites: Iterable[str] | None = None, folders: Iterable[str] = ()) -> Installed:
     """The entry points of the two groups the test environment holds now, and what each
     distribution there requires. With ``sites`` (the site folders a look before the install
     step found), ``python`` is the gate's own interpreter: after the install step the test
-    interpreter is the pull request's to replace, and its answer would be too."""
+    interpreter is the pull request's to replace, and its answer would be too. ``folders``:
+    more folders a test run searches (``search_folders``, ``start_up_path``)."""
     where = ('--test-python', 0)
-    extra = [json.dumps(list(sites))] if sites is not None else []
+    extra = [json.dumps(list(sites) if sites is not None else None),
+             json.dumps(list(folders))]
     try:
         proc = subprocess.run([python, '-I', '-S', '-c', probe_source, '--entry-points',
                                os.path.realpath(root), *extra], capture_output=True,
@@ -108,6 +111,95 @@ def installed(python: str, probe_source: str, root: str,
         raise ConfigError(*where, f'cannot inspect the test environment of {python!r} (its '
                           f'entry points): {tail[0]}', 'the test environment must be a Python '
                           '3.9+ interpreter whose site-packages can be read') from None
+
+
+def search_folders(root: str, views: Iterable[TreeView | None],
+                   tracked: Iterable[str]) -> list[str]:
+    """Folders of the checkout that a test run in it puts on ``sys.path`` before Hypothesis
+    is imported, besides the checkout itself: the ``pythonpath`` of every pytest
+    configuration file at the root of each of ``views`` (the base's and the head's, read
+    before the install step; pytest inserts them when it loads the first conftests), and
+    every folder that holds a ``tracked`` test module or ``conftest.py``, with each folder
+    above it (in its default ``prepend`` import mode pytest puts a test file's base folder,
+    the one above its top package, first on ``sys.path`` before it imports the file).
+    Hypothesis runs the ``hypothesis`` entry points of every distribution on ``sys.path``
+    when it is imported (rule 46)."""
+    from oracle_guard.reading.scanner import is_test_module
+
+    found: list[str] = []
+    for view in views:
+        for entry in _pythonpath(view):
+            found.append(entry if os.path.isabs(entry) else os.path.join(root, entry))
+    for path in sorted(tracked):
+        if posixpath.basename(path) == 'conftest.py' or is_test_module(path):
+            folder = posixpath.dirname(path)
+            while folder:
+                found.append(os.path.join(root, *folder.split('/')))
+                folder = posixpath.dirname(folder)
+    return list(dict.fromkeys(os.path.normpath(f) for f in found))
+
+
+def _pythonpath(view: TreeView | None) -> list[str]:
+    """The ``pythonpath`` entries of every pytest configuration file at the root of
+    ``view`` (pytest uses one of them: these are a superset of its list)."""
+    import configparser
+
+    from oracle_guard.config import parse_toml
+
+    if view is None:
+        return []
+    found: list[str] = []
+
+    def add(value: object) -> None:
+        if isinstance(value, str):
+            found.extend(value.split())
+        elif isinstance(value, list):
+            found.extend(v for v in value if isinstance(v, str))
+
+    for name, section in (('pytest.ini', 'pytest'), ('.pytest.ini', 'pytest'),
+                          ('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest')):
+        raw = view.read(name)
+        if not raw or b'pythonpath' not in raw:
+            continue
+        parser = configparser.RawConfigParser(strict=False, interpolation=None)
+        try:
+            parser.read_string(raw.decode('utf-8', 'replace'))
+        except configparser.Error:
+            continue
+        if parser.has_option(section, 'pythonpath'):
+            add(parser.get(section, 'pythonpath'))
+    for name in ('pytest.toml', '.pytest.toml', 'pyproject.toml'):
+        raw = view.read(name)
+        if not raw or b'pythonpath' not in raw:
+            continue
+        try:
+            doc = parse_toml(raw.decode('utf-8', 'replace'))
+        except ConfigError:
+            continue
+        table = doc.get('pytest')
+        if name == 'pyproject.toml':
+            tool = doc.get('tool')
+            table = tool.get('pytest') if isinstance(tool, dict) else None
+        if isinstance(table, dict):
+            add(table.get('pythonpath'))  # pytest 9's native table
+            if isinstance(table.get('ini_options'), dict):
+                add(table['ini_options'].get('pythonpath'))
+    return found
+
+
+def start_up_path(python: str) -> list[str]:
+    """``sys.path`` of ``python -I`` once it has started (the ``site`` module has run the
+    ``.pth`` files' import lines, which may add folders of their own). Asked before the
+    install step only: the environment's start-up code is then the workflow's, not the
+    pull request's. Empty when the interpreter gives no answer (the probe says why)."""
+    try:
+        proc = subprocess.run([python, '-I', '-c', 'import json, sys; '
+                               'json.dump([p for p in sys.path if p], sys.stdout)'],
+                              capture_output=True, timeout=300)
+        paths = json.loads(proc.stdout)
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return []
+    return [str(p) for p in paths] if isinstance(paths, list) else []
 
 
 def normalize(name: str) -> str:

@@ -17,7 +17,7 @@ imported). Prints one JSON object; ``gate/integrity.py`` turns it into findings.
 * ``editable``: judged distributions installed in editable mode: their source lives
   outside site-packages and ``RECORD`` says nothing about it.
 
-With ``--entry-points ROOT [SITES]`` it prints instead the ``pytest11`` and ``hypothesis``
+With ``--entry-points ROOT [SITES [EXTRA]]`` it prints instead the ``pytest11`` and ``hypothesis``
 entry points ``importlib.metadata`` finds where a test run in ROOT would look, what each
 distribution requires, and the site folders it read (``gate/installed_plugins.py`` judges
 them).
@@ -304,12 +304,15 @@ def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],
 ENTRY_POINT_GROUPS = ('pytest11', 'hypothesis')
 
 
-def search_path(root: str, sites: list[str] | None = None) -> list[str]:
+def search_path(root: str, sites: list[str] | None = None,
+                extra: list[str] | None = None) -> list[str]:
     """Where ``importlib.metadata`` looks in a test run, read without running anything: the
-    checkout (``python -m pytest`` puts its working folder first), the site folders (this
-    interpreter's, or ``sites``), and the folders their ``.pth`` files add (the lines that
-    are not imports)."""
-    paths = [root]
+    checkout (``python -m pytest`` puts its working folder first), ``extra`` (the folders
+    the gate found a run puts on ``sys.path`` besides: the pytest configuration's
+    ``pythonpath``, the test files' folders, what the ``.pth`` import lines added at
+    start-up before the install step), the site folders (this interpreter's, or ``sites``),
+    and the folders their ``.pth`` files add (the lines that are not imports)."""
+    paths = [root, *(extra or ())]
     for folder in site_folders() if sites is None else sites:
         paths.append(folder)
         try:
@@ -402,10 +405,12 @@ def requirements(root: str, paths: list[str] | None = None) -> dict[str, list[st
 
 if __name__ == '__main__':
     if sys.argv[1:2] == ['--entry-points']:
-        # ROOT [SITES as JSON]: with SITES, another interpreter's site folders are read (the
-        # gate's own interpreter, once the install step may have replaced the test one)
+        # ROOT [SITES [EXTRA], as JSON]: with SITES (null: this interpreter's), another
+        # interpreter's site folders are read (the gate's own interpreter, once the install
+        # step may have replaced the test one); EXTRA: more folders a test run searches
         sites = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
-        where = search_path(sys.argv[2], sites)
+        extra = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
+        where = search_path(sys.argv[2], sites, extra)
         json.dump({'entry_points': entry_points(sys.argv[2], where),
                    'requires': requirements(sys.argv[2], where),
                    'sites': site_folders() if sites is None else sites}, sys.stdout)
