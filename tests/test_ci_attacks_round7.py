@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import venv
 import zlib
 
 import pytest
@@ -31,6 +32,7 @@ from oracle_guard.gate.installed_plugins import EntryPoint
 from oracle_guard.gate.installed_plugins import Installed
 from oracle_guard.gate.installed_plugins import judged
 from oracle_guard.gate.installed_plugins import search_folders
+from oracle_guard.gate.installed_plugins import start_up_path
 from oracle_guard.gate.integrity_probe import entry_points as probe_entry_points
 from oracle_guard.gate.integrity_probe import requirements as probe_requirements
 from oracle_guard.gate.integrity_probe import search_path as probe_search_path
@@ -50,6 +52,8 @@ from test_ci_attacks_round5 import frozen_ledger
 from test_ci_attacks_round6 import HELPER
 from test_ci_attacks_round6 import HELPER_PROPERTY
 from test_ci_attacks_session import DD_UNIT
+from test_ci_integrity import install
+from test_ci_integrity import site_packages
 from test_ci_attacks_session import DD_UNIT_FOR_THE_BUG
 from test_ci_attacks_session import IMPL_PROPERTY
 from test_ci_attacks_session import impls
@@ -353,8 +357,9 @@ def _metadata(folder: str, name: str, entry_points: str) -> None:
         f.write(entry_points)
 
 
-def _entry_points_in(root: str, folders: list[str]) -> Installed:
-    where = probe_search_path(root, [], folders)
+def _entry_points_in(root: str, folders: list[str], sites: list[str] | None = None
+                     ) -> Installed:
+    where = probe_search_path(root, sites or [], folders)
     return Installed(tuple(EntryPoint(*row) for row in probe_entry_points(root, where)),
                      probe_requirements(root, where))
 
@@ -388,3 +393,26 @@ def test_an_honest_install_into_the_pythonpath_is_no_finding(
                           {'dd'}, {('pytest11', 'dd=dd._plugin')}, set())
     assert found == []
     assert len(notes) == 1 and 'own entry point dd = dd._plugin (pytest11)' in notes[0], notes
+
+
+def test_a_folder_the_environments_start_up_code_adds_is_looked_at(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # A distribution of the test environment whose .pth import line appends a folder to
+    # sys.path at start-up (asked before the install step); the install step writes 115's
+    # metadata there. It is no dependency of the base's: OG738.
+    prefix, extra, root = (str(tmp_path / name) for name in ('env', 'extra', 'checkout'))
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(prefix)
+    site = site_packages(prefix)
+    os.makedirs(extra)
+    os.makedirs(root)
+    install(site, 'starter', {'starter.pth': f'import sys; sys.path.append({extra!r})\n'})
+    folders = start_up_path(os.path.join(prefix, 'bin', 'python'))  # before the install step
+    before = _entry_points_in(root, folders, [site])
+    _metadata(os.path.join(extra, 'og_extra-0.1.dist-info'), 'og-extra',
+              '[hypothesis]\nog_extra = _og_extra:run\n')
+    found, _ = judged(before, _entry_points_in(root, folders, [site]), root, {'dd'}, set(),
+                      set())
+    assert [f.message for f in found] == [
+        'the install step added the entry point og_extra = _og_extra:run in the hypothesis '
+        'group (of og-extra, a distribution the base revision does not name as a '
+        'dependency): Hypothesis runs it when it starts, before any test file is compiled']
