@@ -22,7 +22,8 @@ runs), 114 (Hypothesis's dependency rewritten by the install step; needs
 ``--test-env``), 116 and 116b (the base collection's tree read from git after the install
 step). Caught only by the reference run when played, caught where they happen since (their
 pieces are imported from tests/test_ci_attacks_round7.py, whose tests replay them): 115 (a
-hypothesis entry point under ``src``, where the listing did not look: OG738 since) and 119
+hypothesis entry point under ``src``, where the listing did not look: OG738 since; 115b,
+the same beside the property, added since) and 119
 (the reference judge's freeze ledger rewritten in git by the test command: OG734 since).
 Caught (their tests are tests/test_ci_attacks_round7.py): 111named (111 with the helper's
 ``__file__``), 112 (a finder before the plugin's loading the helper at its own file from
@@ -371,6 +372,10 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
         '114': ({}, {'tools/install.py': DEPENDENCY_INSTALL, **units}, INSTALL),
         '114control': ({}, {'tools/install.py': 'print("nothing")\n', **units}, INSTALL),
         '115': ({}, {'tools/install.py': ENTRY_POINT_INSTALL, **units}, INSTALL),
+        # 115b, added with the close: the same metadata beside the property, a folder
+        # pytest's prepend import mode puts on sys.path to import it (no pythonpath needed)
+        '115b': ({}, {'tools/install.py': ENTRY_POINT_INSTALL.replace(
+            "os.path.join('src', ", "os.path.join('tests', 'properties', "), **units}, INSTALL),
         '119': ({}, {'src/dd/__init__.py': LEDGER_AFTER_THE_TEST_COMMAND_SRC}, ()),
         '119control': ({}, {'src/dd/__init__.py': LEDGER_AFTER_THE_TEST_COMMAND_SRC.replace(
             "if _oid and os.path.exists(_loose):", "if False:")}, ()),
