@@ -416,3 +416,28 @@ def test_a_folder_the_environments_start_up_code_adds_is_looked_at(
         'the install step added the entry point og_extra = _og_extra:run in the hypothesis '
         'group (of og-extra, a distribution the base revision does not name as a '
         'dependency): Hypothesis runs it when it starts, before any test file is compiled']
+
+
+def test_a_folder_the_jobs_pythonpath_names_is_looked_at(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    # The test command inherits the gate's environment and working folder: a folder the
+    # job's PYTHONPATH names is on sys.path when it starts (found before the install step,
+    # without running anything of the checkout); the install step writes 115's metadata
+    # there. It is no dependency of the base's: OG738.
+    prefix, extra, root = (str(tmp_path / name) for name in ('env', 'extra', 'checkout'))
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(prefix)
+    site = site_packages(prefix)
+    os.makedirs(extra)
+    os.makedirs(root)
+    monkeypatch.chdir(root)  # the gate's working folder, the test command's too
+    monkeypatch.setenv('PYTHONPATH', os.path.relpath(extra, root))  # as the job names it
+    folders = start_up_path(os.path.join(prefix, 'bin', 'python'))  # before the install step
+    before = _entry_points_in(root, folders, [site])
+    _metadata(os.path.join(extra, 'og_extra-0.1.dist-info'), 'og-extra',
+              '[hypothesis]\nog_extra = _og_extra:run\n')
+    found, _ = judged(before, _entry_points_in(root, folders, [site]), root, {'dd'}, set(),
+                      set())
+    assert [f.message for f in found] == [
+        'the install step added the entry point og_extra = _og_extra:run in the hypothesis '
+        'group (of og-extra, a distribution the base revision does not name as a '
+        'dependency): Hypothesis runs it when it starts, before any test file is compiled']

@@ -188,18 +188,24 @@ def _pythonpath(view: TreeView | None) -> list[str]:
 
 
 def start_up_path(python: str) -> list[str]:
-    """``sys.path`` of ``python -I`` once it has started (the ``site`` module has run the
-    ``.pth`` files' import lines, which may add folders of their own). Asked before the
-    install step only: the environment's start-up code is then the workflow's, not the
-    pull request's. Empty when the interpreter gives no answer (the probe says why)."""
+    """The folders the test command starts with on ``sys.path`` besides the checkout and
+    the site folders: the job's ``PYTHONPATH`` (the test command inherits the gate's
+    environment and working folder), and ``sys.path`` of ``python -I`` once it has started (the ``site``
+    module has run the ``.pth`` files' import lines, which may add folders of their own).
+    Asked before the install step only, and isolated: the environment's start-up code is
+    then the workflow's, and nothing of the checkout (a ``sitecustomize`` on
+    ``PYTHONPATH``) runs to answer. Without an answer from the interpreter, the job's
+    ``PYTHONPATH`` alone (the probe says why)."""
+    found = [os.path.abspath(p) for p in os.environ.get('PYTHONPATH', '').split(os.pathsep)
+             if p]
     try:
         proc = subprocess.run([python, '-I', '-c', 'import json, sys; '
                                'json.dump([p for p in sys.path if p], sys.stdout)'],
                               capture_output=True, timeout=300)
         paths = json.loads(proc.stdout)
     except (OSError, subprocess.TimeoutExpired, ValueError):
-        return []
-    return [str(p) for p in paths] if isinstance(paths, list) else []
+        return found
+    return found + ([str(p) for p in paths] if isinstance(paths, list) else [])
 
 
 def normalize(name: str) -> str:
