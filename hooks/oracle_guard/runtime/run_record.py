@@ -1029,6 +1029,7 @@ class _ExampleCounter:
         self._mapped: Any = None  # MappedStrategy, while its do_draw is wrapped
         self._do_draw: Any = None  # its own
         self._draw_wrapper: Any = None
+        self._judged_code: Any = None  # the code of the pack wrapper, once one is made
 
     @classmethod
     def install(cls, obj: Any, discards: _Discards | None = None) -> _ExampleCounter | None:
@@ -1107,7 +1108,10 @@ class _ExampleCounter:
         @functools.wraps(do_draw)
         def judged_do_draw(strategy: Any, data: Any) -> Any:
             pack = strategy.__dict__.get('pack')
-            if not callable(pack) or getattr(pack, '_oracle_guard_judged', False):
+            # Our own wrapper (a nested draw of the same strategy) is known by its code, not
+            # by an attribute any callable could carry (attack 121).
+            if not callable(pack) or (type(pack) is types.FunctionType
+                                      and pack.__code__ is counter._judged_code):
                 return do_draw(strategy, data)
 
             def judged(*args: Any, **kwargs: Any) -> Any:
@@ -1117,7 +1121,7 @@ class _ExampleCounter:
                     counter.judge(exc)
                     raise
 
-            judged._oracle_guard_judged = True  # type: ignore[attr-defined]
+            counter._judged_code = judged.__code__
             strategy.pack = judged
             try:
                 return do_draw(strategy, data)
