@@ -395,6 +395,24 @@ def test_an_honest_install_into_the_pythonpath_is_no_finding(
     assert len(notes) == 1 and 'own entry point dd = dd._plugin (pytest11)' in notes[0], notes
 
 
+ADDED_OG_EXTRA = (
+    'the install step added the entry point og_extra = _og_extra:run in the hypothesis '
+    'group (of og-extra, a distribution the base revision does not name as a '
+    'dependency): Hypothesis runs it when it starts, before any test file is compiled')
+
+
+def _added_by_an_install_into(extra: str, root: str, site: str, prefix: str) -> list[str]:
+    """The findings when an install step writes 115's metadata into ``extra``, with the
+    folders a run starts with asked of the environment at ``prefix`` before it."""
+    folders = start_up_path(os.path.join(prefix, 'bin', 'python'))  # before the install step
+    before = _entry_points_in(root, folders, [site])
+    _metadata(os.path.join(extra, 'og_extra-0.1.dist-info'), 'og-extra',
+              '[hypothesis]\nog_extra = _og_extra:run\n')
+    found, _ = judged(before, _entry_points_in(root, folders, [site]), root, {'dd'}, set(),
+                      set())
+    return [f.message for f in found]
+
+
 def test_a_folder_the_environments_start_up_code_adds_is_looked_at(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     # A distribution of the test environment whose .pth import line appends a folder to
@@ -406,16 +424,7 @@ def test_a_folder_the_environments_start_up_code_adds_is_looked_at(
     os.makedirs(extra)
     os.makedirs(root)
     install(site, 'starter', {'starter.pth': f'import sys; sys.path.append({extra!r})\n'})
-    folders = start_up_path(os.path.join(prefix, 'bin', 'python'))  # before the install step
-    before = _entry_points_in(root, folders, [site])
-    _metadata(os.path.join(extra, 'og_extra-0.1.dist-info'), 'og-extra',
-              '[hypothesis]\nog_extra = _og_extra:run\n')
-    found, _ = judged(before, _entry_points_in(root, folders, [site]), root, {'dd'}, set(),
-                      set())
-    assert [f.message for f in found] == [
-        'the install step added the entry point og_extra = _og_extra:run in the hypothesis '
-        'group (of og-extra, a distribution the base revision does not name as a '
-        'dependency): Hypothesis runs it when it starts, before any test file is compiled']
+    assert _added_by_an_install_into(extra, root, site, prefix) == [ADDED_OG_EXTRA]
 
 
 def test_a_folder_the_jobs_pythonpath_names_is_looked_at(
@@ -431,13 +440,4 @@ def test_a_folder_the_jobs_pythonpath_names_is_looked_at(
     os.makedirs(root)
     monkeypatch.chdir(root)  # the gate's working folder, the test command's too
     monkeypatch.setenv('PYTHONPATH', os.path.relpath(extra, root))  # as the job names it
-    folders = start_up_path(os.path.join(prefix, 'bin', 'python'))  # before the install step
-    before = _entry_points_in(root, folders, [site])
-    _metadata(os.path.join(extra, 'og_extra-0.1.dist-info'), 'og-extra',
-              '[hypothesis]\nog_extra = _og_extra:run\n')
-    found, _ = judged(before, _entry_points_in(root, folders, [site]), root, {'dd'}, set(),
-                      set())
-    assert [f.message for f in found] == [
-        'the install step added the entry point og_extra = _og_extra:run in the hypothesis '
-        'group (of og-extra, a distribution the base revision does not name as a '
-        'dependency): Hypothesis runs it when it starts, before any test file is compiled']
+    assert _added_by_an_install_into(extra, root, site, prefix) == [ADDED_OG_EXTRA]

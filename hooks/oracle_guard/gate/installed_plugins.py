@@ -142,48 +142,23 @@ def search_folders(root: str, views: Iterable[TreeView | None],
 def _pythonpath(view: TreeView | None) -> list[str]:
     """The ``pythonpath`` entries of every pytest configuration file at the root of
     ``view`` (pytest uses one of them: these are a superset of its list)."""
-    import configparser
-
-    from oracle_guard.config import parse_toml
+    from oracle_guard.reading.run_control import CONFIG_NAMES
+    from oracle_guard.reading.run_control import pytest_options
 
     if view is None:
         return []
     found: list[str] = []
-
-    def add(value: object) -> None:
-        if isinstance(value, str):
-            found.extend(value.split())
-        elif isinstance(value, list):
-            found.extend(v for v in value if isinstance(v, str))
-
-    for name, section in (('pytest.ini', 'pytest'), ('.pytest.ini', 'pytest'),
-                          ('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest')):
+    for name in CONFIG_NAMES:
         raw = view.read(name)
-        if not raw or b'pythonpath' not in raw:
+        options = pytest_options(name, raw) if raw and b'pythonpath' in raw else None
+        if not isinstance(options, dict):
             continue
-        parser = configparser.RawConfigParser(strict=False, interpolation=None)
-        try:
-            parser.read_string(raw.decode('utf-8', 'replace'))
-        except configparser.Error:
-            continue
-        if parser.has_option(section, 'pythonpath'):
-            add(parser.get(section, 'pythonpath'))
-    for name in ('pytest.toml', '.pytest.toml', 'pyproject.toml'):
-        raw = view.read(name)
-        if not raw or b'pythonpath' not in raw:
-            continue
-        try:
-            doc = parse_toml(raw.decode('utf-8', 'replace'))
-        except ConfigError:
-            continue
-        table = doc.get('pytest')
-        if name == 'pyproject.toml':
-            tool = doc.get('tool')
-            table = tool.get('pytest') if isinstance(tool, dict) else None
-        if isinstance(table, dict):
-            add(table.get('pythonpath'))  # pytest 9's native table
-            if isinstance(table.get('ini_options'), dict):
-                add(table['ini_options'].get('pythonpath'))
+        for key in ('pythonpath', 'native:pythonpath'):  # pytest 9's native table too
+            value = options.get(key)
+            if isinstance(value, str):
+                found.extend(value.split())
+            elif isinstance(value, list):
+                found.extend(v for v in value if isinstance(v, str))
     return found
 
 

@@ -89,11 +89,12 @@ def _toml(raw: bytes) -> dict | Unreadable:
         return ('unreadable', raw)
 
 
-def pytest_settings(path: str, raw: bytes | None) -> object:
-    """The oracle part of the pytest configuration a file holds.
+def pytest_options(path: str, raw: bytes | None) -> object:
+    """Every setting of the pytest configuration a file holds, as pytest reads it.
 
     None when the file is not a pytest configuration file (absent, or without a pytest
-    section); otherwise a dict of the settings that are oracle (possibly empty), or
+    section); otherwise the settings (a dict, pyproject.toml's pytest 9 native keys as
+    ``native:NAME`` beside its ``ini_options``; an ini file's values are text), or
     ``('unreadable', raw)`` when it cannot be parsed.
     """
     if raw is None:
@@ -102,18 +103,13 @@ def pytest_settings(path: str, raw: bytes | None) -> object:
     if name in ('pytest.ini', '.pytest.ini'):
         # pytest uses a pytest.ini even when it has no [pytest] section.
         section = _ini_section(raw, 'pytest') if b'pytest' in raw else None
-        return _oracle_part(section or {}) if not isinstance(section, tuple) else section
+        return section or {}
     if name in ('pytest.toml', '.pytest.toml'):
         data = _toml(raw)
-        if isinstance(data, tuple):
-            return data
-        return _oracle_part(data.get('pytest', {}))
+        return data if isinstance(data, tuple) else data.get('pytest', {})
     section_name = PYTEST_SECTIONS.get(name)
     if section_name:
-        if section_name.encode() not in raw:
-            return None
-        section = _ini_section(raw, section_name)
-        return section if section is None or isinstance(section, tuple) else _oracle_part(section)
+        return _ini_section(raw, section_name) if section_name.encode() in raw else None
     if name == 'pyproject.toml':
         if b'pytest' not in raw:
             return None
@@ -129,8 +125,16 @@ def pytest_settings(path: str, raw: bytes | None) -> object:
         # [tool.pytest.ini_options], and pytest 9's native [tool.pytest] keys beside it.
         merged = {f'native:{k}': v for k, v in table.items() if k != 'ini_options'}
         merged.update(table.get('ini_options') or {})
-        return _oracle_part(merged)
+        return merged
     return None
+
+
+def pytest_settings(path: str, raw: bytes | None) -> object:
+    """The oracle part of the pytest configuration a file holds (``pytest_options``):
+    None, a dict of the settings that are oracle (possibly empty), or ``('unreadable',
+    raw)``."""
+    options = pytest_options(path, raw)
+    return options if options is None or isinstance(options, tuple) else _oracle_part(options)
 
 
 def _folders_up(path: str) -> list[str]:
