@@ -1165,9 +1165,13 @@ class _Discards:
       anywhere else (the code under test, a frame compiled under another file's name, a
       traceback borrowed from another exception, a C function), it is a discard that did
       not come from Hypothesis;
-    * the code that asked Hypothesis for it, the nearest frame above that is not
-      Hypothesis's, generated code (``<...>`` file names) or module-level code, must not
-      be under ``src``.
+    * the code that asked Hypothesis for it, the nearest frame above that is code of the
+      repository and not module-level code, must not be under ``src``. Frames outside the
+      repository (the standard library, installed packages, oracle-guard's own wrappers)
+      only call what they were handed: ``functools.singledispatch(assume)(False)`` or an
+      ``ExitStack`` callback in ``src`` is ``src``'s call (attack 130). Generated code
+      (``<...>`` file names) counts as the module whose globals it runs in: a ``dedupe``
+      that ``src`` compiles under ``"<dd>"`` is ``src``'s (attack 130c).
     """
 
     CONTROL = ('UnsatisfiedAssumption', 'StopTest', 'BackendCannotProceed')
@@ -1207,11 +1211,14 @@ class _Discards:
         if not control or not isinstance(exc, control):
             return None
         frames = []
+        globals_of = []
         tb = exc.__traceback__
         while tb is not None:
             frames.append((tb.tb_frame.f_code, tb.tb_lineno))
+            globals_of.append(tb.tb_frame.f_globals)
             tb = tb.tb_next
-        frames = frames[1:]  # frames[0]: the counting wrapper (the inner test's or the test case's)
+        # frames[0]: the counting wrapper (the inner test's or the test case's)
+        frames, globals_of = frames[1:], globals_of[1:]
         hypothesis = self._hypothesis_folder()
 
         def hypothesis_code(code: Any) -> bool:
@@ -1226,13 +1233,20 @@ class _Discards:
                     and code.co_name != '<module>']
             where = self._where(*(real or frames)[-1]) if frames else 'the test call itself'
             return f'{where} (not raised by Hypothesis)'
-        for code, line in reversed(frames):
+        for (code, line), names in zip(reversed(frames), reversed(globals_of)):
             file = code.co_filename
-            if not isinstance(file, str) or file.startswith('<') or \
-                    code.co_name == '<module>' or hypothesis_code(code):
+            if code.co_name == '<module>' or hypothesis_code(code):
+                continue
+            at = f':{line}'
+            if isinstance(file, str) and file.startswith('<'):
+                at = f' (compiled as {file}, line {line})'
+                file = names.get('__file__')  # generated code: the module it runs in (130c)
+            if not isinstance(file, str) or file.startswith('<'):
                 continue
             rel = self._repo_path(file)
-            return f'{rel}:{line}' if rel is not None and self.is_src(rel) else None
+            if rel is None:  # outside the repository: it calls what it was handed (130)
+                continue
+            return rel + at if self.is_src(rel) else None
         return None
 
 

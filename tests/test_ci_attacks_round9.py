@@ -1,0 +1,123 @@
+"""The gate played as a cheating agent, round 9 (benchmarks/ATTACKS.md, attacks 128-136):
+what is closed. The attacks themselves, the ones that get through included, are reproduced
+by benchmarks/attacks_open/round9.py.
+
+OG717 (rule 43 at run time, docs/rules.md) judges who asked Hypothesis for a discard: the
+nearest frame of the repository above Hypothesis's own raise. Attack 130 had ``src`` hand
+Hypothesis's own ``assume`` to the standard library (``functools.singledispatch``, an
+``ExitStack`` callback), whose frame was the nearest one that was not Hypothesis's: outside
+the repository, so no finding. 130c compiled ``dedupe`` under a generated file name, and
+generated frames were skipped. These are judged in-process, on a real repository folder
+whose modules are imported from their files.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import warnings
+from typing import Any, Callable
+
+import pytest
+from hypothesis import control
+
+from oracle_guard.runtime.run_record import _Discards
+
+SRC = '''\
+import contextlib
+import functools
+
+
+def by_singledispatch(assume):
+    functools.singledispatch(assume)(False)
+
+
+def by_exit_stack(reject):
+    with contextlib.ExitStack() as stack:
+        stack.callback(reject)
+
+
+exec(compile('def generated(assume):\\n    assume(False)\\n', '<dd>', 'exec'))
+
+
+def apply(f):
+    return f()
+'''
+HELPER = '''\
+import functools
+
+
+def ask(assume):
+    functools.singledispatch(assume)(False)
+
+
+def callback(assume):
+    return lambda: assume(False)
+'''
+
+
+def load(path: str, name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def repo(tmp_path) -> tuple[str, Any, Any]:  # type: ignore[no-untyped-def]
+    root = str(tmp_path / 'repo')
+    for rel, text in (('src/dd/__init__.py', SRC), ('tests/helper.py', HELPER)):
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        with open(os.path.join(root, rel), 'w') as f:
+            f.write(text)
+    return (root, load(os.path.join(root, 'src', 'dd', '__init__.py'), 'dd_round9'),
+            load(os.path.join(root, 'tests', 'helper.py'), 'helper_round9'))
+
+
+def discard(call: Callable[[], Any]) -> BaseException:
+    """The exception ``call`` ends with, caught here as the plugin's counting wrapper
+    catches it (this frame is the first of its traceback)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # assume outside a test is deprecated
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 -- what Hypothesis would catch
+            return exc
+    raise AssertionError('no discard')
+
+
+def judge(root: str, exc: BaseException) -> str | None:
+    return _Discards(root, lambda rel: rel.startswith('src/')).by_src(exc)
+
+
+LINES = {name: n for n, line in enumerate(SRC.splitlines(), 1)
+         for name in ('singledispatch', 'ExitStack', 'generated') if name + '(' in line
+         and not line.startswith('def ')}
+
+
+@pytest.mark.parametrize(('call', 'where'), [
+    (lambda dd: functools.partial(dd.by_singledispatch, control.assume),
+     f"src/dd/__init__.py:{LINES['singledispatch']}"),
+    (lambda dd: functools.partial(dd.by_exit_stack, control.reject),
+     f"src/dd/__init__.py:{LINES['ExitStack']}"),  # the with statement, which exits it
+    (lambda dd: functools.partial(dd.generated, control.assume),
+     'src/dd/__init__.py (compiled as <dd>, line 2)'),
+], ids=['singledispatch', 'exit-stack', 'generated-code'])
+def test_a_discard_src_asks_hypothesis_for_through_other_code_is_src_s(
+        repo: tuple[str, Any, Any], call: Callable[[Any], Callable[[], Any]],
+        where: str) -> None:
+    root, dd, _ = repo
+    exc = discard(call(dd))
+    assert type(exc).__name__ == 'UnsatisfiedAssumption'
+    assert judge(root, exc) == where
+
+
+def test_a_discard_the_tests_ask_for_is_not_src_s_even_when_src_calls_it(
+        repo: tuple[str, Any, Any]) -> None:
+    root, dd, helper = repo
+    # the standard library between the tests' code and assume
+    assert judge(root, discard(functools.partial(helper.ask, control.assume))) is None
+    # src calls the tests' callback, which assumes: the tests asked
+    assert judge(root, discard(functools.partial(
+        dd.apply, helper.callback(control.assume)))) is None
