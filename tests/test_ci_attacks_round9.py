@@ -2,6 +2,11 @@
 what is closed. The attacks themselves, the ones that get through included, are reproduced
 by benchmarks/attacks_open/round9.py.
 
+Attack 128: ``.map`` draws again when its inner draw raises ``UnsatisfiedAssumption``, as
+when its function does, and only the function was judged: a ``src`` function drawn by
+``st.builds``, a ``@composite`` or a ``flatmap`` under a ``.map`` threw away what it liked.
+One gate scenario, the three shapes as three properties of one base file.
+
 OG717 (rule 43 at run time, docs/rules.md) judges who asked Hypothesis for a discard: the
 nearest frame of the repository above Hypothesis's own raise. Attack 130 had ``src`` hand
 Hypothesis's own ``assume`` to the standard library (``functools.singledispatch``, an
@@ -21,7 +26,12 @@ from typing import Any, Callable
 import pytest
 from hypothesis import control
 
+from ci_repo import CiRepo
 from oracle_guard.runtime.run_record import _Discards
+from test_ci_attacks_round3 import adopt_dd
+from test_ci_attacks_round3 import attack
+from test_ci_attacks_round3 import SMALL_UNIT_TESTS
+from test_ci_attacks_round4 import SOMETIMES_DISCARDING_SRC
 
 SRC = '''\
 import contextlib
@@ -121,3 +131,54 @@ def test_a_discard_the_tests_ask_for_is_not_src_s_even_when_src_calls_it(
     # src calls the tests' callback, which assumes: the tests asked
     assert judge(root, discard(functools.partial(
         dd.apply, helper.callback(control.assume)))) is None
+
+
+# -- 128: src's discards drawn inside a map by something else than the map's function ---------
+# src answers right but throws away now and then a list given out of order (round 4's
+# SOMETIMES_DISCARDING_SRC: never twice in a row, so each map swallows every one); the
+# properties' own calls get sorted lists.
+LISTS = 'st.lists(st.integers(min_value=-50, max_value=50), max_size=30)'
+INSIDE_MAPS = f'''\
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from dd import dedupe
+
+SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def deduped(draw):
+    return dedupe(draw({LISTS}))
+
+
+@SETTINGS
+@given(st.builds(dedupe, {LISTS}).map(tuple))
+def test_builds(ys):
+    assert tuple(dedupe(list(ys))) == ys
+
+
+@SETTINGS
+@given(deduped().map(tuple))
+def test_composite(ys):
+    assert tuple(dedupe(list(ys))) == ys
+
+
+@SETTINGS
+@given({LISTS}.flatmap(lambda xs: st.just(dedupe(xs))).map(tuple))
+def test_flatmap(ys):
+    assert tuple(dedupe(list(ys))) == ys
+'''
+INSIDE_MAPS_IDS = [f'tests/properties/test_dd_props.py::test_{name}'
+                   for name in ('builds', 'composite', 'flatmap')]
+
+
+def test_src_discarding_inside_a_map_but_not_as_its_function_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
+                           {'tests/properties/test_dd_props.py': INSIDE_MAPS}))
+    _, ci = attack(repo, {'src/dd/__init__.py': SOMETIMES_DISCARDING_SRC,
+                          'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
+    for nodeid in INSIDE_MAPS_IDS:
+        assert any(nodeid in line and 'src/dd/__init__.py' in line and 'reference run' not in line
+                   for line in ci.lines('OG717')), (nodeid, ci.out)
+        assert any('reference run: OG717' in line and nodeid in line
+                   for line in ci.lines('OG734')), (nodeid, ci.out)

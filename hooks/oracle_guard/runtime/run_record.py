@@ -1121,12 +1121,35 @@ class _ExampleCounter:
                     counter.judge(exc)
                     raise
 
+            # The map's draw of its inner strategy is under the same ``except`` as its
+            # function: what a ``src`` function drawn there raises (``st.builds(f)``, a
+            # ``@composite`` or a ``flatmap`` calling it, inside the ``.map``) is judged
+            # as it leaves that draw (attack 128), through the draw of this data object
+            # for the time of the map's own draw.
+            inner_draw = data.draw
+            namespace = getattr(data, '__dict__', None)
+            put = isinstance(namespace, dict)
+            own = namespace.get('draw') if put else None  # type: ignore[union-attr]
+
+            def judged_draw(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return inner_draw(*args, **kwargs)
+                except BaseException as exc:
+                    counter.judge(exc)
+                    raise
+
             counter._judged_code = judged.__code__
             strategy.pack = judged
+            if put:
+                namespace['draw'] = judged_draw  # type: ignore[index]
             try:
                 return do_draw(strategy, data)
             finally:
                 strategy.pack = pack
+                if put and own is None:
+                    namespace.pop('draw', None)  # type: ignore[union-attr]
+                elif put:
+                    namespace['draw'] = own  # type: ignore[index]
 
         try:
             mapped.do_draw = judged_do_draw
