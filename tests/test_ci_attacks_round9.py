@@ -28,6 +28,7 @@ from hypothesis import control
 
 from ci_repo import CiRepo
 from oracle_guard.runtime.run_record import _Discards
+from oracle_guard.runtime.run_record import _ExampleCounter
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
@@ -51,6 +52,10 @@ exec(compile('def generated(assume):\\n    assume(False)\\n', '<dd>', 'exec'))
 
 
 def apply(f):
+    return f()
+
+
+def calls(f):
     return f()
 '''
 HELPER = '''\
@@ -131,6 +136,29 @@ def test_a_discard_the_tests_ask_for_is_not_src_s_even_when_src_calls_it(
     # src calls the tests' callback, which assumes: the tests asked
     assert judge(root, discard(functools.partial(
         dd.apply, helper.callback(control.assume)))) is None
+
+
+
+def test_a_discard_judged_honest_where_first_seen_is_judged_again_further_out(
+        repo: tuple[str, Any, Any]) -> None:
+    """The map's draw judges what leaves it, where the traceback does not reach a ``src``
+    frame further out that called that draw (a ``do_draw`` of ``src``'s, attack 131): the
+    test case's judge, further out, must still see it; it is counted once."""
+    root, dd, _ = repo
+    counter = _ExampleCounter(None, None, 0, _Discards(root, lambda rel: rel.startswith('src/')))
+
+    def draw() -> None:  # stands for the judged draw: no frame of the repository inside it
+        try:
+            control.assume(False)
+        except BaseException as exc:
+            counter.judge(exc)
+            raise
+
+    exc = discard(functools.partial(dd.calls, draw))
+    counter.judge(exc)
+    counter.judge(exc)
+    line = next(n for n, text in enumerate(SRC.splitlines(), 1) if text == 'def calls(f):') + 1
+    assert counter.discarded_by_src == {f'src/dd/__init__.py:{line}': 1}
 
 
 # -- 128: src's discards drawn inside a map by something else than the map's function ---------

@@ -1061,13 +1061,16 @@ class _ExampleCounter:
         return counter
 
     def judge(self, exc: BaseException) -> None:
-        """Count a discard ``src`` is behind; an exception is judged once, where it is
-        first seen (the inner test's, again as it leaves the test case)."""
+        """Count a discard ``src`` is behind, once (the inner test's is seen again as it
+        leaves the test case). One that was not ``src``'s where it was first seen is
+        judged again further out, where its traceback holds more frames: a discard
+        judged as it leaves a draw inside a map, with a ``src`` frame that called that
+        draw further out (a ``do_draw`` of ``src``'s, attack 131)."""
         if exc is self._judged or self.discards is None:
             return
-        self._judged = exc
         where = self.discards.by_src(exc)
         if where is not None:
+            self._judged = exc
             self.discarded_by_src[where] = self.discarded_by_src.get(where, 0) + 1
 
     def _wrap_test_cases(self) -> None:
