@@ -352,6 +352,57 @@ def dedupe(xs):
     return out
 '''
 
+# -- 135: git replace and grafts written by the install step ----------------------------------
+# The install step points the base property's blob at a weakened copy (``git replace``:
+# the oracle compares dedupe with itself) and writes ``.git/info/grafts`` (main's commit
+# without parents). Every git process of the gate runs with GIT_NO_REPLACE_OBJECTS, and
+# every tree is read by the ids listed before the install step.
+REPLACE_INSTALL = r'''import subprocess
+
+
+def git(*args, data=None):
+    return subprocess.run(('git',) + args, input=data, capture_output=True,
+                          check=True).stdout.decode().strip()
+
+
+PROP = 'tests/properties/test_dd_props.py'
+strong_id = git('rev-parse', 'main:' + PROP)
+strong = subprocess.run(('git', 'cat-file', 'blob', strong_id), capture_output=True,
+                        check=True).stdout
+weak_id = git('hash-object', '-w', '--stdin',
+              data=strong.replace(b'== sorted(set(xs))', b'== dedupe(xs)'))
+git('replace', '-f', strong_id, weak_id)
+with open(git('rev-parse', '--git-path', 'info/grafts'), 'w') as f:
+    f.write(git('rev-parse', 'main') + '\n')
+print('replaced', strong_id, 'by', weak_id)
+'''
+
+# -- 137: pytest's Skipped raised into the test from another thread --------------------------
+# dedupe, when it would answer wrong, has a thread raise pytest's skip exception (found by a
+# subclass walk) in the test's thread with PyThreadState_SetAsyncExc, and waits for it: the
+# property ends as skipped, and no frame of src raised anything.
+ASYNC_SKIP = FIND + '''\
+import ctypes
+import threading
+
+
+def _skip_me(ident):
+    cls = _find(BaseException, 'Skipped')
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(cls))
+
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 10:
+        t = threading.Thread(target=_skip_me, args=(threading.get_ident(),))
+        t.start()
+        t.join()
+        for _ in range(1000):
+            pass
+        return out[:-1]
+    return out
+'''
+
 INSTALL = ('--install-command', 'python tools/install.py')
 NEEDS_TEST_ENV = ('132', '132control')
 
@@ -394,6 +445,8 @@ def scenarios() -> dict[str, tuple[dict[str, str], dict[str, str], tuple[str, ..
         '132control': (plain, {src: DISCARDING_SRC.replace('len(out) > 3', 'len(out) > 10'),
                                'tools/install.py': PTH_NOTHING}, INSTALL),
         '133': (mapped, {src: ASYNC_SRC}, ()),
+        '135': (plain, {'tools/install.py': REPLACE_INSTALL}, INSTALL),
+        '137': (plain, {src: ASYNC_SKIP}, ()),
     }
 
 
