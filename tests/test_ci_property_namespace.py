@@ -403,3 +403,51 @@ def test_the_fast_judgement_is_the_reference_on_every_replacement(tmp_path, monk
             namespace.replaced_names(props, prop_file, cfg)
     assert same() == []  # everything restored: nothing kept from the replacements
     assert len({tuple(found) for found in seen}) > 5
+
+
+def test_a_builtin_that_is_not_what_it_was_at_start_up_is_judged_whatever_it_is(
+        tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """Rule 45 (OG714): with the builtins as the plugin found them when it loaded
+    (``source_code.BUILTINS_AT_START``), a builtin holding another object is a replacement
+    whatever the object is (a callable instance, a type compiled into the interpreter, a
+    ``functools.partial``, another module's function: attacks 113, 126, 126b), unless the
+    property folder's code made it; ``_`` (the display hook's) is not judged. The judge's
+    own ``sorted`` is the one the plugin started with (this ``Sorted`` takes no ``key``).
+    The fast judgement stays the reference's."""
+    import builtins
+    import functools
+    import json
+    import os
+
+    from oracle_guard.runtime import property_namespace as namespace
+    from oracle_guard.runtime.source_code import BUILTINS_AT_START
+
+    props, prop_file, cfg = _package(tmp_path, monkeypatch)
+    (tmp_path / 'tests/fake.py').write_text(
+        'class Sorted:\n    def __call__(self, xs):\n        return list(xs)\n')
+    import importlib
+
+    fake = importlib.import_module('tests.fake')
+
+    def judged() -> list[str]:
+        for _ in range(2):  # the second call may reuse the first
+            reference = namespace.replaced_names_reference(props, prop_file, cfg)
+            assert namespace._replaced_names_fast(props, prop_file, cfg) == reference
+        return reference
+
+    monkeypatch.setattr(namespace, 'BUILTINS_AT_START', dict(vars(builtins)))
+    assert judged() == []
+    for value, found in [
+            (fake.Sorted(), 'builtins.sorted is a Sorted object from tests/fake.py'),
+            (list, 'builtins.sorted is class list from no Python file'),
+            (functools.partial(sorted), 'builtins.sorted is a partial object from ' +
+             os.path.realpath(functools.__file__)),
+            (json.dumps, 'builtins.sorted is function dumps from ' +
+             os.path.realpath(json.__file__))]:
+        with monkeypatch.context() as m:
+            m.setattr(builtins, 'sorted', value)
+            assert judged() == [f'{found}, not what it was when the run started'], value
+    with monkeypatch.context() as m:
+        m.setattr(builtins, '_', fake.Sorted(), raising=False)
+        assert judged() == []
+    assert judged() == [] and not BUILTINS_AT_START  # in-process: no plugin loaded here

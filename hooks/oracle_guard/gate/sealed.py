@@ -30,7 +30,8 @@ OG737 a file of the oracle was compiled from other bytes than the committed ones
       evidence runs): the plugin says the sha256 of what it compiled (pytest's rewriter
       for test files and conftests, ``runtime/source_code`` for every other module of the
       test roots, neither trusting a cache); or such a file ran without a compile in the
-      run, or ran functions claiming it that its bytes do not compile to
+      run, or ran functions claiming it that its bytes do not compile to, or sys.modules
+      held, under its module name, a module the plugin's import hook did not load
 OG738 the pull request adds an entry point in the ``pytest11`` or ``hypothesis`` group
       (``pyproject.toml``, ``setup.cfg``, ``setup.py``, a committed ``entry_points.txt``):
       code that pytest or Hypothesis runs when it starts, before any test is compiled
@@ -230,6 +231,17 @@ def not_compiled_here(record: RunRecord, rel_of: Callable[[str], str],
                 'cache of rewritten modules or a __pycache__ file, which the code under '
                 'test can write)', 'nothing may write compiled files into the test tree: '
                 'remove what does (src run by a conftest or an entry point, the install step)'))
+        for path, name in sorted(process.impostors.items()):
+            rel = rel_of(path)
+            if rel not in expected or rel in reported:
+                continue
+            reported.add(rel)
+            findings.append(Finding(
+                rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, did not run under its '
+                f'module name {name!r}: sys.modules held a module that the plugin\'s import '
+                'hook did not load from it, so an import of the name bound something else',
+                'nothing may put modules in sys.modules under the oracle\'s module names: '
+                'remove what does (src run by a conftest or an entry point)'))
         for path, names in sorted(process.foreign.items()):
             rel = rel_of(path)
             if rel not in expected or rel in judged:

@@ -10,12 +10,15 @@ not edit the property can still change what those names mean before the test is 
   plugin named by ``pytest_plugins`` in a test module);
 * replace the function in the module under ``src`` (``calc.add = fixed`` from a test
   module collected before the property), or put a fake module in ``sys.modules``;
-* shadow a builtin (``builtins.max = ...``) or add a global the file never binds.
+* shadow a builtin (``builtins.max = ...``, with a function or any other object) or add a
+  global the file never binds.
 
 So, just before a property runs, every name its file binds by an import or a ``def``/
 ``class`` must still be what that statement bound, the modules under ``src`` must hold no
 function compiled from a file elsewhere in the repository (test code planted into the
-production module), and no builtin may be replaced by code from the repository.
+production module), no builtin may be replaced by code from the repository, and no builtin
+may hold another object than when the plugin loaded unless installed code or the property
+folder's own code made it.
 """
 from __future__ import annotations
 
@@ -27,8 +30,15 @@ import sys
 import types
 from typing import Any
 
+from oracle_guard.runtime.source_code import BUILTINS_AT_START
 from oracle_guard.runtime.source_code import from_source
 from oracle_guard.runtime.source_code import impersonates
+
+# This module judges what the code under test did to the builtins, and it is imported when
+# the first property is called, after that code ran: its own code looks its builtins up in
+# the copy taken when the plugin loaded, so a replaced ``sorted`` or ``isinstance`` does not
+# answer for the judge (a module's code reads its globals' ``__builtins__``).
+__builtins__ = (BUILTINS_AT_START or vars(builtins)).copy()  # type: ignore[assignment]
 
 # file -> (names bound by imports: name -> (module, attribute or None, level),
 #          names bound by def/class, every name the module binds, star import present)
@@ -480,6 +490,46 @@ def _replaced_names_fast(module: Any, test_file: str, cfg: Any) -> list[str] | N
 _BUILTINS: list[Any] = []
 
 
+def _replaced_builtins(namespace: dict[str, Any]) -> dict[str, Any]:
+    """The builtins whose value is not the object they held when the plugin loaded, before
+    any conftest or src ran (``source_code.BUILTINS_AT_START``), whatever its type: a
+    callable object put in place of ``sorted`` through any alias (attacks 113, 126, 126b).
+    ``_`` is left out: the interpreter's display hook sets it (doctests)."""
+    start = BUILTINS_AT_START
+    if not start:
+        return {}
+    return {attribute: value for attribute, value in namespace.items()
+            if attribute != '_' and start.get(attribute, value) is not value}
+
+
+def _replacement_problem(place: _Place, attribute: str, value: Any) -> str | None:
+    """A builtin replaced since the plugin loaded (rule 45, OG714): a finding unless the
+    property folder's own code made it (the owner's test double: a function compiled from
+    a property file, or an instance or class whose every method is one). Nothing else is
+    asked of the object (its file, its module: what it says of itself can be chosen)."""
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    kind = value if isinstance(value, type) else type(value)
+    if isinstance(value, types.FunctionType):
+        origin, file = value, value.__code__.co_filename
+        owned = place.owned_value(value, file)
+    elif kind.__flags__ & _HEAPTYPE:
+        origin, file = kind, defining_file(kind)
+        methods = [f for cls in kind.__mro__[:-1] if cls.__flags__ & _HEAPTYPE
+                   for f in list(vars(cls).values()) if type(f) is _FUNCTION]
+        owned = bool(methods) and all(place.owned_value(f, f.__code__.co_filename)
+                                      for f in methods)
+    else:
+        origin, file, owned = value, defining_file(kind), False
+    if owned:
+        return None
+    what = _describe(value) if origin is value and isinstance(value, (
+        types.FunctionType, type)) else f'a {kind.__name__} object'
+    return (f'builtins.{attribute} is {what} from '
+            f'{place.rel(file) if file else "no Python file"}, not what it was when the run '
+            'started')
+
+
 def _builtin_problem(place: _Place, attribute: str, value: Any) -> str | None:
     file = _file_of(value)
     if file is not None and not place.owned_value(value, file) and (
@@ -495,29 +545,35 @@ def _builtin_problems(place: _Place) -> list[str]:
     objects with the same ``__file__``, those types answer as before; every other
     function or class among them is judged again."""
     namespace = vars(builtins)
+    if not _exact_keys(namespace):
+        raise _Unsorted
     values = tuple(namespace.values())
     ids = tuple(map(id, values))
+    # Judged afresh at every call (an object's class can be reassigned); the same values
+    # make the same names, so the cache below, which leaves them out, still holds.
+    replaced = _replaced_builtins(namespace)
+    extra = [(attribute, problem) for attribute, problem in (
+        (attribute, _replacement_problem(place, attribute, value))
+        for attribute, value in replaced.items()) if problem is not None]
     if _BUILTINS:
         kept_values, kept_ids, kept_keys, kept_place, names, found, dynamic = _BUILTINS
         if kept_place is place and ids == kept_ids and tuple(namespace) == kept_keys and all(
                 sys.modules.get(name) is module and
                 getattr(module, '__file__', None) is file for name, module, file in names):
-            pairs = list(found)
+            pairs = list(found) + extra
             for attribute in dynamic:
                 problem = _builtin_problem(place, attribute, namespace[attribute])
                 if problem is not None:
                     pairs.append((attribute, problem))
             return [problem for _, problem in sorted(pairs, key=_BY_NAME)]
     builtin = dict(namespace)  # the reference's sorted items: a copy taken once
-    if not _exact_keys(builtin):
-        raise _Unsorted
-    pairs = []
+    pairs = list(extra)
     static: list[tuple[str, str]] = []
     dynamic = []
     modules: dict[str, None] = {}
     for attribute in sorted(builtin):
         value = builtin[attribute]
-        if not isinstance(value, (types.FunctionType, type)):
+        if attribute in replaced or not isinstance(value, (types.FunctionType, type)):
             continue
         fixed = type(value) is type and not value.__flags__ & _HEAPTYPE and \
             _static_type(value)[1]
@@ -536,7 +592,7 @@ def _builtin_problems(place: _Place) -> list[str]:
                           [(name, sys.modules.get(name),
                             getattr(sys.modules.get(name), '__file__', None))
                            for name in modules], tuple(static), tuple(dynamic)])
-    return [problem for _, problem in pairs]
+    return [problem for _, problem in sorted(pairs, key=_BY_NAME)]
 
 
 class _Unsorted(Exception):
@@ -590,8 +646,13 @@ def replaced_names_reference(module: Any, test_file: str, cfg: Any) -> list[str]
             if place.outside_src(file) and not place.owned_value(value, file):
                 problems.append(f'{modname}.{attribute} is {_describe(value)} from '
                                 f'{place.rel(file)}, not code under src')
+    replaced = _replaced_builtins(vars(builtins))
     for attribute, value in sorted(vars(builtins).items()):
-        if isinstance(value, (types.FunctionType, type)):
+        if attribute in replaced:
+            problem = _replacement_problem(place, attribute, value)
+            if problem is not None:
+                problems.append(problem)
+        elif isinstance(value, (types.FunctionType, type)):
             file = defining_file(value)
             if file is not None and not place.owned_value(value, file) and (
                     file.startswith('<') or place.repo_path(file) is not None):

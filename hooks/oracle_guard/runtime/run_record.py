@@ -24,6 +24,7 @@ is ``read_record``.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import hashlib
 import json
@@ -40,6 +41,9 @@ from typing import Any
 from oracle_guard.runtime import source_code
 from oracle_guard.runtime.source_code import code_fingerprint
 from oracle_guard.runtime.source_code import codes_by_place as _codes_by_place
+
+# As source_code's: the builtins as the plugin found them when it loaded serve the record.
+__builtins__ = vars(builtins).copy()  # type: ignore[assignment]
 
 try:  # pytest.hookimpl itself, without importing pytest into the ci process
     from pluggy import HookimplMarker
@@ -525,6 +529,15 @@ class RunRecorder:
         # After every pytest_collection_modifyitems: what will really be run.
         self._write({'event': 'collected',
                      'items': [self._item_entry(item) for item in session.items]}, flush=True)
+        self._impostors('collection')
+
+    def _impostors(self, when: str) -> None:
+        """Modules under the test roots' module names that the plugin's import hook did
+        not load (``source_code.impostors``): said at once (rule 45, OG737)."""
+        found = source_code.impostors()
+        if found:
+            self._write({'event': 'impostors', 'when': when,
+                         'modules': dict(sorted(found.items())[:20])}, flush=True)
 
     def pytest_runtest_logstart(self, nodeid: str, location: Any) -> None:
         # Flushed: if the process dies inside this test, the record names it.
@@ -564,6 +577,7 @@ class RunRecorder:
             loader = getattr(getattr(module, '__spec__', None), 'loader', None)
             self.ran_code[item.nodeid] = (watched, path,
                                           type(loader).__name__ == 'AssertionRewritingHook')
+        self._impostors(item.nodeid)
         lock_problems = self._lock_problems(item, obj)
         if lock_problems:
             event['lock'] = lock_problems
@@ -734,6 +748,7 @@ class RunRecorder:
     @hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: Any, exitstatus: Any) -> None:
         self._finished = True  # the compiles of the code check below are not the run's
+        self._impostors('finish')
         imported, foreign = self._imported_code()
         code = self._verify_code()
         guard = self.config.pluginmanager.get_plugin('oracle-guard') if self.config else None
@@ -1302,6 +1317,9 @@ class ProcessRecord:
     collected_files: set[str] = field(default_factory=set)
     imported: set[str] = field(default_factory=set)
     foreign: dict[str, list[str]] = field(default_factory=dict)
+    # real path -> the module name under which sys.modules held a module the plugin's
+    # import hook did not load from it
+    impostors: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -1424,6 +1442,9 @@ def _apply(record: RunRecord, process: ProcessRecord, open_tests: dict[str, bool
     elif kind == 'canary_dropped':
         record.canaries_dropped.update({str(k): str(v) for k, v in
                                         dict(event.get('modules') or {}).items()})
+    elif kind == 'impostors':
+        for name, path in dict(event.get('modules') or {}).items():
+            process.impostors.setdefault(str(path), str(name))
     elif kind == 'guard-stopped':
         process.guard_stopped.extend(str(p) for p in event.get('problems') or ())
     elif kind == 'finish':

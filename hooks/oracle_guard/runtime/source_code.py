@@ -21,14 +21,23 @@ Both are installed when the plugin loads, before any conftest is imported. The c
 compile produced is kept (``COMPILED``): it is what a function that claims one of these
 files must come from (``from_source``), for the code check at the end and for the property
 namespace check (OG714).
+
+What is under a module name of the test roots is held to the same hook (``impostors``): a
+module the code under test puts in ``sys.modules`` under a helper's name is what the
+oracle's ``import`` binds, and Python never reads the helper's file (attacks 111, 123-125).
+Every module the hook loads (``SourceLoader.exec_module``, pytest's rewriter's
+``exec_module``) is kept by identity under its name (``LOADED``); the builtins as they were
+when the plugin loaded are kept too (``BUILTINS_AT_START``, for OG714's builtins check).
 """
 from __future__ import annotations
 
+import builtins
 import hashlib
 import importlib.machinery
 import os
 import sys
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -38,7 +47,17 @@ COMPILED: dict[str, types.CodeType] = {}
 _REPORT: list[Callable[[str, bytes, types.CodeType], None]] = []
 # (root, is_src) of the test roots: files under root, outside src and installed code.
 _SCOPE: list[Any] = []
+# module name -> (the real path it was loaded from, id -> a weak reference to each module
+# the hook loaded under that name): what may stand in sys.modules there (``impostors``)
+LOADED: dict[str, tuple[str, dict[int, Any]]] = {}
+# sys.modules and the builtins when the plugin loaded, before any conftest or src ran
+_MODULES_AT_START: dict[str, Any] = {}
+BUILTINS_AT_START: dict[str, Any] = {}
 _compile = compile  # taken before any conftest can rebind the builtin
+# Imported when the plugin loads, before any conftest or src ran: this module's code looks
+# its builtins up in a copy taken now, so one replaced later (``sorted``) does not answer for
+# the checks below.
+__builtins__ = vars(builtins).copy()  # type: ignore[assignment]
 _SourceFileLoader = importlib.machinery.SourceFileLoader
 
 
@@ -118,6 +137,10 @@ class SourceLoader(_SourceFileLoader):
     """``SourceFileLoader`` that never reads a bytecode cache: the module runs the code
     compiled from the bytes read now, and those bytes are reported first."""
 
+    def exec_module(self, module: types.ModuleType) -> None:
+        loaded(module, self.path)
+        super().exec_module(module)
+
     def get_code(self, fullname: str) -> types.CodeType:
         path = self.get_filename(fullname)
         data = self.get_data(path)
@@ -170,9 +193,131 @@ class SourceFinder:
 def install(report: Callable[[str, bytes, types.CodeType], None]) -> None:
     """Both parts, once per process, before any conftest: ``report`` hears every compile."""
     _REPORT[:] = [report]
+    if not _MODULES_AT_START:
+        _MODULES_AT_START.update(sys.modules)
+        BUILTINS_AT_START.update(vars(builtins))
     if not any(getattr(f, '_oracle_guard', False) for f in sys.meta_path):
         sys.meta_path.insert(0, SourceFinder())
     ignore_rewriter_cache()
+    record_rewriter_loads()
+
+
+# -- who: the modules under the test roots' names -----------------------------------------
+def loaded(module: Any, path: str) -> None:
+    """``module`` was loaded by the hook from ``path``: it may stand under its name."""
+    name = getattr(module, '__name__', None)
+    if type(name) is not str:
+        return
+    try:
+        real = os.path.realpath(path)
+        ref = weakref.ref(module)
+    except (TypeError, ValueError, OSError):
+        return
+    kept = LOADED.get(name)
+    if kept is None or kept[0] != real:
+        kept = LOADED[name] = (real, {})
+    refs = kept[1]
+    for key in [key for key, old in refs.items() if old() is None]:
+        del refs[key]  # a module gone: its id may be reused
+    refs[id(module)] = ref
+
+
+def record_rewriter_loads() -> None:
+    """pytest's rewriter's ``exec_module`` tells ``loaded`` of the test roots' modules it
+    runs (test files, conftests): pytest 8.4 and 9 look it up on the class at each import."""
+    try:
+        from _pytest.assertion.rewrite import AssertionRewritingHook
+    except ImportError:  # pragma: no cover -- the plugin runs inside pytest
+        return
+    original = AssertionRewritingHook.__dict__.get('exec_module')
+    if original is None or getattr(original, '_oracle_guard', False):
+        return
+
+    def exec_module(self: Any, module: Any) -> Any:
+        origin = getattr(getattr(module, '__spec__', None), 'origin', None)
+        if type(origin) is str and in_scope(os.path.realpath(origin)):
+            loaded(module, origin)
+        return original(self, module)
+
+    exec_module._oracle_guard = True  # type: ignore[attr-defined]
+    exec_module.__name__ = exec_module.__qualname__ = original.__name__
+    exec_module.__doc__ = original.__doc__
+    AssertionRewritingHook.exec_module = exec_module  # type: ignore[method-assign]
+
+
+# (the scope it was walked for, the real paths of the test roots' Python files)
+_FILES: list[Any] = []
+# (sys.path as last seen, module name -> the real path of the test roots' file it names)
+_NAMES: list[Any] = []
+
+
+def _test_root_files() -> list[str]:
+    """Every Python file of the test roots (``in_scope``), walked once per scope."""
+    if not _SCOPE:
+        set_scope(os.getcwd(), None)
+    if _FILES and _FILES[0] is _SCOPE[0]:
+        return _FILES[1]
+    root = _SCOPE[0]
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith('.') and d not in (
+            '__pycache__', 'node_modules', 'site-packages', 'dist-packages') and
+            not os.path.isfile(os.path.join(folder, d, 'pyvenv.cfg'))]
+        for file in files:
+            if file.endswith('.py'):
+                real = os.path.realpath(os.path.join(folder, file))
+                if in_scope(real):
+                    found.append(real)
+    _FILES[:] = [_SCOPE[0], found]
+    return found
+
+
+def test_root_names() -> dict[str, str]:
+    """Module name -> the file of the test roots it names, by every entry of ``sys.path``
+    (``tests/properties/_expected.py`` is ``_expected`` with its folder on the path, and
+    ``tests.properties._expected`` with the root); kept while ``sys.path`` is the same."""
+    path = tuple(p for p in sys.path if type(p) is str)
+    if _NAMES and _NAMES[0] == path:
+        return _NAMES[1]
+    files = _test_root_files()
+    names: dict[str, str] = {}
+    for entry in path:
+        try:
+            folder = os.path.realpath(entry or os.getcwd()) + os.sep
+        except (TypeError, ValueError, OSError):
+            continue
+        for real in files:
+            if not real.startswith(folder):
+                continue
+            parts = real[len(folder):-3].split(os.sep)
+            if parts[-1] == '__init__':
+                parts.pop()
+            if parts and all(part.isidentifier() for part in parts):
+                names.setdefault('.'.join(parts), real)
+    _NAMES[:] = [path, names]
+    return names
+
+
+def impostors() -> dict[str, str]:
+    """Module name -> file of the test roots, for each name of a file of the test roots
+    (or of a module the hook loaded) under which ``sys.modules`` holds a module the hook
+    did not load: put there by other code, it is what an import of the name binds (rule
+    45, OG737). What stood there when the plugin loaded, before any conftest or ``src``
+    ran (a standard module a test helper happens to share a name with), is not one."""
+    names = test_root_names()
+    modules = sys.modules
+    found: dict[str, str] = {}
+    for name in (*names, *(n for n in LOADED if n not in names)):
+        module = modules.get(name)
+        if module is None or _MODULES_AT_START.get(name) is module:
+            continue
+        kept = LOADED.get(name)
+        if kept is not None:
+            ref = kept[1].get(id(module))
+            if ref is not None and ref() is module:
+                continue
+        found[name] = names.get(name) or kept[0]  # type: ignore[index]
+    return found
 
 
 def ignore_rewriter_cache() -> None:
