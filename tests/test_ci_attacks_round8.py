@@ -97,3 +97,6 @@ def test_a_fake_helper_or_builtin_put_in_place_through_any_form_fails_ci(
         assert any(line.startswith(HELPER_IMPOSTOR) for line in ci.lines('OG737')), ci.out
     if 'OG714' in codes:
         assert any(SORTED_REPLACED in line for line in ci.lines('OG714')), ci.out
+    # Rule 43 (OG204) reads the five forms; names built by chr it cannot
+    static = [line for line in ci.lines('OG204') if line.startswith('src/dd/__init__.py:')]
+    assert bool(static) is (not name.startswith('unread')), ci.out

@@ -97,6 +97,31 @@ CONSTRUCTS = {
     'alias-of-vars-builtins': ('import builtins\nns = vars(builtins)\nns["len"] = None\n', 3),
     'alias-of-imported-builtins': ('import importlib\nb = importlib.import_module("builtins")\n'
                                    'b.len = None\n', 3),
+    # Bound otherwise than by an assignment (attacks 123-126b): a loop over values written
+    # out, a with target (the value or an argument of the call that makes the context), a
+    # default argument; an item of vars(sys) / sys.__dict__; operator's item setters and
+    # functools.partial of setattr or of them
+    'for-target': ('import sys\nfor m in [sys.modules]:\n    m["_expected"] = 0\n', 3),
+    'comprehension-target': ('import sys\n[m.pop("a") for m in (sys.modules,)]\n', 2),
+    'with-target': ('import contextlib\nwith contextlib.nullcontext(len.__self__) as b:\n'
+                    '    b.sorted = list\n', 3),
+    'default-argument': ('import sys\n\n\ndef put(m=sys.modules):\n    m["_expected"] = 0\n',
+                         5),
+    'keyword-only-default': ('import sys\n\n\ndef put(*, mp=sys.meta_path):\n'
+                             '    mp.insert(0, object())\n', 5),
+    'lambda-default': ('import sys\nput = lambda m=sys.modules: m.update(a=0)\n', 2),
+    'vars-sys-item': ('import sys\nvars(sys)["modules"]["_expected"] = 0\n', 2),
+    'sys-dict-item': ('import sys\nsys.__dict__["meta_path"].insert(0, object())\n', 2),
+    'alias-of-vars-sys': ('import sys\nns = vars(sys)\nns["modules"].pop("a")\n', 3),
+    'operator-setitem': ('import operator\nimport sys\n'
+                         'operator.setitem(vars(sys)["modules"], "_expected", 0)\n', 3),
+    'operator-setitem-builtins': ('from operator import setitem\nimport builtins\n'
+                                  'setitem(vars(builtins), "sorted", list)\n', 3),
+    'partial-setattr': ('import functools\n'
+                        'functools.partial(setattr, len.__self__)("sorted", list)\n', 2),
+    'partial-setitem': ('import sys\nfrom functools import partial\nimport operator\n'
+                        'put = partial(operator.setitem, sys.modules)\n', 4),
+    'dunder-import-attribute': ('__import__("sys").meta_path.append(object())\n', 1),
     # Python reads identifiers NFKC-normalised: no ASCII byte spells the name
     'import-pytest-fullwidth': ('import \uff50\uff59test\n', 1),
     'settrace-fullwidth': ('import sys\nsys.\uff53ettrace(None)\n', 2),
@@ -131,6 +156,12 @@ def test_src_change_reaching_into_the_test_run_fails(guarded: Repo, name: str) -
     # sys.meta_path stay as they were
     'import sys\nmods = sys.modules\nLOADED = "json" in mods\nFINDERS = list(sys.meta_path)\n'
     'FINDERS.append(object())\nmods = {}\ndel mods\n' + PLAIN,
+    # bound by a loop, a with, a default or a partial, and only read; a loop over the keys
+    'import contextlib\nimport functools\nimport operator\nimport sys\n\n\n'
+    'def loaded(name, mods=sys.modules, key=sorted):\n    return name in mods\n\n\n'
+    'for m in [sys.modules]:\n    N = len(m)\nfor name in sys.modules:\n    pass\n'
+    'with contextlib.nullcontext(sys.meta_path) as finders:\n    F = list(finders)\n'
+    'operator.setitem({}, "a", 1)\nput = functools.partial(setattr, object())\n' + PLAIN,
 ])
 def test_src_change_that_does_not_reach_into_the_test_run_passes(guarded: Repo,
                                                                  text: str) -> None:

@@ -26,10 +26,13 @@ name the test machinery, so naming it is what this reader finds, in these forms:
   ``sys.path_hooks`` assigned or changed: a module of ``src`` that puts another module under
   a test helper's name, or a finder ahead of the plugin's, decides what a property imports.
 
-Each form is also found through a name an assignment binds to the object it names (``m = sys``,
+Each form is also found through a name a binding gives the object it names (``m = sys``,
 ``mods = sys.modules``, ``B = len.__self__``, ``reg = atexit.register``, a walrus, a tuple of
-names and values), in any scope and order (``assignment_aliases``); an argument, a return
-value, an attribute, a container or ``vars(sys)`` is not followed (docs/rules.md, rule 43).
+names and values, ``for m in [sys.modules]``, ``with nullcontext(len.__self__) as b``, a
+default argument), in any scope and order (``assignment_aliases``), through ``vars(sys)[...]``
+and ``sys.__dict__[...]``, and in ``operator.setitem`` and ``functools.partial(setattr, ...)``;
+an argument to anything else, a return value, an attribute or a container is not followed
+(docs/rules.md, rule 43).
 
 Sites are found on both sides of the change; only those the base did not have are reported.
 
@@ -73,6 +76,10 @@ IMPORT_STATE = ('sys.modules', 'sys.meta_path', 'sys.path_hooks')
 IMPORT_STATE_OWNER = 'pytest'
 MUTATORS = frozenset(('__setitem__', '__delitem__', 'update', 'setdefault', 'pop', 'popitem',
                       'clear', 'insert', 'append', 'extend', 'remove', '__iadd__'))
+# operator's item setters: ``operator.setitem(sys.modules, name, m)`` is ``sys.modules[name] = m``
+ITEM_SETTERS = frozenset(('operator.setitem', 'operator.delitem', '_operator.setitem',
+                          '_operator.delitem'))
+PARTIALS = frozenset(('functools.partial', 'functools.partialmethod', '_functools.partial'))
 TRACE_NAMES = ('settrace', 'setprofile', 'settrace_all_threads', 'setprofile_all_threads')
 EXIT_NAMES = frozenset(('_exit', 'exit', 'quit', 'kill', 'abort', 'killpg'))
 # Compiled when a string begins with a test-run module's name: a commit of a module
@@ -216,7 +223,7 @@ _BUILTIN_FUNCTIONS = frozenset((
 # What a name bound by an assignment is followed to (``m = sys``, ``mods = sys.modules``,
 # ``reg = atexit.register``, ``B = len.__self__``): the objects the checks below look at.
 FOLLOWED = frozenset((
-    'sys', *IMPORT_STATE, 'sys.settrace', 'sys.setprofile', 'sys.monitoring', 'threading',
+    'sys', 'sys.__dict__', *IMPORT_STATE, 'sys.settrace', 'sys.setprofile', 'sys.monitoring', 'threading',
     *(f'threading.{name}' for name in TRACE_NAMES), 'builtins', 'builtins.__dict__',
     '__builtins__', 'atexit', 'atexit.register', 'importlib', 'importlib.import_module',
     'hypothesis'))
@@ -268,10 +275,14 @@ def _meanings(node: ast.AST, imports: dict[str, str],
             return {'builtins'}  # len.__self__ is the builtins module
         return {f'{m}.{node.attr}' for m in _meanings(node.value, imports, bound)}
     if isinstance(node, ast.Subscript):
-        if 'sys.modules' in _meanings(node.value, imports, bound):
-            name = folded(node.slice)
-            return {name} if name else set()  # sys.modules["builtins"]
-        return set()
+        held = _meanings(node.value, imports, bound)
+        name = folded(node.slice)
+        if not name:
+            return set()
+        found = {name} if 'sys.modules' in held else set()  # sys.modules["builtins"]
+        # vars(sys)["modules"], sys.__dict__["meta_path"]: the module's own attribute
+        found.update(f'{m[:-len(".__dict__")]}.{name}' for m in held if m.endswith('.__dict__'))
+        return found
     if not isinstance(node, ast.Call) or not node.args:
         return set()
     func = dotted_name(node.func)
@@ -300,21 +311,51 @@ def _pairs(target: ast.AST, value: ast.AST) -> list[tuple[str, ast.AST]]:
     return []
 
 
+# What binds names besides an assignment and a walrus: a loop over values written out
+# (``for m in [sys.modules]``), a ``with`` target (``with nullcontext(len.__self__) as b``:
+# the value and the arguments of the call that makes the context), a default argument
+# (``def put(m=sys.modules)``).
+BINDERS = (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension,
+           ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
 def _bindings_of(node: ast.AST) -> list[tuple[str, ast.AST]]:
-    """(name, value) of each name an assignment, annotated assignment or walrus binds."""
+    """(name, value) of each name a binder (``BINDERS``) binds to a value written out."""
     if isinstance(node, ast.Assign):
         return [pair for target in node.targets for pair in _pairs(target, node.value)]
     if isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
         return _pairs(node.target, node.value)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        if isinstance(node.iter, (ast.List, ast.Tuple, ast.Set)):
+            return [pair for value in node.iter.elts for pair in _pairs(node.target, value)]
+        return []
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        found = []
+        for item in node.items:
+            if item.optional_vars is None:
+                continue
+            value = item.context_expr
+            values = [value, *value.args] if isinstance(value, ast.Call) else [value]
+            found += (pair for v in values for pair in _pairs(item.optional_vars, v))
+        return found
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        pairs = list(zip((a.arg for a in positional[len(positional) - len(args.defaults):]),
+                         args.defaults))
+        pairs += ((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)
+                  if d is not None)
+        return pairs
     return []
 
 
 def assignment_aliases(nodes: Iterable[ast.AST],
                        imports: dict[str, str]) -> dict[str, frozenset[str]]:
-    """Name -> every followed object an assignment, an annotated assignment or a walrus
-    among ``nodes`` binds it to, in any scope of the file and in any order (``b = a`` above
-    ``a = sys`` too): a name rebound to something else keeps what it was bound to, so a
-    use anywhere is judged as a use of each (rule 43)."""
+    """Name -> every followed object a binder among ``nodes`` (an assignment, an annotated
+    assignment, a walrus, a ``for`` or ``with`` target, a default argument) binds it to, in
+    any scope of the file and in any order (``b = a`` above ``a = sys`` too): a name rebound
+    to something else keeps what it was bound to, so a use anywhere is judged as a use of
+    each (rule 43)."""
     pairs = [pair for node in nodes for pair in _bindings_of(node)]
     bound: dict[str, frozenset[str]] = {}
     todo = list(range(len(pairs)))
@@ -358,8 +399,9 @@ class _Reader(ast.NodeVisitor):
         what each assignment alias of the head stands for (``m = sys``: ``m.modules`` ->
         ['m.modules', 'sys.modules'])."""
         name = dotted_name(node)
-        if name is None:
-            return []
+        if name is None:  # vars(sys)["modules"], __import__("sys").meta_path
+            return sorted(_meanings(node, self.aliases, self.bound)) if isinstance(
+                node, (ast.Subscript, ast.Attribute, ast.Call)) else []
         head, _, rest = name.partition('.')
         real = self.aliases.get(head, head)
         found = [f'{real}.{rest}' if rest else real]
@@ -459,12 +501,24 @@ class _Reader(ast.NodeVisitor):
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         self.functions.setdefault(node.name, node)
+        self.bindings.append(node)  # its default arguments
         self._decorated_exit(node)
         self.generic_visit(node)
 
     def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> None:
         self.functions.setdefault(node.name, node)
+        self.bindings.append(node)
         self.generic_visit(node)
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.bindings.append(node)
+        self.generic_visit(node)
+
+    def _binder(self, node: ast.AST) -> None:  # a for, with or comprehension
+        self.bindings.append(node)
+        self.generic_visit(node)
+
+    visit_For = visit_AsyncFor = visit_With = visit_AsyncWith = visit_comprehension = _binder
 
     def _decorated_exit(self, node: ast.FunctionDef) -> None:
         for decorator in node.decorator_list:
@@ -487,18 +541,10 @@ class _Reader(ast.NodeVisitor):
         if self._string(node):
             return  # "".join of constants
         funcs = self.resolve_all(node.func)
-        func = funcs[0] if funcs else None
-        if func in ('getattr', 'setattr', 'delattr', 'hasattr') and len(node.args) >= 2:
-            attr = folded(node.args[1])
-            if 'sys' in self.resolve_all(node.args[0]) and attr in SYS_HOOKS:
-                self.add(node, f'{func}(sys, {attr!r})')
-            if func in ('setattr', 'delattr') and self._is_builtins(node.args[0]):
-                self.add(node, f'{func} on builtins')
-        mutator = next((f for f in funcs if f.rpartition('.')[0] in IMPORT_STATE and
-                        f.rpartition('.')[2] in MUTATORS), None)
-        if mutator:
-            self.add(node, f'changes {mutator.rpartition(".")[0]} (how the test run imports)',
-                     IMPORT_STATE_OWNER)
+        self._called(node, funcs, node.args)
+        if any(f in PARTIALS for f in funcs) and node.args:
+            # functools.partial(setattr, len.__self__): the call it makes, made later
+            self._called(node, self.resolve_all(node.args[0]), node.args[1:])
         if 'atexit.register' in funcs and node.args:
             registered = node.args[0]
             target = self.functions.get(registered.id) if isinstance(registered, ast.Name) \
@@ -508,6 +554,28 @@ class _Reader(ast.NodeVisitor):
                         any(self._exits(value) for value in self._values_of(registered.id))):
                 self.add(node, 'registers an atexit handler that exits the process')
         self.generic_visit(node)
+
+    def _called(self, node: ast.Call, funcs: list[str], args: list[ast.AST]) -> None:
+        """The sites of a call of one of ``funcs`` with ``args`` (``setattr(builtins, ...)``,
+        ``sys.modules.update(...)``, ``operator.setitem(sys.modules, ...)``)."""
+        func = funcs[0] if funcs else None
+        if func in ('getattr', 'setattr', 'delattr', 'hasattr') and args:
+            attr = folded(args[1]) if len(args) >= 2 else None
+            if attr in SYS_HOOKS and 'sys' in self.resolve_all(args[0]):
+                self.add(node, f'{func}(sys, {attr!r})')
+            if func in ('setattr', 'delattr') and self._is_builtins(args[0]):
+                self.add(node, f'{func} on builtins')
+        mutator = next((f for f in funcs if f.rpartition('.')[0] in IMPORT_STATE and
+                        f.rpartition('.')[2] in MUTATORS), None)
+        if mutator is None and args and any(f in ITEM_SETTERS for f in funcs):
+            mutator = next((f'{n}.__setitem__' for n in self.resolve_all(args[0])
+                            if n in IMPORT_STATE), None)
+            if mutator is None and self._is_builtins(args[0]):
+                name = folded(args[1]) if len(args) >= 2 else None
+                self.add(node, f'assigns builtins.{name or "[...]"}')
+        if mutator:
+            self.add(node, f'changes {mutator.rpartition(".")[0]} (how the test run imports)',
+                     IMPORT_STATE_OWNER)
 
     def _values_of(self, name: str) -> list[ast.AST]:
         """What assignments anywhere in the module bind ``name`` to, through names bound
