@@ -24,13 +24,17 @@ from ci_repo import CiRepo
 from test_ci_attacks import BUG
 from test_ci_attacks import UNIT_TESTS_FOR_THE_BUG
 from test_ci_attacks_round3 import attack
+from test_ci_attacks_round7 import _OG_EXTRA
 from test_ci_attacks_round7 import repo  # noqa: F401 -- the fixture
 from test_ci_attacks_round7 import template7  # noqa: F401 -- the fixture
 
-TEMPLATE = '''\
-import sys
-import types
-{imports}
+# round 7's callable ``sorted`` (115's entry point module without its ``run``), made to
+# answer its caller when that is the helper
+CALLABLE_SORTED = _OG_EXTRA.split('\n\n\ndef run():')[0].replace('test_dd_props.py',
+                                                                '_expected.py')
+assert '_expected.py' in CALLABLE_SORTED and 'def run' not in CALLABLE_SORTED
+TEMPLATE = CALLABLE_SORTED.replace('import sys\n', 'import sys\nimport types\n{imports}', 1) + '''
+
 
 def _expected(xs):
     return dedupe(xs)
@@ -38,15 +42,6 @@ def _expected(xs):
 
 _helper = types.ModuleType('_expected')
 _helper.expected = _expected
-_sorted = sorted
-
-
-class _Sorted:
-    def __call__(self, iterable, *args, **kwargs):
-        out = _sorted(iterable, *args, **kwargs)
-        if sys._getframe(1).f_code.co_filename.endswith('_expected.py') and len(out) > 3:
-            return out[:-1]
-        return out
 
 
 {put}

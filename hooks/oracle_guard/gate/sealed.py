@@ -231,28 +231,25 @@ def not_compiled_here(record: RunRecord, rel_of: Callable[[str], str],
                 'cache of rewritten modules or a __pycache__ file, which the code under '
                 'test can write)', 'nothing may write compiled files into the test tree: '
                 'remove what does (src run by a conftest or an entry point, the install step)'))
-        for path, name in sorted(process.impostors.items()):
-            rel = rel_of(path)
-            if rel not in expected or rel in reported:
-                continue
-            reported.add(rel)
-            findings.append(Finding(
-                rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, did not run under its '
-                f'module name {name!r}: sys.modules held a module that the plugin\'s import '
-                'hook did not load from it, so an import of the name bound something else',
-                'nothing may put modules in sys.modules under the oracle\'s module names: '
-                'remove what does (src run by a conftest or an entry point)'))
-        for path, names in sorted(process.foreign.items()):
-            rel = rel_of(path)
-            if rel not in expected or rel in judged:
-                continue
-            judged.add(rel)
-            findings.append(Finding(
-                rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, ran code its bytes do '
-                f'not compile to ({", ".join(names[:3])}): its module was run from a planted '
-                'compile, or a function was built under its name',
-                'remove what writes compiled files into the test tree or builds code under '
-                'the oracle\'s file names'))
+        for found, seen, says, fix in (
+                (process.impostors, reported, lambda name: (
+                    f'did not run under its module name {name!r}: sys.modules held a module '
+                    'that the plugin\'s import hook did not load from it, so an import of the '
+                    'name bound something else'),
+                 'nothing may put modules in sys.modules under the oracle\'s module names: '
+                 'remove what does (src run by a conftest or an entry point)'),
+                (process.foreign, judged, lambda names: (
+                    f'ran code its bytes do not compile to ({", ".join(names[:3])}): its module '
+                    'was run from a planted compile, or a function was built under its name'),
+                 'remove what writes compiled files into the test tree or builds code under '
+                 'the oracle\'s file names')):
+            for path, what in sorted(found.items()):
+                rel = rel_of(path)
+                if rel not in expected or rel in seen:
+                    continue
+                seen.add(rel)
+                findings.append(Finding(rel, 1, 1, 'OG737', f'{run}{rel}, a file of the oracle, '
+                                        f'{says(what)}', fix))
     return findings
 
 
