@@ -272,7 +272,7 @@ def _test_root_files() -> list[str]:
     return found
 
 
-def test_root_names() -> dict[str, str]:
+def root_module_names() -> dict[str, str]:
     """Module name -> the file of the test roots it names, by every entry of ``sys.path``
     (``tests/properties/_expected.py`` is ``_expected`` with its folder on the path, and
     ``tests.properties._expected`` with the root); kept while ``sys.path`` is the same."""
@@ -304,7 +304,7 @@ def impostors() -> dict[str, str]:
     did not load: put there by other code, it is what an import of the name binds (rule
     45, OG737). What stood there when the plugin loaded, before any conftest or ``src``
     ran (a standard module a test helper happens to share a name with), is not one."""
-    names = test_root_names()
+    names = root_module_names()
     modules = sys.modules
     found: dict[str, str] = {}
     for name in (*names, *(n for n in LOADED if n not in names)):
