@@ -27,6 +27,7 @@ import pytest
 from hypothesis import control
 
 from ci_repo import CiRepo
+from ci_repo import copy_template
 from oracle_guard.runtime.run_record import _Discards
 from oracle_guard.runtime.run_record import _ExampleCounter
 from test_ci_attacks_round3 import adopt_dd
@@ -210,3 +211,103 @@ def test_src_discarding_inside_a_map_but_not_as_its_function_fails_ci(tmp_path) 
                    for line in ci.lines('OG717')), (nodeid, ci.out)
         assert any('reference run: OG717' in line and nodeid in line
                    for line in ci.lines('OG734')), (nodeid, ci.out)
+
+
+# -- 131b, 131c, 131d: src changes Hypothesis's drawing code in memory at import -------------
+# The plugin keeps Hypothesis's drawing code when it loads, before any conftest or src
+# module runs (runtime/drawing_code.py); at each property call what is not the object kept
+# is OG717 (rule 43 at run time). src is round 4's sometimes-discarding dedupe plus one
+# change, each found without naming Hypothesis (a subclass walk): .map making a subclass
+# with Hypothesis's own do_draw (131b), MappedStrategy.do_draw replaced by code compiled
+# under "<draw>" (131c), ConjectureData.draw replaced by a draw that retries a discard
+# (131d). The base holds a map of src (131b, 131c) and a builds of src inside a map (131d).
+FIND = '''
+
+def _find(root, name):
+    for cls in type.__subclasses__(root):
+        if cls.__name__ == name:
+            return cls
+        found = _find(cls, name)
+        if found is not None:
+            return found
+
+
+_M = _find(object, 'Mapped' + 'Strategy')
+'''
+DRAWING_REPLACED = {
+    '131b': FIND + '''_Sub = type(_M.__name__, (_M,), {'do_draw': _M.__dict__['do_draw'],
+                                 '__module__': _M.__module__})
+
+
+def _map(self, pack):
+    return _Sub(self, pack=pack)
+
+
+_M.__mro__[1].map = _map
+''',
+    '131c': FIND + '''_NS = {'_own': _M.__dict__['do_draw']}
+exec(compile('def do_draw(self, data):\\n    return _own(self, data)\\n', '<draw>', 'exec'), _NS)
+_M.do_draw = _NS['do_draw']
+''',
+    '131d': FIND + '''_D = _find(object, 'Conjecture' + 'Data')
+_NS = {'_own': _D.__dict__['draw'], '_A': _find(BaseException, 'Unsatisfied' + 'Assumption')}
+exec(compile("""def draw(self, strategy, *args, **kwargs):
+    for _ in range(10):
+        try:
+            return _own(self, strategy, *args, **kwargs)
+        except _A:
+            continue
+    return _own(self, strategy, *args, **kwargs)
+""", '<draw>', 'exec'), _NS)
+_D.draw = _NS['draw']
+''',
+}
+DRAWN = f'''\
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from dd import dedupe
+
+SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given({LISTS}.map(dedupe))
+def test_mapped(ys):
+    assert dedupe(ys) == ys
+
+
+@SETTINGS
+@given(st.builds(dedupe, {LISTS}).map(tuple))
+def test_builds(ys):
+    assert tuple(dedupe(list(ys))) == ys
+'''
+
+
+@pytest.fixture(scope='module')
+def drawn(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return adopt_dd(str(tmp_path_factory.mktemp('drawn') / 'repo'),
+                    {'tests/properties/test_dd_props.py': DRAWN})
+
+
+@pytest.mark.parametrize(('name', 'changed'), [
+    ('131b', "Hypothesis's SearchStrategy.map was replaced (by src/dd/__init__.py:{line})"),
+    ('131c', "Hypothesis's MappedStrategy.do_draw was replaced (by code compiled as <draw>, "
+             'line 1)'),
+    ('131d', "Hypothesis's ConjectureData.draw was replaced (by code compiled as <draw>, "
+             'line 1)'),
+])
+def test_src_changing_hypothesis_drawing_code_at_import_fails_ci(
+        drawn: str, tmp_path, name: str, changed: str) -> None:  # type: ignore[no-untyped-def]
+    src = SOMETIMES_DISCARDING_SRC + DRAWING_REPLACED[name]
+    changed = changed.format(line=src.splitlines().index('def _map(self, pack):') + 1
+                             if name == '131b' else 0)
+    _, ci = attack(copy_template(drawn, str(tmp_path / 'repo')),
+                   {'src/dd/__init__.py': src, 'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
+    for test in ('mapped', 'builds'):
+        nodeid = f'tests/properties/test_dd_props.py::test_{test}'
+        assert any(f'OG717 {nodeid}: {changed}' in line for line in ci.lines('OG717')), ci.out
+        assert any(f'reference run: OG717 {nodeid}: {changed}' in line
+                   for line in ci.lines('OG734')), ci.out
+    if name == '131b':
+        assert any('a subclass of MappedStrategy made after Hypothesis loaded' in line
+                   for line in ci.lines('OG717')), ci.out

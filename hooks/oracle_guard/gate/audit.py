@@ -31,7 +31,8 @@ OG715 pytest loaded a plugin whose package metadata is committed in the reposito
 OG716 the oracle-guard plugin itself stopped the session (an unlocked or shrunk property,
       a ledger problem found at collection): its reason, never an early exit of the code
 OG717 code under ``src`` threw away a property's generated examples (it raised
-      Hypothesis's ``UnsatisfiedAssumption``, rule 43 at run time)
+      Hypothesis's ``UnsatisfiedAssumption``, or changed Hypothesis's drawing code in
+      memory, rule 43 at run time)
 """
 from __future__ import annotations
 
@@ -946,6 +947,11 @@ class _Audit:
                      'production code must not discard the property\'s inputs: remove what '
                      'raises it; a project whose src ships Hypothesis strategies lists '
                      'hypothesis in src-test-imports')
+        for change in call.get('drawing_replaced') or ():
+            self.add(path, line, 'OG717', f'{nodeid}: {change}: the property\'s examples '
+                     'were drawn past the judge of what code under src throws away',
+                     'production code must not change how Hypothesis draws or runs test '
+                     'cases: remove what replaces it')
         examples = call.get('examples')
         if examples is not None and not call.get('raised') and \
                 examples - (call.get('explicit') or 0) <= 0:

@@ -39,6 +39,7 @@ from dataclasses import field
 from typing import Any
 
 from oracle_guard.runtime import source_code
+from oracle_guard.runtime.drawing_code import DrawingCode
 from oracle_guard.runtime.source_code import code_fingerprint
 from oracle_guard.runtime.source_code import codes_by_place as _codes_by_place
 
@@ -84,7 +85,8 @@ def routine(event: dict[str, Any]) -> bool:
     if kind == 'call':
         return event.get('entered') is True and event.get('raised') is None and \
             not event.get('lock') and not event.get('replaced') and \
-            event.get('examples') != 0 and not event.get('discarded_by_src')
+            event.get('examples') != 0 and not event.get('discarded_by_src') and \
+            not event.get('drawing_replaced')
     return False
 
 
@@ -338,6 +340,9 @@ class RunRecorder:
         self.fresh_modules: dict[str, types.CodeType] = {}
         self._finished = False  # no event after the session's finish
         self._capture_rewrites()
+        # Hypothesis's drawing code as it is before any conftest or src module runs: what
+        # OG717's judges stand on (rule 43; drawing_code).
+        self.drawing = DrawingCode.keep()
         import pytest
 
         # pytest's own Function.runtest, taken before any conftest can rebind it: an item
@@ -584,7 +589,10 @@ class RunRecorder:
         replaced = self._replaced_names(item)
         if replaced:
             event['replaced'] = replaced
-        counter = _ExampleCounter.install(obj, self._discards())
+        discards = self._discards()
+        # Before the plugin's own wrappers go on: what src changed at import (attack 131b-d).
+        drawing = self._drawing_changes(obj, discards)
+        counter = _ExampleCounter.install(obj, discards)
         # A property's own function is the inner test the counter calls: a call counted
         # is the proof, and Hypothesis's engine runs unprofiled.
         counted = counter is not None and own is not None and \
@@ -610,6 +618,10 @@ class RunRecorder:
             if case is not None:
                 _unwatch_test_method(case)
             if counter is not None:
+                # Again with the wrappers on (known by identity): what changed during the call.
+                drawing += [change for change in self._drawing_changes(
+                    obj, discards, (counter._wrapper, counter._draw_wrapper))
+                    if change not in drawing]
                 counter.remove()
         if counted:
             event['entered'] = counter.calls > 0 and getattr(own, '__code__', None) is watched
@@ -625,6 +637,8 @@ class RunRecorder:
             event['explicit'] = counter.explicit
             if counter.discarded_by_src:
                 event['discarded_by_src'] = dict(sorted(counter.discarded_by_src.items())[:5])
+        if drawing:
+            event['drawing_replaced'] = drawing[:20]
         self._write(event)
 
     def _unittest_case(self, item: Any, obj: Any) -> Any:
@@ -654,6 +668,18 @@ class RunRecorder:
         if judge is None:
             judge = self._discard_judge = _Discards(cfg.root, cfg.is_src)
         return judge
+
+    def _drawing_changes(self, obj: Any, discards: _Discards | None,
+                         own: tuple[Any, ...] = ()) -> list[str]:
+        """For a Hypothesis test judged for discards: what of Hypothesis's drawing code
+        is not what the plugin kept when it loaded (``own``: its wrappers now in place)."""
+        if self.drawing is None or discards is None or \
+                not getattr(getattr(obj, '__func__', obj), 'is_hypothesis_test', False):
+            return []
+        try:
+            return self.drawing.changes(discards.root, own)
+        except Exception as exc:  # noqa: BLE001 -- what cannot be compared is a finding
+            return [f"Hypothesis's drawing code could not be compared: {exc!r}"]
 
     def _lock_problems(self, item: Any, obj: Any) -> list[str]:
         """The runtime lock check again, at call time: settings swapped after collection."""

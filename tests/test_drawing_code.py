@@ -1,0 +1,228 @@
+"""Hypothesis's drawing code kept at the plugin's start, and what changed since (rule 43 at
+run time, docs/rules.md: OG717). In-process: each test changes Hypothesis in this process
+as a ``src`` module would at import (attacks 131b, 131c, 131d of benchmarks/ATTACKS.md)
+and puts it back; the replacements are functions of a real module file under ``src``."""
+from __future__ import annotations
+
+import gc
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import assume, control, given, settings, strategies as st
+from hypothesis.internal.conjecture.data import ConjectureData
+from hypothesis.strategies._internal.strategies import MappedStrategy
+from hypothesis.strategies._internal.strategies import SearchStrategy
+
+from oracle_guard.runtime.drawing_code import DrawingCode
+
+SRC = '''\
+def draw(self, strategy, *args, **kwargs):
+    return strategy.do_draw(self)
+
+
+def do_draw(self, data):
+    return self.pack(data.draw(self.mapped_strategy))
+
+
+def map(self, pack):
+    return None
+
+
+exec(compile('def generated(self, strategy, *args, **kwargs):\\n    return None\\n',
+             '<draw>', 'exec'))
+'''
+LINE = {name: n for n, text in enumerate(SRC.splitlines(), 1)
+        for name in ('draw', 'do_draw', 'map') if text.startswith(f'def {name}(')}
+
+
+@pytest.fixture
+def root(tmp_path) -> str:  # type: ignore[no-untyped-def]
+    os.makedirs(tmp_path / 'src' / 'dd')
+    (tmp_path / 'src' / 'dd' / '__init__.py').write_text(SRC)
+    return str(tmp_path)
+
+
+@pytest.fixture
+def dd(root: str) -> Any:
+    path = os.path.join(root, 'src', 'dd', '__init__.py')
+    spec = importlib.util.spec_from_file_location('dd_drawing', path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def kept() -> Iterator[DrawingCode]:
+    found = DrawingCode.keep()
+    assert found is not None
+    yield found
+    gc.collect()  # a subclass made by a test leaves __subclasses__ once collected
+
+
+def put(cls: Any, name: str, value: Any) -> Iterator[None]:
+    own = cls.__dict__[name]
+    setattr(cls, name, value)
+    try:
+        yield
+    finally:
+        setattr(cls, name, own)
+
+
+def test_honest_properties_change_nothing(kept: DrawingCode, root: str) -> None:
+    @settings(max_examples=30, database=None)
+    @given(st.lists(st.integers(0, 20)).map(sorted).filter(lambda xs: len(xs) != 1),
+           st.integers().flatmap(lambda n: st.just(n)), st.data())
+    def prop(xs: list[int], n: int, data: Any) -> None:
+        assume(n != 3)
+        data.draw(st.builds(tuple, st.lists(st.booleans())))
+
+    prop()
+    assert kept.changes(root) == []
+
+
+@pytest.mark.parametrize(('cls', 'name', 'function', 'where'), [
+    (ConjectureData, 'draw', 'draw', f"src/dd/__init__.py:{LINE['draw']}"),  # 131d
+    (MappedStrategy, 'do_draw', 'do_draw', f"src/dd/__init__.py:{LINE['do_draw']}"),  # 131
+    (SearchStrategy, 'map', 'map', f"src/dd/__init__.py:{LINE['map']}"),  # 131b's way in
+    (ConjectureData, 'draw', 'generated', 'src/dd/__init__.py (compiled as <draw>, line 1)'),
+], ids=['draw', 'do_draw', 'map', 'generated'])
+def test_a_method_of_a_drawing_class_replaced_is_named_with_its_code(
+        kept: DrawingCode, root: str, dd: Any, cls: Any, name: str, function: str,
+        where: str) -> None:
+    for _ in put(cls, name, getattr(dd, function)):
+        assert kept.changes(root) == [
+            f"Hypothesis's {cls.__name__}.{name} was replaced (by {where})"]
+    assert kept.changes(root) == []
+
+
+def test_a_method_whose_code_is_swapped_in_place_is_named(kept: DrawingCode, root: str,
+                                                          dd: Any) -> None:
+    draw = ConjectureData.__dict__['draw']
+    code = draw.__code__
+    draw.__code__ = dd.draw.__code__
+    try:
+        assert kept.changes(root) == [
+            "Hypothesis's ConjectureData.draw runs other code "
+            f"(by src/dd/__init__.py:{LINE['draw']})"]
+    finally:
+        draw.__code__ = code
+    assert kept.changes(root) == []
+
+
+def test_assume_replaced_and_a_name_added_to_a_class_are_named(kept: DrawingCode, root: str,
+                                                              dd: Any) -> None:
+    for _ in put(control, 'assume', dd.map):
+        assert kept.changes(root) == [
+            "Hypothesis's hypothesis.control.assume was replaced "
+            f"(by src/dd/__init__.py:{LINE['map']})"]
+    MappedStrategy._draw_again = dd.map  # type: ignore[attr-defined]
+    try:
+        assert kept.changes(root) == [
+            "Hypothesis's MappedStrategy._draw_again was added "
+            f"(by src/dd/__init__.py:{LINE['map']})"]
+    finally:
+        del MappedStrategy._draw_again  # type: ignore[attr-defined]
+    assert kept.changes(root) == []
+
+
+def test_a_map_subclass_holding_hypothesis_own_do_draw_is_named(kept: DrawingCode,
+                                                                root: str) -> None:
+    """131b: ``.map`` makes a subclass whose ``do_draw`` is Hypothesis's own, taken before
+    the plugin wraps ``MappedStrategy``'s: no attribute of a kept class changed."""
+    sub = type('MappedStrategy', (MappedStrategy,), {
+        'do_draw': MappedStrategy.__dict__['do_draw'], '__module__': MappedStrategy.__module__})
+    assert kept.changes(root) == [
+        'a subclass of MappedStrategy made after Hypothesis loaded (MappedStrategy, claiming '
+        'hypothesis.strategies._internal.strategies) has its own do_draw '
+        "(Hypothesis's own MappedStrategy.do_draw, out of the plugin's reach)"]
+    del sub
+    gc.collect()
+    assert kept.changes(root) == []
+
+
+def test_a_map_subclass_that_draws_through_its_base_is_not_named(kept: DrawingCode,
+                                                                 root: str) -> None:
+    class Sorted(MappedStrategy):  # type: ignore[type-arg]
+        pass
+
+    assert kept.changes(root) == []
+
+
+def test_the_plugins_own_wrapper_is_known_by_identity(kept: DrawingCode, root: str,
+                                                      dd: Any) -> None:
+    for _ in put(MappedStrategy, 'do_draw', dd.do_draw):
+        assert kept.changes(root, own=(dd.do_draw,)) == []
+        # another function with the same code is not the wrapper in place
+        other = type(dd.do_draw)(dd.do_draw.__code__, dd.do_draw.__globals__)
+        assert kept.changes(root, own=(other, None)) != []
+
+
+# -- in a recorded pytest run, as the gate's runs are ------------------------------------------
+RECORDED_SRC = '''\
+def _draw(self, strategy, *args, **kwargs):
+    return _own(self, strategy, *args, **kwargs)
+
+
+def replace(cls):
+    global _own
+    _own = cls.__dict__['draw']
+    cls.draw = _draw
+'''
+RECORDED_TESTS = '''\
+from hypothesis import given, settings, strategies as st
+from hypothesis.internal.conjecture.data import ConjectureData
+
+import dd
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers())
+def test_honest(n):
+    assert n == n
+
+
+@settings(max_examples=5, database=None)
+@given(st.integers())
+def test_replaces_while_called(n):
+    if ConjectureData.__dict__['draw'] is not dd._draw:
+        dd.replace(ConjectureData)
+'''
+
+
+def test_a_draw_replaced_while_a_property_runs_is_in_its_call_record(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The second look, before the plugin takes its wrappers off: a change made by the
+    property's own call (code under src it calls, here) is in that call's record."""
+    (tmp_path / 'pyproject.toml').write_text(
+        '[project]\nname = "dd"\nversion = "0.1"\n\n[tool.pytest.ini_options]\n'
+        'pythonpath = ["src"]\n\n[tool.oracle-guard]\nsrc = ["src/"]\n')
+    os.makedirs(tmp_path / 'src' / 'dd')
+    (tmp_path / 'src' / 'dd' / '__init__.py').write_text(RECORDED_SRC)
+    os.makedirs(tmp_path / 'tests')
+    (tmp_path / 'tests' / 'test_it.py').write_text(RECORDED_TESTS)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('PYTEST_', 'ORACLE_GUARD', 'PYTHONPYCACHEPREFIX'))}
+    subprocess.run(['git', 'init', '-q'], cwd=tmp_path, check=True)
+    locked = subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'lock'], cwd=tmp_path,
+                            env=env, capture_output=True, text=True)
+    assert locked.returncode == 0, locked.stdout + locked.stderr
+    record = tmp_path / 'record'
+    record.mkdir()
+    env['ORACLE_GUARD_RECORD'] = str(record)
+    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                           '-p', 'oracle_guard', 'tests'], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls = {event['nodeid'].rsplit('::', 1)[-1]: event
+             for name in sorted(os.listdir(record))
+             for line in (record / name).read_text().splitlines()
+             for event in [json.loads(line)] if event.get('event') == 'call'}
+    assert 'drawing_replaced' not in calls['test_honest'], calls
+    assert calls['test_replaces_while_called'].get('drawing_replaced') == [
+        "Hypothesis's ConjectureData.draw was replaced (by src/dd/__init__.py:1)"], calls
