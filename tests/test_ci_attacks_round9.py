@@ -28,16 +28,19 @@ from hypothesis import control
 
 from ci_repo import CiRepo
 from ci_repo import copy_template
+from oracle_guard.runtime import source_code
 from oracle_guard.runtime.run_record import _Discards
 from oracle_guard.runtime.run_record import _ExampleCounter
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
 from test_ci_attacks_round4 import SOMETIMES_DISCARDING_SRC
+from test_drawing_code import recorded_run
 
 SRC = '''\
 import contextlib
 import functools
+import os
 
 
 def by_singledispatch(assume):
@@ -58,9 +61,20 @@ def apply(f):
 
 def calls(f):
     return f()
+
+
+_FAKE = dict(globals(), __file__=os.path.join(os.path.dirname(__file__), '..', '..', 'tests',
+                                               'helper.py'))
+exec(compile('def faked(assume):\\n    assume(False)\\n', '<dd>', 'exec'), _FAKE)
+faked = _FAKE['faked']
+_ELSEWHERE = dict(globals(), __file__=functools.__file__)
+exec(compile('def elsewhere(assume):\\n    assume(False)\\n', '<dd>', 'exec'), _ELSEWHERE)
+elsewhere = _ELSEWHERE['elsewhere']
 '''
 HELPER = '''\
 import functools
+
+exec(compile('def generated(assume):\\n    assume(False)\\n', '<helper>', 'exec'))
 
 
 def ask(assume):
@@ -138,6 +152,70 @@ def test_a_discard_the_tests_ask_for_is_not_src_s_even_when_src_calls_it(
     assert judge(root, discard(functools.partial(
         dd.apply, helper.callback(control.assume)))) is None
 
+
+
+@pytest.fixture
+def scoped(repo: tuple[str, Any, Any]) -> Any:
+    """The repository's test roots as the plugin sets them; the helper module run by the
+    plugin's own loader (``source_code.SourceLoader``), which keeps its namespace."""
+    root = repo[0]
+    scope = list(source_code._SCOPE)
+    source_code.set_scope(root, lambda rel: rel.startswith('src/'))
+    path = os.path.join(root, 'tests', 'helper.py')
+    spec = importlib.util.spec_from_file_location(
+        'helper_scoped', path, loader=source_code.SourceLoader('helper_scoped', path))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        yield module
+    finally:
+        source_code._SCOPE[:] = scope
+
+
+@pytest.mark.parametrize(('name', 'claimed'), [('faked', 'tests/helper.py'),
+                                               ('elsewhere', functools.__file__)])
+def test_generated_code_in_globals_that_name_a_file_but_are_not_its_module_is_src_s(
+        repo: tuple[str, Any, Any], scoped: Any, name: str, claimed: str) -> None:
+    """130d: src compiles ``dedupe`` in a copy of its globals whose ``__file__`` names a test
+    file (or a file outside the repository): the copy is no module's namespace."""
+    root, dd, _ = repo
+    exc = discard(functools.partial(getattr(dd, name), control.assume))
+    assert judge(root, exc) == f"code compiled as <dd>, line 2, in globals that say {claimed} " \
+        "but are not that module's"
+
+
+def test_generated_code_in_a_test_module_s_or_an_installed_module_s_globals_is_not_src_s(
+        repo: tuple[str, Any, Any], scoped: Any) -> None:
+    root = repo[0]
+    # the helper's own code compiled under "<helper>" in its module's namespace
+    assert judge(root, discard(functools.partial(scoped.generated, control.assume))) is None
+    # code compiled in functools' own namespace (as a dataclass's __init__ is in its module's)
+    in_functools = eval(compile('lambda assume: assume(False)', '<gen>', 'eval'),
+                        vars(functools))
+    assert judge(root, discard(functools.partial(in_functools, control.assume))) is None
+
+
+GENERATED_IN_A_TEST_FILE = """\
+from hypothesis import assume, given, settings, strategies as st
+
+exec(compile('def odd_only(n):\\n    assume(n % 2)\\n', '<gen>', 'exec'))
+
+
+@settings(max_examples=20, database=None)
+@given(st.integers())
+def test_assumes_through_generated_code(n):
+    odd_only(n)
+"""
+
+
+def test_generated_code_in_a_rewritten_test_file_s_globals_is_not_src_s(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """In a recorded run, a test file that pytest's rewriter ran has its namespace kept: its
+    own generated code calling ``assume`` is the tests' discard."""
+    calls = recorded_run(tmp_path, {'src/dd/__init__.py': '', 'tests/test_it.py':
+                                    GENERATED_IN_A_TEST_FILE})
+    call = calls['test_assumes_through_generated_code']
+    assert call.get('examples') and 'discarded_by_src' not in call, call
 
 
 def test_a_discard_judged_honest_where_first_seen_is_judged_again_further_out(

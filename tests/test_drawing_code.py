@@ -196,33 +196,41 @@ def test_replaces_while_called(n):
 '''
 
 
+def recorded_run(root: Any, files: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The ``call`` events, by test name, of a recorded pytest run (as the gate's runs
+    are) of a guarded git repository at ``root`` holding ``files``, its properties locked."""
+    files = {'pyproject.toml': '[project]\nname = "dd"\nversion = "0.1"\n\n'
+             '[tool.pytest.ini_options]\npythonpath = ["src"]\n\n[tool.oracle-guard]\n'
+             'src = ["src/"]\n', **files}
+    for rel, text in files.items():
+        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
+        with open(os.path.join(root, rel), 'w') as f:
+            f.write(text)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(('PYTEST_', 'ORACLE_GUARD', 'PYTHONPYCACHEPREFIX'))}
+    subprocess.run(['git', 'init', '-q'], cwd=root, check=True)
+    locked = subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'lock'], cwd=root,
+                            env=env, capture_output=True, text=True)
+    assert locked.returncode == 0, locked.stdout + locked.stderr
+    record = os.path.join(root, 'record')
+    os.mkdir(record)
+    env['ORACLE_GUARD_RECORD'] = record
+    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                           '-p', 'oracle_guard', 'tests'], cwd=root, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    events = []
+    for name in sorted(os.listdir(record)):
+        with open(os.path.join(record, name)) as f:
+            events.extend(json.loads(line) for line in f)
+    return {e['nodeid'].rsplit('::', 1)[-1]: e for e in events if e.get('event') == 'call'}
+
+
 def test_a_draw_replaced_while_a_property_runs_is_in_its_call_record(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The second look, before the plugin takes its wrappers off: a change made by the
     property's own call (code under src it calls, here) is in that call's record."""
-    (tmp_path / 'pyproject.toml').write_text(
-        '[project]\nname = "dd"\nversion = "0.1"\n\n[tool.pytest.ini_options]\n'
-        'pythonpath = ["src"]\n\n[tool.oracle-guard]\nsrc = ["src/"]\n')
-    os.makedirs(tmp_path / 'src' / 'dd')
-    (tmp_path / 'src' / 'dd' / '__init__.py').write_text(RECORDED_SRC)
-    os.makedirs(tmp_path / 'tests')
-    (tmp_path / 'tests' / 'test_it.py').write_text(RECORDED_TESTS)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(('PYTEST_', 'ORACLE_GUARD', 'PYTHONPYCACHEPREFIX'))}
-    subprocess.run(['git', 'init', '-q'], cwd=tmp_path, check=True)
-    locked = subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'lock'], cwd=tmp_path,
-                            env=env, capture_output=True, text=True)
-    assert locked.returncode == 0, locked.stdout + locked.stderr
-    record = tmp_path / 'record'
-    record.mkdir()
-    env['ORACLE_GUARD_RECORD'] = str(record)
-    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
-                           '-p', 'oracle_guard', 'tests'], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    calls = {event['nodeid'].rsplit('::', 1)[-1]: event
-             for name in sorted(os.listdir(record))
-             for line in (record / name).read_text().splitlines()
-             for event in [json.loads(line)] if event.get('event') == 'call'}
+    calls = recorded_run(tmp_path, {'src/dd/__init__.py': RECORDED_SRC,
+                                    'tests/test_it.py': RECORDED_TESTS})
     assert 'drawing_replaced' not in calls['test_honest'], calls
     assert calls['test_replaces_while_called'].get('drawing_replaced') == [
         "Hypothesis's ConjectureData.draw was replaced (by src/dd/__init__.py:1)"], calls

@@ -1238,7 +1238,10 @@ class _Discards:
       only call what they were handed: ``functools.singledispatch(assume)(False)`` or an
       ``ExitStack`` callback in ``src`` is ``src``'s call (attack 130). Generated code
       (``<...>`` file names) counts as the module whose globals it runs in: a ``dedupe``
-      that ``src`` compiles under ``"<dd>"`` is ``src``'s (attack 130c).
+      that ``src`` compiles under ``"<dd>"`` is ``src``'s (attack 130c). Globals whose
+      ``__file__`` says a file outside ``src`` must be that module's own namespace, by
+      identity (``_module_globals``); a copy saying a test file is judged against the
+      code that made it (attack 130d).
     """
 
     CONTROL = ('UnsatisfiedAssumption', 'StopTest', 'BackendCannotProceed')
@@ -1268,6 +1271,21 @@ class _Discards:
         file = code.co_filename if isinstance(code.co_filename, str) else '?'
         rel = self._repo_path(file) if not file.startswith('<') else None
         return f'{rel or file}:{line}'
+
+    @staticmethod
+    def _module_globals(names: Any, file: str, rel: str | None) -> bool:
+        """Whether ``names`` are the globals of the module of ``file``: for a file of the
+        repository, a module the plugin's loader or pytest's rewriter ran from it
+        (``source_code.LOADED``, by identity); elsewhere, the module of that file
+        that ``sys.modules`` holds under the name they give."""
+        if rel is not None:
+            found = source_code.module_file(names)
+            return found is not None and same_file(found, file)
+        module = sys.modules.get(names.get('__name__')) if isinstance(
+            names.get('__name__'), str) else None
+        own = getattr(module, '__file__', None)
+        return getattr(module, '__dict__', None) is names and isinstance(own, str) and \
+            same_file(own, file)
 
     def by_src(self, exc: BaseException) -> str | None:
         """Where the discard came from (``path:line``, with why), or None for one that
@@ -1305,15 +1323,23 @@ class _Discards:
             if code.co_name == '<module>' or hypothesis_code(code):
                 continue
             at = f':{line}'
-            if isinstance(file, str) and file.startswith('<'):
+            generated = isinstance(file, str) and file.startswith('<')
+            if generated:
                 at = f' (compiled as {file}, line {line})'
                 file = names.get('__file__')  # generated code: the module it runs in (130c)
             if not isinstance(file, str) or file.startswith('<'):
                 continue
             rel = self._repo_path(file)
+            if rel is not None and self.is_src(rel):
+                return rel + at
+            if generated and not self._module_globals(names, file, rel):
+                # globals that say a file that is not src but are not that module's: a copy
+                # made by whoever compiled the code (attack 130d), judged against it
+                return f'code compiled as {code.co_filename}, line {line}, in globals that ' \
+                    f'say {rel or file} but are not that module\'s'
             if rel is None:  # outside the repository: it calls what it was handed (130)
                 continue
-            return rel + at if self.is_src(rel) else None
+            return None
         return None
 
 

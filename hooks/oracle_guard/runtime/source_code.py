@@ -222,6 +222,21 @@ def loaded(module: Any, path: str) -> None:
     refs[id(module)] = ref
 
 
+def module_file(namespace: Any) -> str | None:
+    """The real path of the module of the test roots whose globals ``namespace`` is, one
+    the hook loaded (``LOADED``, by identity), or None when it is no such module's: a copy,
+    a dict made by hand, whatever ``__file__`` it holds (generated code, attack 130d)."""
+    name = namespace.get('__name__') if type(namespace) is dict else None
+    kept = LOADED.get(name) if type(name) is str else None
+    if kept is None:
+        return None
+    for ref in list(kept[1].values()):
+        module = ref()
+        if module is not None and getattr(module, '__dict__', None) is namespace:
+            return kept[0]
+    return None
+
+
 def record_rewriter_loads() -> None:
     """pytest's rewriter's ``exec_module`` tells ``loaded`` of the test roots' modules it
     runs (test files, conftests): pytest 8.4 and 9 look it up on the class at each import."""
