@@ -31,6 +31,7 @@ from ci_repo import copy_template
 from oracle_guard.runtime import source_code
 from oracle_guard.runtime.run_record import _Discards
 from oracle_guard.runtime.run_record import _ExampleCounter
+from test_ci_attacks import GOOD
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
@@ -294,8 +295,10 @@ def test_src_discarding_inside_a_map_but_not_as_its_function_fails_ci(tmp_path) 
 # -- 131b, 131c, 131d: src changes Hypothesis's drawing code in memory at import -------------
 # The plugin keeps Hypothesis's drawing code when it loads, before any conftest or src
 # module runs (runtime/drawing_code.py); at each property call what is not the object kept
-# is OG717 (rule 43 at run time). src is round 4's sometimes-discarding dedupe plus one
-# change, each found without naming Hypothesis (a subclass walk): .map making a subclass
+# is OG717 (rule 43 at run time). src is the right dedupe plus one change (the change
+# alone fails the gate: whether a discard it hides shows in a run is chance, and a draw that
+# retries discards makes Hypothesis's replays flaky), each found without naming Hypothesis
+# (a subclass walk; the whole attacks are round9.py's): .map making a subclass
 # with Hypothesis's own do_draw (131b), MappedStrategy.do_draw replaced by code compiled
 # under "<draw>" (131c), ConjectureData.draw replaced by a draw that retries a discard
 # (131d). The base holds a map of src (131b, 131c) and a builds of src inside a map (131d).
@@ -376,7 +379,7 @@ def drawn(tmp_path_factory: pytest.TempPathFactory) -> str:
 ])
 def test_src_changing_hypothesis_drawing_code_at_import_fails_ci(
         drawn: str, tmp_path, name: str, changed: str) -> None:  # type: ignore[no-untyped-def]
-    src = SOMETIMES_DISCARDING_SRC + DRAWING_REPLACED[name]
+    src = GOOD + DRAWING_REPLACED[name]
     changed = changed.format(line=src.splitlines().index('def _map(self, pack):') + 1
                              if name == '131b' else 0)
     _, ci = attack(copy_template(drawn, str(tmp_path / 'repo')),

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import assume, control, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, control, given, settings, strategies as st
 from hypothesis.internal.conjecture.data import ConjectureData
 from hypothesis.strategies._internal.strategies import MappedStrategy
 from hypothesis.strategies._internal.strategies import SearchStrategy
@@ -76,7 +76,8 @@ def put(cls: Any, name: str, value: Any) -> Iterator[None]:
 
 
 def test_honest_properties_change_nothing(kept: DrawingCode, root: str) -> None:
-    @settings(max_examples=30, database=None)
+    @settings(max_examples=30, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
     @given(st.lists(st.integers(0, 20)).map(sorted).filter(lambda xs: len(xs) != 1),
            st.integers().flatmap(lambda n: st.just(n)), st.data())
     def prop(xs: list[int], n: int, data: Any) -> None:
