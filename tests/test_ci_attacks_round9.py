@@ -35,6 +35,7 @@ from test_ci_attacks import GOOD
 from test_ci_attacks_round3 import adopt_dd
 from test_ci_attacks_round3 import attack
 from test_ci_attacks_round3 import SMALL_UNIT_TESTS
+from test_ci_attacks_round4 import FIND as FIND_BY_NAME
 from test_ci_attacks_round4 import SOMETIMES_DISCARDING_SRC
 from test_drawing_code import recorded_run
 
@@ -302,19 +303,7 @@ def test_src_discarding_inside_a_map_but_not_as_its_function_fails_ci(tmp_path) 
 # with Hypothesis's own do_draw (131b), MappedStrategy.do_draw replaced by code compiled
 # under "<draw>" (131c), ConjectureData.draw replaced by a draw that retries a discard
 # (131d). The base holds a map of src (131b, 131c) and a builds of src inside a map (131d).
-FIND = '''
-
-def _find(root, name):
-    for cls in type.__subclasses__(root):
-        if cls.__name__ == name:
-            return cls
-        found = _find(cls, name)
-        if found is not None:
-            return found
-
-
-_M = _find(object, 'Mapped' + 'Strategy')
-'''
+FIND = '\n\n' + FIND_BY_NAME + "\n\n_M = _find(object, 'Mapped' + 'Strategy')\n"
 DRAWING_REPLACED = {
     '131b': FIND + '''_Sub = type(_M.__name__, (_M,), {'do_draw': _M.__dict__['do_draw'],
                                  '__module__': _M.__module__})

@@ -48,6 +48,7 @@ from test_ci_attacks import PROPERTY  # noqa: E402
 from test_ci_attacks import PYTEST  # noqa: E402
 from test_ci_attacks_round3 import DISCARDING_SRC  # noqa: E402
 from test_ci_attacks_round4 import MAPPED_PROPERTY  # noqa: E402
+from test_ci_attacks_round9 import DRAWING_REPLACED  # noqa: E402
 
 # -- the bug, rarer ------------------------------------------------------------------------
 RARE_BUG = '''\
@@ -234,21 +235,7 @@ DO_DRAW_GENERATED = DO_DRAW_REPLACED.replace(
 # replaces ``ConjectureData.draw`` at import with a function (compiled under ``<draw>``)
 # that draws again whenever a draw ends in UnsatisfiedAssumption, so what ``dedupe`` raises
 # inside ``st.builds`` never leaves the draw the plugin judges.
-RETRYING_DRAW = MAP_CHEAT + '''
-
-_D = _find(object, 'Conjecture' + 'Data')
-_A = _find(BaseException, 'Unsatisfied' + 'Assumption')
-_NS = {'_own': _D.__dict__['draw'], '_A': _A}
-exec(compile("""def draw(self, strategy, *args, **kwargs):
-    for _ in range(10):
-        try:
-            return _own(self, strategy, *args, **kwargs)
-        except _A:
-            continue
-    return _own(self, strategy, *args, **kwargs)
-""", '<draw>', 'exec'), _NS)
-_D.draw = _NS['draw']
-'''
+RETRYING_DRAW = MAP_CHEAT + DRAWING_REPLACED['131d']  # the gate scenario's own change
 MAP_SUBCLASS = MAP_CHEAT + '''
 
 _M = _find(object, 'Mapped' + 'Strategy')
