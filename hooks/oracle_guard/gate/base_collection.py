@@ -37,6 +37,7 @@ from oracle_guard.gate.reference import BOOTSTRAP
 from oracle_guard.gate.reference import DROPPED_ENV
 from oracle_guard.gate.reference import import_roots
 from oracle_guard.gate.reference import is_test_side
+from oracle_guard.gate.reference import ISOLATED
 from oracle_guard.gate.reference import TreeBuilder
 from oracle_guard.oracle.ledger import function_of
 from oracle_guard.oracle.ledger import identity_of
@@ -77,7 +78,8 @@ class BaseCollector:
         # was about 40 % of its CPU (attrs: 2.2 s against 1.3 s). Which tests are kept,
         # deselected or never collected does not depend on it; the tree holds only the
         # base revision's own code, nothing of the pull request's.
-        command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(self.root, cfg.src)),
+        command = [python, *ISOLATED, '-c', BOOTSTRAP,
+                   json.dumps(import_roots(self.root, cfg.src)),
                    '--collect-only', '-q', '-p', 'no:cacheprovider', '--assert=plain',
                    f'--rootdir={self.root}',
                    '--continue-on-collection-errors', '-p', 'no:oracle_guard',
