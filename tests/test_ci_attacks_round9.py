@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 import os
+import subprocess
 import sys
 import venv
 import warnings
@@ -39,6 +41,8 @@ from hypothesis import control
 from ci_repo import CiRepo
 from ci_repo import copy_template
 from ci_repo import PYTEST
+from oracle_guard.gate.reference import ISOLATED
+from oracle_guard.gate.reference import START_UP
 from oracle_guard.runtime.run_record import _Discards
 from oracle_guard.runtime.run_record import _ExampleCounter
 from test_ci_attacks import GOOD
@@ -279,6 +283,36 @@ FINDER = install_step('dd', {'__editable__.dd-0.1.pth': (
         '            return importlib.util.spec_from_file_location(name, os.path.join('
         'CHECKOUT, "src", "dd", "__init__.py"))\n\n\n'
         'def install():\n    sys.meta_path.append(_Finder)\n')})
+
+
+@pytest.mark.parametrize('system_site', [False, True], ids=['venv', 'system-site-packages'])
+def test_the_gates_runs_get_sites_path_lines_and_none_of_its_start_up_code(
+        tmp_path, system_site: bool) -> None:  # type: ignore[no-untyped-def]
+    prefix = str(tmp_path / 'env')
+    venv.EnvBuilder(with_pip=False, system_site_packages=system_site,
+                    symlinks=os.name != 'nt').create(prefix)
+    python = os.path.join(prefix, 'Scripts' if os.name == 'nt' else 'bin', 'python')
+    site = site_packages(prefix)
+    ran = tmp_path / 'ran'
+    for folder in ('by_path_line', 'by_import_line'):
+        os.mkdir(tmp_path / folder)
+    install(site, 'start_up', {
+        'paths.pth': f'# a comment\n{tmp_path / "by_path_line"}\n\n{tmp_path / "missing"}\n',
+        'code.pth': f'import sys; sys.path.append({str(tmp_path / "by_import_line")!r}); '
+                    f'open({str(ran)!r}, "a").write("pth ")\n',
+        'sitecustomize.py': f'open({str(ran)!r}, "a").write("sitecustomize ")\n'})
+    show = 'import json, sys\njson.dump([sys.prefix, sys.path], sys.stdout)\n'
+    by_site = json.loads(subprocess.run([python, '-I', '-c', show], check=True,
+                                        capture_output=True).stdout)
+    assert set(ran.read_text().split()) == {'pth', 'sitecustomize'}  # site runs both
+    ran.unlink()
+    gate = json.loads(subprocess.run([python, *ISOLATED, '-c', START_UP + show], check=True,
+                                     capture_output=True).stdout)
+    assert not ran.exists()
+    # site's prefix and sys.path, in its order, but for what the import line added
+    assert gate == [by_site[0], [p for p in by_site[1] if not p.endswith('by_import_line')]]
+    assert str(tmp_path / 'by_path_line') in gate[1]
+    assert str(tmp_path / 'by_import_line') in by_site[1]
 
 
 @pytest.fixture(scope='module')
