@@ -7,7 +7,8 @@ pull request's to choose; the record alone would let it. The gate therefore coll
 **base revision** once more: a fresh temporary tree holds every file of the base revision
 (its tests, conftests, pytest configuration and ``src/``), read from git objects, none of
 the pull request's; ``pytest --collect-only`` with the collection probe runs in it in a
-fresh ``python -I`` process of the test environment. A recorded identity is accepted only
+fresh ``python -I -S`` process of the test environment (the reference run's bootstrap: no
+``.pth`` import line runs, rule 46). A recorded identity is accepted only
 when that collection left it out too, and a case that collection kept which is gone from
 the pull request's run (neither collected nor deselected) is not run. A test the base's
 collection kept whose ``skipif`` held for none of its conditions there is one the base
