@@ -320,7 +320,7 @@ def dd_template(tmp_path_factory: pytest.TempPathFactory) -> str:
     return adopt_dd(str(tmp_path_factory.mktemp('round9-start-up') / 'repo'))
 
 
-def test_env(tmp_path) -> str:  # type: ignore[no-untyped-def]
+def suite_env(tmp_path) -> str:  # type: ignore[no-untyped-def]
     """A fresh environment (no pip) that reaches this suite's pytest, Hypothesis and
     oracle-guard through the path lines of a ``.pth`` a distribution of its own lists."""
     prefix = str(tmp_path / 'env')
@@ -348,13 +348,15 @@ def test_start_up_code_the_install_step_adds_does_not_run_in_the_gates_runs(
     repo = copy_template(dd_template, str(tmp_path / 'repo'))
     repo.pull_request({'src/dd/__init__.py': DISCARDING_SRC, 'tests/test_dd.py': SMALL_UNIT_TESTS,
                        'tools/install.py': BOOT}, bug=False)
-    ci = start_up_gate(repo, test_env(tmp_path))
+    ci = start_up_gate(repo, suite_env(tmp_path))
     assert ci.rc == 1, ci.out
     # The start-up code ran in the test command (its own OG717 is gone: the attack is live)
     assert not [line for line in ci.lines('OG717') if 'reference run:' not in line], ci.out
     assert not ci.lines('OG727') and not ci.lines('OG726'), ci.out
     assert any('reference run: OG717' in line and PROPERTY_ID in line
                and 'src/dd/__init__.py:12' in line for line in ci.lines('OG734')), ci.out
+    assert any('note: the install step added start-up code' in line and
+               'og_boot.pth: import og_boot)' in line for line in ci.out.splitlines()), ci.out
 
 
 def test_an_editable_finder_the_install_step_adds_leaves_an_honest_fix_passing(
@@ -362,6 +364,8 @@ def test_an_editable_finder_the_install_step_adds_leaves_an_honest_fix_passing(
     # The gate's runs skip the finder's import line: the tree's src roots come first anyway.
     repo = copy_template(dd_template, str(tmp_path / 'repo'))
     repo.pull_request({'src/dd/__init__.py': GOOD, 'tools/install.py': FINDER}, bug=False)
-    ci = start_up_gate(repo, test_env(tmp_path))
+    ci = start_up_gate(repo, suite_env(tmp_path))
     assert ci.rc == 0, ci.out
     assert 'oracle-guard ci: 0 finding(s); test command exited 0' in ci.out, ci.out
+    notes = [line for line in ci.out.splitlines() if 'added start-up code' in line]
+    assert len(notes) == 1 and '__editable__.dd-0.1.pth: import __editable___dd_0_1' in notes[0]
