@@ -48,6 +48,7 @@ from test_ci_attacks import PROPERTY  # noqa: E402
 from test_ci_attacks import PYTEST  # noqa: E402
 from test_ci_attacks_round3 import DISCARDING_SRC  # noqa: E402
 from test_ci_attacks_round4 import MAPPED_PROPERTY  # noqa: E402
+from test_ci_attacks_round9 import BOOT as PTH_INSTALL  # noqa: E402
 from test_ci_attacks_round9 import DRAWING_REPLACED  # noqa: E402
 
 # -- the bug, rarer ------------------------------------------------------------------------
@@ -260,35 +261,7 @@ _S.map = _map
 # imports oracle-guard's run_record and makes ``_Discards.by_src`` answer None, so no
 # discard is ever src's. src is round 3's 75 (DISCARDING_SRC: UnsatisfiedAssumption whenever
 # it would answer wrong), the base's plain property with the original bug's cheat.
-BOOT = '''\
-try:
-    from oracle_guard.runtime import run_record as _rr
-    _rr._Discards.by_src = lambda self, exc: None
-except Exception:
-    pass
-'''
-PTH_INSTALL = r'''import base64
-import hashlib
-import os
-import sysconfig
-
-SITE = sysconfig.get_paths()['purelib']
-FILES = {'og_boot.pth': 'import og_boot\n', 'og_boot.py': %r,
-         'og_boot-0.1.dist-info/METADATA': 'Metadata-Version: 2.1\nName: og-boot\nVersion: 0.1\n\n'}
-rows = []
-for name, text in FILES.items():
-    path = os.path.join(SITE, name)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    data = text.encode()
-    with open(path, 'wb') as f:
-        f.write(data)
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()
-    rows.append(f'{name},sha256={digest},{len(data)}')
-rows.append('og_boot-0.1.dist-info/RECORD,,')
-with open(os.path.join(SITE, 'og_boot-0.1.dist-info', 'RECORD'), 'w') as f:
-    f.write('\n'.join(rows) + '\n')
-print('installed og_boot into', SITE)
-''' % BOOT
+# PTH_INSTALL is the regression test's install step (tests/test_ci_attacks_round9.py's BOOT).
 PTH_NOTHING = 'print("nothing")\n'
 
 

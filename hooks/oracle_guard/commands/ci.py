@@ -335,6 +335,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         plugins_before, plugins_after, cfg.root, *plugin_rules)
     findings.extend(plugin_findings)
     ctx.notes.extend(plugin_notes)
+    if plugins_before is not None:
+        ctx.notes.extend(installed_plugins.start_up_notes(plugins_before, plugins_after))
     if args.install_command:
         findings.extend(interpreter.changed(test_python, python_was, 'after the install step'))
 

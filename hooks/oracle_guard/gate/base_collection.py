@@ -7,7 +7,8 @@ pull request's to choose; the record alone would let it. The gate therefore coll
 **base revision** once more: a fresh temporary tree holds every file of the base revision
 (its tests, conftests, pytest configuration and ``src/``), read from git objects, none of
 the pull request's; ``pytest --collect-only`` with the collection probe runs in it in a
-fresh ``python -I`` process of the test environment. A recorded identity is accepted only
+fresh ``python -I -S`` process of the test environment (the reference run's bootstrap: no
+``.pth`` import line runs, rule 46). A recorded identity is accepted only
 when that collection left it out too, and a case that collection kept which is gone from
 the pull request's run (neither collected nor deselected) is not run. A test the base's
 collection kept whose ``skipif`` held for none of its conditions there is one the base
@@ -37,6 +38,7 @@ from oracle_guard.gate.reference import BOOTSTRAP
 from oracle_guard.gate.reference import DROPPED_ENV
 from oracle_guard.gate.reference import import_roots
 from oracle_guard.gate.reference import is_test_side
+from oracle_guard.gate.reference import ISOLATED
 from oracle_guard.gate.reference import TreeBuilder
 from oracle_guard.oracle.ledger import function_of
 from oracle_guard.oracle.ledger import identity_of
@@ -77,7 +79,8 @@ class BaseCollector:
         # was about 40 % of its CPU (attrs: 2.2 s against 1.3 s). Which tests are kept,
         # deselected or never collected does not depend on it; the tree holds only the
         # base revision's own code, nothing of the pull request's.
-        command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(self.root, cfg.src)),
+        command = [python, *ISOLATED, '-c', BOOTSTRAP,
+                   json.dumps(import_roots(self.root, cfg.src)),
                    '--collect-only', '-q', '-p', 'no:cacheprovider', '--assert=plain',
                    f'--rootdir={self.root}',
                    '--continue-on-collection-errors', '-p', 'no:oracle_guard',

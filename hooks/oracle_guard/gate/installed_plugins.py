@@ -20,7 +20,9 @@ OG738 an entry point of the two groups that is the project's own (its distributi
 
 An entry point of the project's own that the base revision declares (a project that is a
 pytest plugin) is a note: the pull request's plugin code runs before collection there,
-which the gate cannot keep apart from the code under test.
+which the gate cannot keep apart from the code under test. So is a ``.pth`` import line the
+install step added or changed: the test command runs it at start-up, the gate's own runs
+(started with ``-I -S``, ``gate/reference.py``) do not.
 """
 from __future__ import annotations
 
@@ -69,6 +71,7 @@ class Installed:
     entry_points: tuple[EntryPoint, ...]
     requires: dict[str, list[str]]  # a distribution -> the names it requires
     sites: tuple[str, ...] = ()  # the site folders read
+    start_up: tuple[tuple[str, str], ...] = ()  # (a .pth file of them, an import line of it)
 
     def closure(self, names: Iterable[str]) -> set[str]:
         """``names`` and everything they require here, transitively (normalized)."""
@@ -105,12 +108,28 @@ def installed(python: str, probe_source: str, root: str,
         facts = json.loads(proc.stdout)
         requires = {str(k): [str(n) for n in v] for k, v in facts['requires'].items()}
         return Installed(tuple(EntryPoint(*map(str, row)) for row in facts['entry_points']),
-                         requires, tuple(str(f) for f in facts['sites']))
+                         requires, tuple(str(f) for f in facts['sites']),
+                         tuple((str(p), str(line)) for p, line in facts.get('start_up', ())))
     except (ValueError, KeyError, TypeError, AttributeError):
         tail = proc.stderr.decode(errors='replace').strip().splitlines()[-1:] or ['no output']
         raise ConfigError(*where, f'cannot inspect the test environment of {python!r} (its '
                           f'entry points): {tail[0]}', 'the test environment must be a Python '
                           '3.9+ interpreter whose site-packages can be read') from None
+
+
+def start_up_notes(before: Installed, after: Installed) -> list[str]:
+    """A note per ``.pth`` file with an ``import`` line that the install step added or
+    changed (rule 46): start-up code that runs in the test command only."""
+    earlier = set(before.start_up)
+    added: dict[str, str] = {}
+    for path, line in after.start_up:
+        if (path, line) not in earlier:
+            added.setdefault(path, line)
+    return [f'oracle-guard ci: note: the install step added start-up code to the test '
+            f'environment ({path}: {line if len(line) < 80 else line[:77] + "..."}): the test '
+            'command runs it, the gate\'s own runs (the reference run, the evidence runs, the '
+            'base collection) do not, so what only it makes importable is not importable there'
+            for path, line in sorted(added.items())]
 
 
 def search_folders(root: str, views: Iterable[TreeView | None],

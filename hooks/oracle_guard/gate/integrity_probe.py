@@ -19,8 +19,8 @@ imported). Prints one JSON object; ``gate/integrity.py`` turns it into findings.
 
 With ``--entry-points ROOT [SITES [EXTRA]]`` it prints instead the ``pytest11`` and ``hypothesis``
 entry points ``importlib.metadata`` finds where a test run in ROOT would look, what each
-distribution requires, and the site folders it read (``gate/installed_plugins.py`` judges
-them).
+distribution requires, the site folders it read, and the ``import`` lines of their ``.pth``
+files (``gate/installed_plugins.py`` judges them).
 """
 from __future__ import annotations
 
@@ -315,19 +315,7 @@ def search_path(root: str, sites: list[str] | None = None,
     paths = [root, *(extra or ())]
     for folder in site_folders() if sites is None else sites:
         paths.append(folder)
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError:
-            continue
-        for name in names:
-            if not name.endswith('.pth'):
-                continue
-            try:
-                with open(os.path.join(folder, name), encoding='utf-8',
-                          errors='replace') as f:
-                    lines = f.read().splitlines()
-            except OSError:
-                continue
+        for _, lines in pth_files(folder):
             for line in lines:
                 line = line.strip()
                 if not line or line.startswith(('#', 'import ', 'import\t')):
@@ -336,6 +324,32 @@ def search_path(root: str, sites: list[str] | None = None,
                 if os.path.isdir(path):
                     paths.append(path)
     return list(dict.fromkeys(os.path.realpath(p) for p in paths))
+
+
+def pth_files(folder: str) -> list[tuple[str, list[str]]]:
+    """(path, lines) of each ``.pth`` file of a site folder, in the order ``site`` reads
+    them."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if not name.endswith('.pth'):
+            continue
+        try:
+            with open(os.path.join(folder, name), 'rb') as f:
+                found.append((os.path.join(folder, name), os.fsdecode(f.read()).splitlines()))
+        except OSError:
+            continue
+    return found
+
+
+def start_up_lines(sites: list[str]) -> list[list[str]]:
+    """[the ``.pth`` file, the line] for every ``import`` line of the ``.pth`` files in
+    ``sites``: the code ``site`` runs at every start-up of the interpreter."""
+    return [[path, line] for folder in sites for path, lines in pth_files(folder)
+            for line in lines if line.startswith(('import ', 'import\t'))]
 
 
 def entry_points(root: str, paths: list[str] | None = None) -> list[list[str]]:
@@ -411,8 +425,9 @@ if __name__ == '__main__':
         sites = json.loads(sys.argv[3]) if len(sys.argv) > 3 else None
         extra = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
         where = search_path(sys.argv[2], sites, extra)
+        sites = site_folders() if sites is None else sites
         json.dump({'entry_points': entry_points(sys.argv[2], where),
                    'requires': requirements(sys.argv[2], where),
-                   'sites': site_folders() if sites is None else sites}, sys.stdout)
+                   'sites': sites, 'start_up': start_up_lines(sites)}, sys.stdout)
     else:
         json.dump(inspect(), sys.stdout)

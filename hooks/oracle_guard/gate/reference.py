@@ -114,14 +114,71 @@ MACHINERY = frozenset(('pytest', '_pytest', 'pluggy', 'hypothesis', '_hypothesis
 DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD',
                'PYTEST_CURRENT_TEST', 'PYTEST_XDIST_WORKER', 'PYTEST_XDIST_WORKER_COUNT',
                'PYTEST_RUN_FORKED', RECORD_ENV)
-# The child of the test environment's interpreter. `python -I` keeps out what a
-# checkout could use to run code before pytest does: the current folder on sys.path,
-# PYTHONPATH/PYTHONSTARTUP/PYTHONHOME, the user site. The project is then made importable
-# by putting the tree's src roots first on sys.path here, after pytest itself is
-# imported (a `src/pytest.py` cannot stand in for it), and nothing else of the tree;
-# no .pth file is written anywhere. The roots come as JSON in argv[1].
-BOOTSTRAP = (
-    'import json, sys\n'
+# The child of the test environment's interpreter, started as ``python -I -S -c
+# BOOTSTRAP`` (``ISOLATED``). `-I` keeps out what a checkout could use to run code before
+# pytest does: the current folder on sys.path, PYTHONPATH/PYTHONSTARTUP/PYTHONHOME, the
+# user site. `-S` keeps out what the install step could (rule 46, attack 132): ``site`` runs
+# every ``import`` line of the site folders' ``.pth`` files at start-up, and a ``.pth`` that
+# a hand-written ``RECORD`` lists is no stray (OG727), yet its code would run in the gate's
+# own runs before pytest and the plugin, and could change them in memory. So the bootstrap
+# (``START_UP``) does ``site``'s work on sys.path itself: a venv's prefix from its
+# ``pyvenv.cfg`` (the base interpreter's site folders too when it includes them), the site
+# folders ``site.getsitepackages`` names for those prefixes (``site`` imported under -S only
+# defines its functions), each followed by the folders its ``.pth`` files' path lines name,
+# in ``site``'s order; it runs no ``import`` line, ``sitecustomize`` or ``usercustomize``.
+# The project is then made importable by putting the tree's src roots first on sys.path
+# here, after pytest itself is imported (a `src/pytest.py` cannot stand in for it), and
+# nothing else of the tree; no .pth file is written anywhere. The roots come as JSON in
+# argv[1].
+ISOLATED = ('-I', '-S')
+START_UP = '''\
+import os, sys
+def _site_path():
+    import site
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    prefixes = [sys.prefix, sys.exec_prefix]
+    for folder in (here, os.path.dirname(here)):
+        cfg = os.path.join(folder, "pyvenv.cfg")
+        if os.path.isfile(cfg):
+            system = "true"
+            with open(cfg, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    key, _, value = line.partition("=")
+                    if value and key.strip().lower() == "include-system-site-packages":
+                        system = value.strip().lower()
+            sys.prefix = sys.exec_prefix = os.path.dirname(here)
+            prefixes = [sys.prefix] + (prefixes if system == "true" else [])
+            break
+    known = {os.path.normcase(os.path.abspath(p)) for p in sys.path}
+    def add(path):
+        path = os.path.abspath(path)
+        if os.path.normcase(path) not in known and os.path.exists(path):
+            known.add(os.path.normcase(path))
+            sys.path.append(path)
+    for folder in site.getsitepackages(prefixes):
+        if not os.path.isdir(folder):
+            continue
+        add(folder)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".pth") or (name.startswith(".") and sys.version_info >= (3, 13)):
+                continue
+            try:
+                with open(os.path.join(folder, name), "rb") as f:
+                    lines = os.fsdecode(f.read()).splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                if line.startswith(("#", "import ", "import\t")) or not line.strip():
+                    continue
+                add(os.path.join(folder, line.rstrip()))
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+_site_path()
+del _site_path
+'''
+BOOTSTRAP = START_UP + (
+    'import json\n'
     'import pytest\n'
     'sys.path[:0] = json.loads(sys.argv[1])\n'
     'raise SystemExit(pytest.main(sys.argv[2:]))\n'
@@ -588,7 +645,7 @@ class PytestChild:
                 hypothesis=uses_hypothesis(tests, read))
             self.listener = stream.EventListener(self.work).__enter__()
             env.update({**self.listener.env(), **self.plan.env()})
-        command = [python, '-I', '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
+        command = [python, *ISOLATED, '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    # One module that cannot be imported must not hide the others' outcomes.
                    '--continue-on-collection-errors',
