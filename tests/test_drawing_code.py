@@ -197,9 +197,10 @@ def test_replaces_while_called(n):
 '''
 
 
-def recorded_run(root: Any, files: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """The ``call`` events, by test name, of a recorded pytest run (as the gate's runs
-    are) of a guarded git repository at ``root`` holding ``files``, its properties locked."""
+def recorded_events(root: Any, files: dict[str, str],
+                    extra_env: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """The events, in order, of a recorded pytest run (as the gate's runs are) of a guarded
+    git repository at ``root`` holding ``files``, its properties locked."""
     files = {'pyproject.toml': '[project]\nname = "dd"\nversion = "0.1"\n\n'
              '[tool.pytest.ini_options]\npythonpath = ["src"]\n\n[tool.oracle-guard]\n'
              'src = ["src/"]\n', **files}
@@ -216,6 +217,7 @@ def recorded_run(root: Any, files: dict[str, str]) -> dict[str, dict[str, Any]]:
     record = os.path.join(root, 'record')
     os.mkdir(record)
     env['ORACLE_GUARD_RECORD'] = record
+    env.update(extra_env or {})
     proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
                            '-p', 'oracle_guard', 'tests'], cwd=root, env=env,
                           capture_output=True, text=True)
@@ -224,7 +226,28 @@ def recorded_run(root: Any, files: dict[str, str]) -> dict[str, dict[str, Any]]:
     for name in sorted(os.listdir(record)):
         with open(os.path.join(record, name)) as f:
             events.extend(json.loads(line) for line in f)
-    return {e['nodeid'].rsplit('::', 1)[-1]: e for e in events if e.get('event') == 'call'}
+    return events
+
+
+def recorded_run(root: Any, files: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The ``call`` events, by test name, of ``recorded_events``."""
+    return {e['nodeid'].rsplit('::', 1)[-1]: e for e in recorded_events(root, files)
+            if e.get('event') == 'call'}
+
+
+def test_the_record_opens_with_its_start_when_pytest_rewrites_hypothesis_first(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Keeping the drawing code imports Hypothesis, and pytest's rewriter compiles its
+    modules when it finds no rewritten copy (a fresh environment; here a fresh
+    ``PYTHONPYCACHEPREFIX``, where pytest looks for them): each compile is an event, and
+    one sent before the process's start opened the stream as a forged run would (OG720,
+    seen on a fresh 3.13 environment in CI)."""
+    events = recorded_events(tmp_path / 'repo', {
+        'src/dd/__init__.py': RECORDED_SRC, 'tests/test_it.py': RECORDED_TESTS},
+        {'PYTHONPYCACHEPREFIX': str(tmp_path / 'pycache')})
+    compiled = [e['path'] for e in events if e.get('event') == 'compiled']
+    assert any(os.sep + 'hypothesis' + os.sep in path for path in compiled), compiled
+    assert events[0]['event'] == 'start', events[:3]
 
 
 def test_a_draw_replaced_while_a_property_runs_is_in_its_call_record(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -340,9 +340,6 @@ class RunRecorder:
         self.fresh_modules: dict[str, types.CodeType] = {}
         self._finished = False  # no event after the session's finish
         self._capture_rewrites()
-        # Hypothesis's drawing code as it is before any conftest or src module runs: what
-        # OG717's judges stand on (rule 43; drawing_code).
-        self.drawing = DrawingCode.keep()
         import pytest
 
         # pytest's own Function.runtest, taken before any conftest can rebind it: an item
@@ -360,6 +357,11 @@ class RunRecorder:
                      'pytest': pytest.__version__, 'plugin': __version__,
                      'python': sys.version.split()[0], 'prefix': sys.prefix,
                      'plugin_file': __file__}, flush=True)
+        # Hypothesis's drawing code as it is before any conftest or src module runs: what
+        # OG717's judges stand on (rule 43; drawing_code). After the start event: importing
+        # Hypothesis can make pytest's rewriter compile its modules (a cache not written
+        # yet), and each compile is an event, which may not open the stream (OG720).
+        self.drawing = DrawingCode.keep()
 
     def _capture_rewrites(self) -> None:
         """Keep the code objects pytest's assertion rewriter compiles from the test files
