@@ -66,13 +66,22 @@ def kept() -> Iterator[DrawingCode]:
     gc.collect()  # a subclass made by a test leaves __subclasses__ once collected
 
 
-def put(cls: Any, name: str, value: Any) -> Iterator[None]:
-    own = cls.__dict__[name]
-    setattr(cls, name, value)
+_ABSENT = object()
+
+
+def put(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """``owner.name`` (a class's own attribute, a function's ``__code__``) is ``value`` for
+    the loop's one turn, then what it was again (or gone, if it was not there)."""
+    own = vars(owner).get(name, _ABSENT) if isinstance(owner, type) else \
+        getattr(owner, name, _ABSENT)
+    setattr(owner, name, value)
     try:
         yield
     finally:
-        setattr(cls, name, own)
+        if own is _ABSENT:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, own)
 
 
 def test_honest_properties_change_nothing(kept: DrawingCode, root: str) -> None:
@@ -105,15 +114,10 @@ def test_a_method_of_a_drawing_class_replaced_is_named_with_its_code(
 
 def test_a_method_whose_code_is_swapped_in_place_is_named(kept: DrawingCode, root: str,
                                                           dd: Any) -> None:
-    draw = ConjectureData.__dict__['draw']
-    code = draw.__code__
-    draw.__code__ = dd.draw.__code__
-    try:
+    for _ in put(ConjectureData.__dict__['draw'], '__code__', dd.draw.__code__):
         assert kept.changes(root) == [
             "Hypothesis's ConjectureData.draw runs other code "
             f"(by src/dd/__init__.py:{LINE['draw']})"]
-    finally:
-        draw.__code__ = code
     assert kept.changes(root) == []
 
 
@@ -123,13 +127,10 @@ def test_assume_replaced_and_a_name_added_to_a_class_are_named(kept: DrawingCode
         assert kept.changes(root) == [
             "Hypothesis's hypothesis.control.assume was replaced "
             f"(by src/dd/__init__.py:{LINE['map']})"]
-    MappedStrategy._draw_again = dd.map  # type: ignore[attr-defined]
-    try:
+    for _ in put(MappedStrategy, '_draw_again', dd.map):
         assert kept.changes(root) == [
             "Hypothesis's MappedStrategy._draw_again was added "
             f"(by src/dd/__init__.py:{LINE['map']})"]
-    finally:
-        del MappedStrategy._draw_again  # type: ignore[attr-defined]
     assert kept.changes(root) == []
 
 
