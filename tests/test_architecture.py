@@ -10,7 +10,9 @@ import os
 
 import pytest
 
-PACKAGE = os.path.join(os.path.dirname(__file__), os.pardir, 'hooks', 'oracle_guard')
+import oracle_guard
+
+PACKAGE = os.path.dirname(os.path.abspath(oracle_guard.__file__))
 
 # folder -> folders (and root modules) it must never import.
 UPPER = {'hooks', 'commands', 'gate', 'runtime', 'cli', 'runner', 'report'}

@@ -52,11 +52,12 @@ def test_successful_check_prints_one_summary_line(guarded):
 def test_the_suite_needs_no_activated_environment():
     """pre-commit is run as `python -m pre_commit` everywhere, never looked up on PATH."""
     offenders = []
-    for name in sorted(os.listdir(os.path.join(ROOT, 'tests'))):
-        if name.endswith('.py'):
-            with open(os.path.join(ROOT, 'tests', name), encoding='utf-8') as f:
-                text = f.read()
-            if re.search(r"""\(\s*['"]pre-commit['"]\s*,""", text):
-                offenders.append(name)
+    for top, _, names in os.walk(os.path.join(ROOT, 'tests')):
+        for name in sorted(names):
+            if name.endswith('.py'):
+                with open(os.path.join(top, name), encoding='utf-8') as f:
+                    text = f.read()
+                if re.search(r"""\(\s*['"]pre-commit['"]\s*,""", text):
+                    offenders.append(name)
     assert not offenders
     assert sys.executable

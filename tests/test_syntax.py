@@ -13,14 +13,16 @@ import sysconfig
 
 import pytest
 
+import oracle_guard
 from oracle_guard.reading import syntax
 
-ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
+# The checkout: oracle_guard is imported from its hooks/ folder.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(oracle_guard.__file__))))
 
 
 def real_files() -> list[str]:
     ours = glob.glob(os.path.join(ROOT, 'hooks', '**', '*.py'), recursive=True) + \
-        glob.glob(os.path.join(ROOT, 'tests', '*.py'))
+        glob.glob(os.path.join(ROOT, 'tests', '**', '*.py'), recursive=True)
     stdlib = sysconfig.get_paths()['stdlib']
     theirs = [os.path.join(stdlib, name) for name in
               ('ast.py', 'typing.py', 'dataclasses.py', 'argparse.py', 'inspect.py')]
