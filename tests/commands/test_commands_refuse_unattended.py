@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from conftest import Repo
-from conftest import sha256
+from builders.repos import Repo
+from builders.repos import sha256
+from oracle_guard.commands import ci
 from oracle_guard.commands import GATE_ENV
 from oracle_guard.commands.baseline import main as baseline_main
-from oracle_guard.commands import ci
 from oracle_guard.commands.fixtures import main as fixtures_main
 from oracle_guard.commands.init import main as init_main
 from oracle_guard.commands.lock import main as lock_main

@@ -5,11 +5,11 @@ import os
 import json
 
 import pytest
-from conftest import sha256
+from builders.repos import sha256
 
-from oracle_guard.hooks import check_fixture_manifest
 from oracle_guard import cli
 from oracle_guard.commands.fixtures import main
+from oracle_guard.hooks import check_fixture_manifest
 
 MANIFEST = 'tests/fixtures/manifest.json'
 TRACES = 'tests/fixtures/traces.txt'

@@ -7,13 +7,13 @@ import sys
 
 from pre_commit.clientlib import load_config as load_pre_commit_config
 
-from conftest import ROOT
-from oracle_guard.hooks import check_fixture_manifest
+from builders.repos import ROOT
 from oracle_guard import cli
-from oracle_guard.hooks import HOOKS
-from oracle_guard.config import load_config
 from oracle_guard.commands.fixtures import main as fixtures_main
 from oracle_guard.commands.init import main
+from oracle_guard.config import load_config
+from oracle_guard.hooks import check_fixture_manifest
+from oracle_guard.hooks import HOOKS
 
 SCAFFOLD = ('pyproject.toml', 'tests/freeze_ledger.yaml', 'tests/fixtures/manifest.json',
             'tests/fixtures/traces.txt', 'tests/domain_lock.json', '.pre-commit-config.yaml')

@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import os
 
-from conftest import Repo
+from builders.pre_commit import HookRepo
+from builders.pre_commit import pre_commit
+from builders.pre_commit import run
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.init import main as init
-from pre_commit_env import HookRepo
-from pre_commit_env import pre_commit
-from pre_commit_env import run
 
 PROPERTY = '''\
 from hypothesis import given, settings, strategies as st

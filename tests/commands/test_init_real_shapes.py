@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.init import main as init
 from oracle_guard.hooks.check_named_freezes import main as named_freezes

@@ -13,10 +13,10 @@ import sys
 import pytest
 import yaml
 
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from conftest import ROOT
+from builders.ci_repo import build_template
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.repos import ROOT
 
 
 def action() -> dict:  # type: ignore[type-arg]

@@ -4,15 +4,15 @@ exactly as the six hooks do (rule 50: the same verdict in every mode)."""
 from __future__ import annotations
 
 import pytest
-from conftest import Repo
-from pre_commit_env import HookRepo
-from pre_commit_env import pre_commit
-from test_pre_commit_integration import CHEATS
-from test_pre_commit_integration import finding_lines
-from test_pre_commit_integration import FIXED_SRC
-from test_pre_commit_integration import SRC
-from test_pre_commit_integration import WEAKER_PROPERTY
-from test_pre_commit_integration import PROPERTY
+from builders.hook_scenarios import CHEATS
+from builders.hook_scenarios import finding_lines
+from builders.hook_scenarios import HOOK_FIXED_SRC
+from builders.hook_scenarios import HOOK_PROPERTY
+from builders.hook_scenarios import HOOK_SRC
+from builders.hook_scenarios import HOOK_WEAKER_PROPERTY
+from builders.pre_commit import HookRepo
+from builders.pre_commit import pre_commit
+from builders.repos import Repo
 
 from oracle_guard.hooks import EVERY_HOOK
 
@@ -65,21 +65,21 @@ def test_a_committed_cheat_fails_all_files_in_one_process_as_in_six(
 def test_a_cheat_split_across_two_commits_fails_the_range_in_one_process_as_in_six(
         user: Repo, hook_repo: HookRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     base = user.git('rev-parse', 'HEAD').strip()
-    user.write(SRC, FIXED_SRC)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
     user.commit('fix parse')
-    user.write(PROPERTY, WEAKER_PROPERTY)
+    user.write(HOOK_PROPERTY, HOOK_WEAKER_PROPERTY)
     user.commit('weaken the property')
 
     six, one = both(user, hook_repo, tmp_path, '--from-ref', base, '--to-ref', 'HEAD')
 
     assert six.rc == one.rc == 1, (six.out, one.out)
-    assert one.has('OG201', PROPERTY), one.out
+    assert one.has('OG201', HOOK_PROPERTY), one.out
     assert finding_lines(one.out) == finding_lines(six.out)
 
 
 def test_a_clean_change_passes_the_one_process_hook_silently(
         user: Repo, hook_repo: HookRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    user.write(SRC, FIXED_SRC)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
     user.add()
 
     six, one = both(user, hook_repo, tmp_path)

@@ -3,18 +3,18 @@
 pre-commit.ci runs ``pre-commit run --all-files`` on a detached checkout of the pull
 request with no base branch. These tests clone the user's repository, detach HEAD at the
 pull request's last commit and run the real pre-commit against this project installed as
-a hook repository (tests/pre_commit_env.py).
+a hook repository (tests/builders/pre_commit.py).
 """
 from __future__ import annotations
 
 import subprocess
 
 import pytest
-from conftest import PROPERTY_TEST
-from conftest import Repo
-from pre_commit_env import Completed
-from pre_commit_env import HookRepo
-from pre_commit_env import pre_commit
+from builders.pre_commit import Completed
+from builders.pre_commit import HookRepo
+from builders.pre_commit import pre_commit
+from builders.repos import PROPERTY_TEST
+from builders.repos import Repo
 
 SRC = 'src/app.py'
 PROPERTY = 'tests/properties/test_parse.py'

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
+from builders.pre_commit import HookRepo
+from builders.pre_commit import pre_commit
+from builders.pre_commit import run
 from oracle_guard.cli import main as cli
 from oracle_guard.hooks.forbid_mixed_oracle_diff import main as mixed
-from pre_commit_env import HookRepo
-from pre_commit_env import pre_commit
-from pre_commit_env import run
 
 LOCK = 'tests/domain_lock.json'
 NEW_GIVEN = '''\

@@ -1,16 +1,14 @@
 """Row 50 of docs/rules.md: one change, one verdict, whether it is judged as a ``git commit``,
 as a ``--from-ref/--to-ref`` range or as an ``--all-files`` history run of the real
-``pre-commit`` program (tests/hook_modes.py). Each scenario is one repository per mode."""
+``pre-commit`` program (builders.pre_commit.judge). Each scenario is one repository per mode."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import pytest
-from conftest import Repo
-from hook_modes import judge
-from hook_modes import mode  # noqa: F401 -- a fixture: commit, range, all-files
-from hook_modes import user  # noqa: F401 -- a fixture: the guarded repository
-from pre_commit_env import HookRepo
+from builders.pre_commit import HookRepo
+from builders.pre_commit import judge
+from builders.repos import Repo
 
 PROPERTY = 'tests/properties/test_parse.py'
 HELPER = 'tests/strategies.py'
@@ -227,7 +225,7 @@ def test_ledger_row_removed_while_a_test_names_it_fails(
 @pytest.mark.parametrize('cheat', ['bare-skip', 'fixture-bytes-changed', 'src-and-property-test'])
 def test_decision_table_cheat_fails_in_every_mode(
         user: Repo, hook_repo: HookRepo, mode: str, cheat: str) -> None:
-    from test_pre_commit_integration import CHEATS
+    from builders.hook_scenarios import CHEATS
 
     found: list[tuple[str, str]] = []
     result = judge(mode, user, hook_repo, lambda r: found.append(CHEATS[cheat](r)))

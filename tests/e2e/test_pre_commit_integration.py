@@ -6,26 +6,29 @@ exercised: ``pre-commit install`` + ``git commit``, ``pre-commit run --all-files
 ``pre-commit run --from-ref A --to-ref B``. pre-commit builds the hook environment once
 per session (one PRE_COMMIT_HOME); it pip-installs pyyaml and identify from PyPI.
 """
+
 from __future__ import annotations
 
 import subprocess
 
 import pytest
-from conftest import PROPERTY_TEST
-from conftest import Repo
-from pre_commit_env import Completed
-from pre_commit_env import HOOK_IDS
-from pre_commit_env import HookRepo
-from pre_commit_env import pre_commit
-from pre_commit_env import run
 
-SRC = 'src/app.py'
-PROPERTY = 'tests/properties/test_parse.py'
-FIXTURE = 'tests/fixtures/headers/ok.bin'
-TEST = 'tests/test_app.py'
-FIXED_SRC = 'def parse(b):\n    return bytes(b)\n'
-# Still a locked @given test (so only the mixing rules judge it), asserting nothing.
-WEAKER_PROPERTY = PROPERTY_TEST.replace('assert isinstance(buf, bytes)', 'assert True')
+from builders.hook_scenarios import _bare_skip
+from builders.hook_scenarios import _fixture_bytes
+from builders.hook_scenarios import CHEATS
+from builders.hook_scenarios import finding_lines
+from builders.hook_scenarios import FIXTURE
+from builders.hook_scenarios import HOOK_FIXED_SRC
+from builders.hook_scenarios import HOOK_PROPERTY
+from builders.hook_scenarios import HOOK_SRC
+from builders.hook_scenarios import HOOK_WEAKER_PROPERTY
+from builders.hook_scenarios import TEST
+from builders.pre_commit import Completed
+from builders.pre_commit import HOOK_IDS
+from builders.pre_commit import HookRepo
+from builders.pre_commit import pre_commit
+from builders.pre_commit import run
+from builders.repos import Repo
 
 
 @pytest.fixture
@@ -55,43 +58,6 @@ def installed(repo: Repo, hook_repo: HookRepo) -> Repo:
     return repo
 
 
-def finding_lines(out: str) -> list[str]:
-    return sorted(line for line in out.splitlines() if ': OG' in line)
-
-
-# --- pre-commit install + git commit -------------------------------------------------
-
-def _src_and_property_test(repo: Repo) -> tuple[str, str]:
-    repo.write(SRC, FIXED_SRC)
-    repo.write(PROPERTY, WEAKER_PROPERTY)
-    return 'OG201', PROPERTY
-
-
-def _bare_skip(repo: Repo) -> tuple[str, str]:
-    repo.write(TEST, 'import pytest\n\n\n@pytest.mark.skip(reason="flaky")\n'
-                     'def test_parse():\n    assert False\n')
-    return 'OG301', TEST
-
-
-def _fixture_bytes(repo: Repo) -> tuple[str, str]:
-    repo.write(FIXTURE, b'GET / HTTP/1.1\n\n')
-    return 'OG101', FIXTURE
-
-
-def _src_reaches_into_the_run(repo: Repo) -> tuple[str, str]:
-    repo.write(SRC, 'import sys\n\n\ndef parse(b):\n    if "pytest" in sys.modules:\n'
-                    '        return b\n    return bytes(b)\n')
-    return 'OG204', SRC
-
-
-CHEATS = {
-    'src-and-property-test': _src_and_property_test,
-    'src-reaches-into-the-test-run': _src_reaches_into_the_run,
-    'bare-skip': _bare_skip,
-    'fixture-bytes-changed': _fixture_bytes,
-}
-
-
 @pytest.mark.parametrize('cheat', sorted(CHEATS))
 def test_git_commit_of_a_cheat_is_blocked(user: Repo, hook_repo: HookRepo, cheat: str) -> None:
     installed(user, hook_repo)
@@ -110,7 +76,7 @@ def test_git_commit_of_a_cheat_is_blocked(user: Repo, hook_repo: HookRepo, cheat
 def test_git_commit_of_a_clean_change_lands(user: Repo, hook_repo: HookRepo) -> None:
     installed(user, hook_repo)
     before = head(user)
-    user.write(SRC, FIXED_SRC)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
     user.add()
 
     result = git_commit(user, hook_repo)
@@ -118,55 +84,55 @@ def test_git_commit_of_a_clean_change_lands(user: Repo, hook_repo: HookRepo) -> 
     assert result.rc == 0, result.out
     assert ': OG' not in result.out
     assert user.git('rev-parse', 'HEAD^').strip() == before
-    assert user.git('show', '--name-only', '--format=', 'HEAD').split() == [SRC]
+    assert user.git('show', '--name-only', '--format=', 'HEAD').split() == [HOOK_SRC]
 
 
 def test_commit_that_only_deletes_the_property_tests_is_blocked(
         user: Repo, hook_repo: HookRepo) -> None:
     installed(user, hook_repo)
     before = head(user)
-    user.rm(PROPERTY)  # pre-commit passes no filenames for a deletion
+    user.rm(HOOK_PROPERTY)  # pre-commit passes no filenames for a deletion
 
     result = git_commit(user, hook_repo)
 
     assert result.rc != 0, result.out
     assert result.has('OG401', 'tests/properties'), result.out
     assert head(user) == before
-    assert user.git('ls-tree', '--name-only', 'HEAD', PROPERTY).strip() == PROPERTY
+    assert user.git('ls-tree', '--name-only', 'HEAD', HOOK_PROPERTY).strip() == HOOK_PROPERTY
 
 
 def test_git_commit_of_one_path_is_judged_on_that_path_only(
         user: Repo, hook_repo: HookRepo) -> None:
     installed(user, hook_repo)
-    user.write(SRC, FIXED_SRC)
-    user.write(PROPERTY, WEAKER_PROPERTY)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
+    user.write(HOOK_PROPERTY, HOOK_WEAKER_PROPERTY)
     user.add()
     before = head(user)
     whole_index = pc(user, hook_repo, 'run')  # the whole index would be a mixed change
-    assert whole_index.rc != 0 and whole_index.has('OG201', PROPERTY), whole_index.out
+    assert whole_index.rc != 0 and whole_index.has('OG201', HOOK_PROPERTY), whole_index.out
 
-    result = git_commit(user, hook_repo, '--', SRC)  # git sets GIT_INDEX_FILE for the hook
+    result = git_commit(user, hook_repo, '--', HOOK_SRC)  # git sets GIT_INDEX_FILE for the hook
 
     assert result.rc == 0, result.out
     assert user.git('rev-parse', 'HEAD^').strip() == before
-    assert user.git('show', '--name-only', '--format=', 'HEAD').split() == [SRC]
-    assert user.git('diff', '--cached', '--name-only').split() == [PROPERTY]
+    assert user.git('show', '--name-only', '--format=', 'HEAD').split() == [HOOK_SRC]
+    assert user.git('diff', '--cached', '--name-only').split() == [HOOK_PROPERTY]
 
 
 def test_git_commit_of_paths_judges_their_working_tree_content_not_the_index(
         user: Repo, hook_repo: HookRepo) -> None:
     installed(user, hook_repo)
-    user.write(SRC, FIXED_SRC)
-    user.add(SRC)
-    user.write(PROPERTY, WEAKER_PROPERTY)  # unstaged: the real index holds only src
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
+    user.add(HOOK_SRC)
+    user.write(HOOK_PROPERTY, HOOK_WEAKER_PROPERTY)  # unstaged: the real index holds only src
     before = head(user)
     real_index = pc(user, hook_repo, 'run')
     assert real_index.rc == 0, real_index.out
 
-    result = git_commit(user, hook_repo, '--', SRC, PROPERTY)
+    result = git_commit(user, hook_repo, '--', HOOK_SRC, HOOK_PROPERTY)
 
     assert result.rc != 0, result.out
-    assert result.has('OG201', PROPERTY), result.out
+    assert result.has('OG201', HOOK_PROPERTY), result.out
     assert head(user) == before
 
 
@@ -196,12 +162,12 @@ def test_run_all_files_on_a_broken_tree_fails(user: Repo, hook_repo: HookRepo, c
 def test_range_catches_a_cheat_split_across_two_commits(user: Repo, hook_repo: HookRepo) -> None:
     installed(user, hook_repo)
     base = head(user)
-    user.write(SRC, FIXED_SRC)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
     user.add()
     first = git_commit(user, hook_repo)
     assert first.rc == 0, first.out  # each commit alone passes commit mode
     middle = head(user)
-    user.write(PROPERTY, WEAKER_PROPERTY)
+    user.write(HOOK_PROPERTY, HOOK_WEAKER_PROPERTY)
     user.add()
     second = git_commit(user, hook_repo)
     assert second.rc == 0, second.out
@@ -212,8 +178,8 @@ def test_range_catches_a_cheat_split_across_two_commits(user: Repo, hook_repo: H
 
     assert one_commit.rc == 0, one_commit.out
     assert whole_range.rc != 0, whole_range.out
-    assert whole_range.has('OG201', PROPERTY), whole_range.out
-    assert SRC in whole_range.out
+    assert whole_range.has('OG201', HOOK_PROPERTY), whole_range.out
+    assert HOOK_SRC in whole_range.out
 
 
 # --- no writes, no dependence on concurrency -----------------------------------------
@@ -229,7 +195,7 @@ def test_hooks_leave_the_working_tree_untouched(user: Repo, hook_repo: HookRepo)
     _many_skips(user)
     _fixture_bytes(user)
     user.add()
-    user.write(SRC, FIXED_SRC)  # unstaged: pre-commit stashes and restores it
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)  # unstaged: pre-commit stashes and restores it
     user.write('notes.txt', 'untracked\n')
     before = user.snapshot()
     index_before = user.git('ls-files', '-s')
@@ -263,10 +229,10 @@ def _pull_request(user: Repo, tmp_path, cheat: bool) -> Repo:  # type: ignore[no
     """What actions/checkout with fetch-depth: 0 gives a pull_request job: a full clone,
     ``origin/main`` present, HEAD a detached merge of the branch into the base."""
     user.git('checkout', '-q', '-b', 'feature')
-    user.write(SRC, FIXED_SRC)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
     user.commit('fix parse')
     if cheat:  # the same cheat, split across two commits of the pull request
-        user.write(PROPERTY, WEAKER_PROPERTY)
+        user.write(HOOK_PROPERTY, HOOK_WEAKER_PROPERTY)
         user.commit('tidy the property test')
     user.git('checkout', '-q', 'main')
     path = str(tmp_path / 'ci-checkout')
@@ -287,7 +253,7 @@ def test_pull_request_job_from_the_readme(user: Repo, hook_repo: HookRepo, tmp_p
 
     if cheat:
         assert result.rc == 1, result.out
-        assert result.has('OG201', PROPERTY) and SRC in result.out, result.out
+        assert result.has('OG201', HOOK_PROPERTY) and HOOK_SRC in result.out, result.out
     else:
         assert result.rc == 0, result.out
         assert ': OG' not in result.out
@@ -304,13 +270,13 @@ def test_all_files_judges_from_base_ref_when_configured(user: Repo, hook_repo: H
 
     assert without_base.rc == 0, without_base.out  # history mode: each commit alone is clean
     assert with_base.rc == 1, with_base.out  # origin/main...HEAD: the whole branch
-    assert with_base.has('OG201', PROPERTY) and SRC in with_base.out
+    assert with_base.has('OG201', HOOK_PROPERTY) and HOOK_SRC in with_base.out
 
 
 def test_all_files_in_a_shallow_clone_notes_or_fails_with_require_base(
         user: Repo, hook_repo: HookRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    user.write(SRC, FIXED_SRC)
-    user.write(PROPERTY, WEAKER_PROPERTY)
+    user.write(HOOK_SRC, HOOK_FIXED_SRC)
+    user.write(HOOK_PROPERTY, HOOK_WEAKER_PROPERTY)
     user.commit('cheat, pushed with --no-verify')
     path = str(tmp_path / 'shallow')
     subprocess.run(('git', 'clone', '-q', '--depth', '1', f'file://{user.path}', path),

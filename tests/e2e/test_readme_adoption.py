@@ -12,11 +12,11 @@ import os
 import re
 import sys
 
-from conftest import Repo
-from conftest import ROOT
-from pre_commit_env import Completed
-from pre_commit_env import HookRepo
-from pre_commit_env import run
+from builders.pre_commit import Completed
+from builders.pre_commit import HookRepo
+from builders.pre_commit import run
+from builders.repos import Repo
+from builders.repos import ROOT
 
 PLACEHOLDER_URL = 'https://example.invalid/oracle-guard'
 PIP_INSTALL = f'"oracle-guard @ git+{PLACEHOLDER_URL}@REV"'

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.baseline import main as baseline
 from oracle_guard.commands.ci import main as ci

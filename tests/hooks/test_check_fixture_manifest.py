@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 
-from conftest import sha256
+from builders.repos import sha256
 
 from oracle_guard.hooks.check_fixture_manifest import main
 

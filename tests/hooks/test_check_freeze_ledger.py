@@ -8,14 +8,14 @@ import sys
 
 import pytest
 import yaml
-from conftest import ROOT
+from builders.repos import ROOT
 
+from oracle_guard.config import load_config
 from oracle_guard.hooks.check_freeze_ledger import ledger_findings
 from oracle_guard.hooks.check_freeze_ledger import main
-from oracle_guard.config import load_config
+from oracle_guard.oracle.ledger import parse_ledger
 from oracle_guard.repo.gitrepo import GitError
 from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.oracle.ledger import parse_ledger
 
 TODAY = '2026-06-01'
 LEDGER = 'tests/freeze_ledger.yaml'

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import PROPERTY_TEST
+from builders.repos import PROPERTY_TEST
 
 from oracle_guard.hooks.check_generator_lock import main
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from ci_repo import adopted_with
-from ci_repo import CiRepo
+from builders.ci_repo import adopted_with
+from builders.ci_repo import CiRepo
 from oracle_guard.commands.baseline import main as baseline_main
 
 PYPROJECT = '[project]\nname = "app"\nrequires-python = ">=3.9"\n\n[tool.oracle-guard]\nsrc = ["src/"]\n'

@@ -5,7 +5,7 @@ import json
 import subprocess
 import sys
 
-from conftest import sha256
+from builders.repos import sha256
 
 from oracle_guard.hooks.check_fixture_manifest import main
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import sha256
+from builders.repos import sha256
 
 from oracle_guard.hooks.forbid_mixed_oracle_diff import main
 

@@ -11,13 +11,13 @@ import os
 import subprocess
 
 import pytest
-from conftest import PROPERTY_TEST
-from conftest import Repo
-from conftest import sha256
+from builders.repos import PROPERTY_TEST
+from builders.repos import Repo
+from builders.repos import sha256
+from oracle_guard import cli
 from oracle_guard.hooks import check_fixture_manifest
 from oracle_guard.hooks import check_named_freezes
 from oracle_guard.hooks import check_properties_present
-from oracle_guard import cli
 from oracle_guard.hooks import forbid_mixed_oracle_diff
 
 SRC = 'src/app.py'
@@ -423,7 +423,7 @@ def test_a_replacement_object_does_not_hide_a_change_from_the_hooks(guarded: Rep
     # `git replace` lives in one repository's refs/replace/, not in its commits: a clone of
     # the same commits (the gate's checkout, pre-commit.ci's) never sees it. Here the
     # pull request's commit is replaced by main's: honoured, the range would hold no change
-    # at all, and the property edited next to src/ would pass (attack 94 wrote one from an
+    # at all, and the property edited next to src/ would pass (a pull request could write one from an
     # install step into the checkout the gate reads afterwards). Rules 11 and 50.
     guarded.git('checkout', '-q', '-b', 'feature')
     base = guarded.git('rev-parse', 'main').strip()

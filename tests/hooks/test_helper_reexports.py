@@ -10,14 +10,12 @@ import sys
 
 import pytest
 
-from ci_repo import adopted_with
-from conftest import Repo
-from hook_modes import judge
-from hook_modes import mode  # noqa: F401 -- a fixture: commit, range, all-files
-from hook_modes import user  # noqa: F401 -- a fixture: the guarded repository
+from builders.ci_repo import adopted_with
+from builders.pre_commit import HookRepo
+from builders.pre_commit import judge
+from builders.repos import Repo
 from oracle_guard.commands.baseline import main as baseline_main
 from oracle_guard.hooks.check_named_freezes import main
-from pre_commit_env import HookRepo
 
 TODAY = '2026-11-29'
 HARNESS = 'import unittest\n\n__all__ = ["TestCase", "skip"]\n\nskip = unittest.skip\n' \
@@ -312,16 +310,16 @@ def test_quiet_test_file_importing_a_quiet_helper_passes(guarded: Repo) -> None:
     assert guarded.run(main, '--today', TODAY, QUIET_TEST).rc == 0
 
 
-# -- re-exports the hooks missed (attacks 45, 46, 54) ------------------------------------
+# -- re-exports the hooks missed --------------------------------------------------
 
 REEXPORTS = {
-    # attack 45: a star import of unittest in a helper, star-imported by the test
+    # A star import of unittest in a helper, star-imported by the test
     'star import': ({'tests/_star.py': 'from unittest import *\n'},
                     'from _star import *', '@skip("later")'),
     'star import in the test': ({}, 'from unittest import *', '@skip("later")'),
     'star import of _pytest': ({'tests/_star.py': 'from _pytest.mark import *\n'},
                                'from _star import *', '@MARK_GEN.xfail'),
-    # attack 46: a helper outside the tests roots (and outside src)
+    # A helper outside the tests roots (and outside src)
     'outside the tests roots': ({'testing/__init__.py': '',
                                  'testing/harness.py': 'import unittest\n'
                                                        'later = unittest.skip\n'},
@@ -329,7 +327,7 @@ REEXPORTS = {
     'outside, a namespace package': ({'testing/harness.py': 'import unittest\n'
                                                             'later = unittest.skip\n'},
                                      'import testing.harness as h', '@h.later("later")'),
-    # attack 54: a class attribute
+    # A class attribute
     'class attribute': ({'tests/_cls.py': 'import unittest\n\n\nclass H:\n'
                                           '    later = unittest.skip\n'},
                         'from _cls import H', '@H.later("later")'),
@@ -389,11 +387,11 @@ def test_skip_from_a_helper_outside_the_tests_roots_fails_in_every_mode(
 
 def test_a_commit_asks_git_once_for_the_top_names_not_once_per_imported_library(
         guarded: Repo, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A helper may live outside the tests roots (attack 46), so an import of a name the
+    """A helper may live outside the tests roots, so an import of a name the
     repository might hold is looked up on the committed side; the top of the tree is
     listed once, and only a name it holds is listed further: three libraries the
     repository does not hold cost no listing of their own."""
-    from conftest import git_calls
+    from builders.repos import git_calls
 
     guarded.write('testing/harness.py', 'import unittest\nlater = unittest.skip\n')
     guarded.commit('a harness outside tests/')

@@ -9,8 +9,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import PROPERTY_TEST
-from conftest import Repo
+from builders.repos import PROPERTY_TEST
+from builders.repos import Repo
 
 from oracle_guard import cli
 from oracle_guard.hooks import check_fixture_manifest

@@ -4,14 +4,14 @@ from __future__ import annotations
 import os
 
 import pytest
-from conftest import sha256
+from builders.repos import sha256
 
+from oracle_guard.findings import ConfigError
 from oracle_guard.hooks import check_fixture_manifest
 from oracle_guard.hooks import check_named_freezes
 from oracle_guard.hooks import check_properties_present
 from oracle_guard.oracle.documents import load_json
 from oracle_guard.oracle.documents import load_yaml
-from oracle_guard.findings import ConfigError
 from oracle_guard.oracle.ledger import parse_ledger
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import scan_file

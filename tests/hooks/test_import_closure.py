@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from conftest import git_calls
+from builders.repos import git_calls
 
 from oracle_guard.commands import lock as lock_command
 from oracle_guard.hooks.check_generator_lock import main

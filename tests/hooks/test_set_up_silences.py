@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from ci_repo import adopted_with
-from ci_repo import CiRepo
-from conftest import Repo
+from builders.ci_repo import adopted_with
+from builders.ci_repo import CiRepo
+from builders.repos import Repo
 from oracle_guard.commands.baseline import main as baseline_main
 from oracle_guard.hooks.check_named_freezes import main
 

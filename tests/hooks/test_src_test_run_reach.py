@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 
-from ci_repo import BUGGY_ADD
-from ci_repo import build_template
-from ci_repo import copy_template
-from conftest import Repo
+from builders.ci_repo import BUGGY_ADD
+from builders.ci_repo import build_template
+from builders.ci_repo import copy_template
+from builders.repos import Repo
 from oracle_guard.hooks import check_freeze_ledger
 from oracle_guard.hooks.forbid_mixed_oracle_diff import main
 from oracle_guard.reading.test_run_reach import may_reach
@@ -53,7 +53,7 @@ CONSTRUCTS = {
     'format-computed': ('import sys\nm = sys.modules.get("{}test".format("py"))\n', 2),
     'bytes-computed': ('import sys\nm = sys.modules.get((b"py" + b"test").decode())\n', 2),
     'upper-cased-variable': ('import os\nX = os.environ.get("pytest_addopts".upper())\n', 2),
-    # How the test run imports (attacks 111-113b): a module put under a test helper's
+    # How the test run imports : a module put under a test helper's
     # name, a finder ahead of the plugin's, a builtin replaced through a builtin's
     # __self__, a module given builtins of src's.
     'sys-modules-item-assigned': ('import sys\nsys.modules["_expected"] = object()\n', 2),
@@ -65,7 +65,7 @@ CONSTRUCTS = {
     'builtins-through-self': ('setattr(len.__self__, "sorted", object())\n', 1),
     'module-builtins-assigned': ('import types\nm = types.ModuleType("m")\n'
                                  'm.__dict__["__builtins__"] = {}\n', 3),
-    # A name an assignment binds to what rule 43 guards stands for it (attacks 111-113b
+    # A name an assignment binds to what rule 43 guards stands for it (
     # played through an alias): each reported at the use, not at the binding.
     'alias-of-sys': ('import sys\nm = sys\nm.modules["_expected"] = object()\n', 3),
     'alias-of-sys-modules': ('import sys\nmods = sys.modules\nmods["_expected"] = object()\n',
@@ -97,7 +97,7 @@ CONSTRUCTS = {
     'alias-of-vars-builtins': ('import builtins\nns = vars(builtins)\nns["len"] = None\n', 3),
     'alias-of-imported-builtins': ('import importlib\nb = importlib.import_module("builtins")\n'
                                    'b.len = None\n', 3),
-    # Bound otherwise than by an assignment (attacks 123-126b): a loop over values written
+    # Bound otherwise than by an assignment : a loop over values written
     # out, a with target (the value or an argument of the call that makes the context), a
     # default argument; an item of vars(sys) / sys.__dict__; operator's item setters and
     # functools.partial of setattr or of them

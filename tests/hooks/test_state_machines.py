@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.ci import main as ci
 from oracle_guard.commands.lock import main as lock

@@ -8,7 +8,7 @@ import sys
 
 import yaml
 
-from conftest import ROOT
+from builders.repos import ROOT
 from oracle_guard.cli import COMMANDS
 from oracle_guard.cli import main
 

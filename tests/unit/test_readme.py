@@ -7,7 +7,7 @@ import re
 
 import yaml
 
-from conftest import ROOT
+from builders.repos import ROOT
 
 README_LIMIT = 15_000  # bytes: the front door, not the reference
 
@@ -108,6 +108,18 @@ def test_every_rule_names_its_code_or_its_result():
     rules = re.split(r'^### Rule \d+$', text, flags=re.M)[1:]
     for number, body in enumerate(rules, 1):
         assert re.search(r'OG\d{3}|code: added with this rule|passes', body, re.I), number
+
+
+def test_every_rule_names_the_test_modules_that_prove_it():
+    text = read('docs/rules.md')
+    sections = re.split(r'^### Rule (\w+)$', text, flags=re.M)[1:]
+    for number, body in zip(sections[::2], sections[1::2]):
+        line = re.search(r'^Tests: (.+)\.$', body, re.M)
+        assert line, f'rule {number} names no test module'
+        modules = re.findall(r'`(tests/[\w/]+\.py)`', line.group(1))
+        assert modules, f'rule {number}: {line.group(0)}'
+        for module in modules:
+            assert os.path.isfile(os.path.join(ROOT, module)), f'rule {number}: no {module}'
 
 
 def test_ci_runs_exactly_the_readme_test_command():

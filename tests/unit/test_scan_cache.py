@@ -270,8 +270,8 @@ def test_a_warm_run_reports_what_a_cold_run_reports_on_every_real_form(repo, par
     (tests/test_scan_fast_path.py), one file each, with a ledger, a baseline and declared
     dependencies to judge them by: a warm run prints what a run without the cache prints,
     and parses nothing."""
-    from test_scan_fast_path import HOSTILE
-    from test_scan_fast_path import real_forms_cases
+    from builders.scan_cases import HOSTILE
+    from builders.scan_cases import real_forms_cases
 
     from oracle_guard.commands.baseline import main as baseline_main
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import glob
 import os
 
-from conftest import git_calls
+from builders.repos import git_calls
 
 from oracle_guard.hooks.check_fixture_manifest import main as fixture_manifest
 from oracle_guard.hooks.check_generator_lock import main as generator_lock

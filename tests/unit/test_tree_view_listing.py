@@ -111,7 +111,7 @@ def test_a_nested_properties_folder_is_still_judged_whole(guarded):
 def test_the_blobs_a_listing_names_come_from_the_same_git_process(repo, monkeypatch):
     """``listed``: asked of the ``git cat-file --batch`` that listed the folder, once its
     first answers are in; each answer is the blob git names (``cat-file blob``)."""
-    from conftest import git_calls
+    from builders.repos import git_calls
 
     from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
 

@@ -130,7 +130,7 @@ def test_with_the_cache_off_the_modules_come_with_heads_first_answers(guarded, m
     """Rule 22 in CI: the property modules HEAD's folder lists are read by blob id in the
     git process that lists them (no third process), and a module the commit stages is
     still judged by its staged bytes, not by HEAD's."""
-    from conftest import git_calls
+    from builders.repos import git_calls
 
     monkeypatch.setenv('ORACLE_GUARD_SCAN_CACHE', '0')
     guarded.write('tests/properties/test_more.py',

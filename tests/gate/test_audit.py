@@ -1,75 +1,152 @@
-"""``oracle-guard ci`` against the cheats that turn a broken pull request green at run time.
-
-Each test: a real repository whose pull request breaks ``calc.add`` (test_add catches it),
-plus one cheat. Plain ``python -m pytest`` must exit 0 (the cheat works), and
-``oracle-guard ci --base main -- python -m pytest`` must exit 1, naming the test and the
-mechanism. The legitimate counterparts at the end must pass.
+"""The audit of the test run: every test of the inventory was collected and ran its own
+function, and every skip or xfail is explained by a freeze, the baseline or an environment
+condition that held in that run.
 """
+
 from __future__ import annotations
 
-import os
 import textwrap
 
 import pytest
 
-from ci_repo import BASE_FILES
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import PYTEST
-from ci_repo import Run
+from builders.calc import cheat_fails_ci_naming
+from builders.calc import FROZEN_ADD
+from builders.ci_repo import adopt
+from builders.ci_repo import BASE_FILES
+from builders.ci_repo import build_template
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.ci_repo import shared_template
+from builders.ci_repo import git
+from builders.ci_repo import PYTEST
+from builders.dedupe import attack
+from builders.dedupe import BUG
+from builders.dedupe import CALC_PROPERTY
+from builders.dedupe import CALC_PROPERTY_LOCK
+from builders.dedupe import cheat
+from builders.dedupe import dd_cheat_fails_ci
+from builders.dedupe import GOOD
+from builders.dedupe import IGNORING
+from builders.dedupe import property_failed_in_the_reference_run
+from builders.dedupe import PROPERTY_ID
+from builders.dedupe import PYPROJECT
+from builders.dedupe import SORTED_PROPERTY
+from builders.dedupe import TWO_UNITS
+from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 
 
-BASE_TEST_CALC = textwrap.dedent(BASE_FILES['tests/test_calc.py'])
-FROZEN_ADD = '''\
-    budget: 1
-    freezes:
-      - id: FZ-1
-        nodeid: tests/test_calc.py::test_add
-        class: order-dependent
-        evidence: "fails after test_mul when run in reverse order"
-        owner: alice
-        expires: 2099-01-01
-    '''
+def test_code_object_swapped_by_a_computed_setattr_in_a_unit_test_module_fails_ci(
+        dd: CiRepo) -> None:
+    # No `__code__ =` for rule 35 to read: the attribute name is built at run time.
+    dd_cheat_fails_ci(dd, {'tests/test_aaa.py': '''\
+import dd
+
+
+def _fixed(xs):
+    return sorted(set(xs))
+
+
+setattr(dd.dedupe, '__co' + 'de__', _fixed.__code__)
+
+
+def test_import():
+    assert dd
+'''}, 'OG714')
+
+
+# -- the oracle changed without approval (rule 47) ----------------------------------------
+def test_new_root_pytest_ini_deselecting_the_property_fails_ci(dd: CiRepo) -> None:
+    # pytest.ini wins over pyproject.toml: a new file, not an edit of the old configuration.
+    ci = dd_cheat_fails_ci(dd, {
+        'pytest.ini': f'[pytest]\npythonpath = src\naddopts = --deselect {PROPERTY_ID}\n',
+        'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, 'OG704', 'OG740')
+    assert any(PROPERTY_ID in line for line in ci.lines('OG704')), ci.out
+
+
+# -- pytest 9's own configuration file -------------------------------------------------------
+# A root pytest.toml wins over pyproject.toml. It deselects the property; the unit tests
+# expect the bug. The hooks judge it as pytest configuration (rule 33, OG740); the
+# reference tree takes every pytest configuration file from the base revision (rule 44),
+# pytest.toml too, so the property runs there and fails on the bug (OG730).
+PYTEST_TOML = '''\
+[pytest]
+pythonpath = ["src"]
+addopts = ["--deselect", "tests/properties/test_dd_props.py::test_dedupe_matches_set"]
+'''
+
+
+def test_new_root_pytest_toml_deselecting_the_property_fails_ci(dd: CiRepo) -> None:
+    _, ci = attack(dd, {'pytest.toml': PYTEST_TOML, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+                   plain_rc=0)
+    assert any('pytest.toml: pytest configuration file' in line
+               for line in ci.lines('OG740')), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+    assert not any(PROPERTY_ID in line and 'deselected' in line for line in ci.lines('OG733')), \
+        ci.out
+
+
+LEGACY = 'from dd import dedupe\n\n\ndef test_old():\n    assert dedupe([]) == []\n'
+
+
+def test_test_moved_into_a_folder_addopts_ignores_fails_ci(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Rule 52 takes it for a move (name and body unchanged), the record of what
+    # adoption left out names the tests that were there, not this one.
+    path = adopt(str(tmp_path / 'repo'), IGNORING, {
+        'src/dd/__init__.py': GOOD, 'tests/test_dd.py': TWO_UNITS,
+        'tests/legacy/test_old.py': LEGACY,
+        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}]).path
+    ci = cheat(CiRepo(path), {
+        'tests/test_dd.py': TWO_UNITS.split('\n\ndef test_four')[0],
+        'tests/legacy/test_old.py': LEGACY + '\n\ndef test_four():\n'
+                                    '    assert dedupe([4, 3, 2, 1]) == [1, 2, 3, 4]\n'})
+    where = [line.split(': ')[0] for line in ci.lines('OG703')]
+    assert where == ['tests/legacy/test_old.py:8:1'], ci.out
+
+
+# == rule 52: a move the review report accepts must still run ===============================
+MOVED_BODY = '    assert dedupe([4, 3, 2, 1]) == [1, 2, 3, 4]\n'
+
+
+HEAD = TWO_UNITS.split('\n\ndef test_four')[0]
+
+
+MOVES = {
+    # into a class pytest does not collect (its name), a nested function, a module pytest
+    # does not collect (its name): the identity is gone, no test of the change is it
+    'class': ({'tests/test_dd.py': f'{HEAD}\n\nclass Helpers:\n    def test_four(self):\n'
+                                   f'    {MOVED_BODY}'}, 'OG740'),
+    'nested': ({'tests/test_dd.py': f'{HEAD}\n\ndef _later():\n    def test_four():\n'
+                                    f'    {MOVED_BODY}\n    return test_four\n'}, 'OG740'),
+    'module': ({'tests/test_dd.py': HEAD,
+                'tests/dd_cases.py': f'from dd import dedupe\n\n\ndef test_four():\n{MOVED_BODY}'},
+               'OG740'),
+    # into a Test class with an __init__: a test of the inventory that pytest cannot collect
+    'class_with_init': ({'tests/test_dd.py': f'{HEAD}\n\nclass TestMoved:\n'
+                                             '    def __init__(self):\n        pass\n\n'
+                                             f'    def test_four(self):\n    {MOVED_BODY}'},
+                        'OG703'),
+}
 
 
 @pytest.fixture(scope='session')
-def template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return build_template(str(tmp_path_factory.mktemp('ci-template') / 'repo'))
+def two_units_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return shared_template(tmp_path_factory, 'audit-moves', lambda path: adopt(path, PYPROJECT, {
+        'src/dd/__init__.py': GOOD, 'tests/test_dd.py': TWO_UNITS,
+        'tests/properties/test_dd_props.py': SORTED_PROPERTY}, [{'src/dd/__init__.py': BUG}]).path)
 
 
-@pytest.fixture
-def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
-    return copy_template(template, str(tmp_path / 'repo'))
+@pytest.mark.parametrize('where', sorted(MOVES))
+def test_failing_test_moved_where_pytest_does_not_run_it_fails_ci(
+        two_units_template: str, tmp_path, where: str) -> None:  # type: ignore[no-untyped-def]
+    # The body unchanged, so rule 52 might take it for a move.
+    files, code = MOVES[where]
+    ci = cheat(copy_template(two_units_template, str(tmp_path / 'repo')), files)
+    assert ci.lines(code), ci.out
+    assert 'test_four' in ' '.join(ci.lines(code)), ci.out
 
 
-def cheat_works_but_ci_fails(calc: CiRepo, files: dict, code: str, *names: str,
-                             test_command=PYTEST) -> Run:  # type: ignore[no-untyped-def]
-    calc.pull_request(files)
-    plain, ci = calc.both(test_command)
-    assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
-    assert ci.rc == 1, ci.out
-    assert ci.summary.startswith('oracle-guard ci: '), ci.out
-    lines = ci.lines(code)
-    assert lines, f'no {code} in:\n{ci.out}'
-    for name in names:
-        assert any(name in line for line in lines), f'{name} not named by {code}:\n{ci.out}'
-    return ci
-
-
-# -- the run itself ------------------------------------------------------------------------
-def test_autouse_fixture_skipping_through_a_computed_name_fails_ci(calc: CiRepo) -> None:
-    ci = cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
-        import pytest
-
-
-        @pytest.fixture(autouse=True)
-        def _later(request):
-            if 'add' in request.node.name:
-                getattr(pytest, ''.join(['s', 'k', 'i', 'p']))('flaky on CI')
-        '''}, 'OG706', 'tests/test_calc.py::test_add', 'AddCase::test_add_unit')
-    assert 'test command exited 0' in ci.summary
+BASE_TEST_CALC = textwrap.dedent(BASE_FILES['tests/test_calc.py'])
 
 
 def test_github_format_prints_annotations_and_the_summary_line(calc: CiRepo) -> None:
@@ -114,26 +191,8 @@ def test_github_format_folds_many_findings_of_one_code_into_one_annotation(
     assert ci.summary == 'oracle-guard ci: 16 finding(s); test command exited 0', ci.out
 
 
-def test_skip_exception_re_exported_from_a_helper_outside_tests_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {
-        'tools/__init__.py': '',
-        'tools/outcomes.py': 'from _pytest.outcomes import Skipped as Done\n',
-        'tests/conftest.py': '''\
-            import pytest
-
-            from tools.outcomes import Done
-
-
-            @pytest.fixture(autouse=True)
-            def _done(request):
-                if 'add' in request.node.name:
-                    raise Done('not today')
-            ''',
-    }, 'OG706', 'tests/test_calc.py::test_add')
-
-
 def test_pytest_exit_with_returncode_0_in_a_session_fixture_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         import pytest
 
 
@@ -144,12 +203,12 @@ def test_pytest_exit_with_returncode_0_in_a_session_fixture_fails_ci(calc: CiRep
 
 
 def test_os_exit_0_in_a_conftest_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': 'import os\n\nos._exit(0)\n'},
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': 'import os\n\nos._exit(0)\n'},
                              'OG702', 'start-up')
 
 
 def test_os_exit_0_inside_a_test_fixture_names_the_running_test(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         import os
 
         import pytest
@@ -163,7 +222,7 @@ def test_os_exit_0_inside_a_test_fixture_names_the_running_test(calc: CiRepo) ->
 
 
 def test_patched_function_runtest_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         import _pytest.python
         import _pytest.unittest
 
@@ -173,7 +232,7 @@ def test_patched_function_runtest_fails_ci(calc: CiRepo) -> None:
 
 
 def test_pyfunc_call_hook_returning_early_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         def pytest_pyfunc_call(pyfuncitem):
             return True
         '''}, 'OG707', 'tests/test_calc.py::test_add', 'own function never ran')
@@ -204,7 +263,7 @@ def test_a_test_entered_only_by_an_outer_hook_before_its_call_fails_ci(calc: CiR
     """Rule 45 (OG707): the watch of the test's own code starts innermost around the call,
     so the body run by an outer hook, with what that hook chooses, before a call pytest
     never makes (the pyfunc hook returns early) is not the test's call."""
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': OUTER_CALL}, 'OG707',
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': OUTER_CALL}, 'OG707',
                              'tests/test_calc.py::test_add', 'own function never ran')
 
 
@@ -219,13 +278,13 @@ def test_a_unittest_case_entered_only_by_its_set_up_fails_ci(calc: CiRepo) -> No
         '        type(self).test_add_unit(self)\n'
         '        self._callTestMethod = lambda method: None\n\n')
     assert unit != BASE_TEST_CALC
-    cheat_works_but_ci_fails(calc, {'tests/test_calc.py': unit, 'tests/conftest.py': OUTER_CALL},
+    cheat_fails_ci_naming(calc, {'tests/test_calc.py': unit, 'tests/conftest.py': OUTER_CALL},
                              'OG707', 'tests/test_calc.py::AddCase::test_add_unit',
                              'own function never ran')
 
 
 def test_swapped_function_object_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         def pytest_collection_modifyitems(items):
             for item in items:
                 if item.name == 'test_add':
@@ -235,7 +294,7 @@ def test_swapped_function_object_fails_ci(calc: CiRepo) -> None:
 
 def test_code_replaced_by_a_fixed_copy_at_import_time_fails_ci(calc: CiRepo) -> None:
     # Same name and first line as the real test: only the compiled code tells them apart.
-    cheat_works_but_ci_fails(calc, {'tests/test_calc.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/test_calc.py': '''\
         from calc import add
 
 
@@ -253,7 +312,7 @@ def test_code_replaced_by_a_fixed_copy_at_import_time_fails_ci(calc: CiRepo) -> 
 
 
 def test_report_rewritten_to_passed_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         import pytest
 
 
@@ -274,7 +333,7 @@ DROP_ADD_TESTS = '''\
 
 
 def test_collection_hook_hidden_under_if_true_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         if True:
             def pytest_collection_modifyitems(items):
                 items[:] = [i for i in items if 'add' not in i.name]
@@ -283,14 +342,14 @@ def test_collection_hook_hidden_under_if_true_fails_ci(calc: CiRepo) -> None:
 
 
 def test_collection_hook_bound_through_globals_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': DROP_ADD_TESTS + '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': DROP_ADD_TESTS + '''\
 
         globals()['pytest_' + 'collection_modifyitems'] = _drop
         '''}, 'OG703', 'tests/test_calc.py::test_add')
 
 
 def test_collection_hook_star_imported_from_a_helper_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {
+    cheat_fails_ci_naming(calc, {
         'tests/ordering.py': '''\
             def pytest_collection_modifyitems(config, items):
                 keep = [i for i in items if 'add' not in i.name]
@@ -312,7 +371,7 @@ def test_test_file_renamed_to_a_name_pytest_does_not_collect_fails_ci(calc: CiRe
 
 
 def test_collect_ignore_through_globals_setdefault_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {'tests/conftest.py': '''\
+    cheat_fails_ci_naming(calc, {'tests/conftest.py': '''\
         globals().setdefault('collect_' + 'ignore', []).append('test_calc.py')
         '''}, 'OG703', 'tests/test_calc.py::test_add', 'tests/test_calc.py::TestMore::test_zero')
 
@@ -328,14 +387,14 @@ PYTEST_INI = '[pytest]\npythonpath = src\naddopts = {}\n'
 ])
 def test_pytest_ini_addopts_leaving_tests_out_fails_ci(calc: CiRepo, addopts: str,
                                                        code: str) -> None:
-    cheat_works_but_ci_fails(calc, {'pytest.ini': PYTEST_INI.format(addopts)}, code,
+    cheat_fails_ci_naming(calc, {'pytest.ini': PYTEST_INI.format(addopts)}, code,
                              'tests/test_calc.py::test_add')
 
 
 def test_narrowed_tests_roots_do_not_narrow_the_inventory(calc: CiRepo) -> None:
     # The pull request points [tool.oracle-guard] tests at a folder without test_add;
     # the base side's wider roots still count.
-    cheat_works_but_ci_fails(calc, {
+    cheat_fails_ci_naming(calc, {
         'pyproject.toml': BASE_FILES['pyproject.toml'].replace(
             'src = ["src/"]', 'src = ["src/"]\n        tests = ["tests/properties/"]'),
         'pytest.ini': PYTEST_INI.format('--ignore tests/test_calc.py'),
@@ -343,7 +402,7 @@ def test_narrowed_tests_roots_do_not_narrow_the_inventory(calc: CiRepo) -> None:
 
 
 def test_addopts_switching_the_plugin_off_does_not_switch_off_the_audit(calc: CiRepo) -> None:
-    ci = cheat_works_but_ci_fails(calc, {
+    ci = cheat_fails_ci_naming(calc, {
         'pytest.ini': PYTEST_INI.format('-p no:oracle_guard'),
         'tests/conftest.py': '''\
             import pytest
@@ -361,7 +420,7 @@ def test_addopts_switching_the_plugin_off_does_not_switch_off_the_audit(calc: Ci
 def test_plugin_metadata_committed_in_the_repository_fails_ci(calc: CiRepo) -> None:
     # `python -m pytest` puts the working folder on sys.path: importlib.metadata finds the
     # committed .dist-info and pytest loads its pytest11 entry point as a plugin.
-    cheat_works_but_ci_fails(calc, {
+    cheat_fails_ci_naming(calc, {
         'helper-0.1.dist-info/METADATA': 'Metadata-Version: 2.1\nName: helper\nVersion: 0.1\n',
         'helper-0.1.dist-info/entry_points.txt': '[pytest11]\nhelper = helperplug\n',
         'helperplug.py': '''\
@@ -377,7 +436,7 @@ def test_plugin_metadata_committed_in_the_repository_fails_ci(calc: CiRepo) -> N
 
 
 def test_tests_package_shadowing_the_src_package_fails_ci(calc: CiRepo) -> None:
-    cheat_works_but_ci_fails(calc, {
+    cheat_fails_ci_naming(calc, {
         'tests/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\n'
                                   'def mul(a, b):\n    return a * b\n',
         # pytest puts tests/ first on sys.path when it imports this conftest.
@@ -395,7 +454,7 @@ def test_pre_commit_config_changed_by_the_pull_request_is_not_obeyed(
         calc: CiRepo, pre_commit_config: str) -> None:
     # A freeze row arrives with the bug; the pull request's own .pre-commit-config.yaml
     # no longer runs (or re-points) the hook that refuses a ledger change next to src/.
-    ci = cheat_works_but_ci_fails(calc, {
+    ci = cheat_fails_ci_naming(calc, {
         '.pre-commit-config.yaml': pre_commit_config,
         'tests/freeze_ledger.yaml': FROZEN_ADD,
         'tests/test_calc.py': BASE_TEST_CALC.replace(
@@ -449,24 +508,6 @@ def test_registered_marker_next_to_a_src_fix_passes_ci(calc: CiRepo) -> None:
     assert ci.rc == 0, ci.out
 
 
-def test_frozen_test_with_a_live_ledger_row_passes_ci(calc: CiRepo) -> None:
-    calc.pull_request({'tests/freeze_ledger.yaml': FROZEN_ADD}, bug=False)
-    report = os.path.join(calc.path, '..', 'review.md')
-    summary = os.path.join(calc.path, '..', 'step-summary.md')
-    with open(summary, 'w', encoding='utf-8') as f:
-        f.write('# earlier step\n')
-    # A freeze row added is an oracle change: a person approves it (rule 47).
-    ci = calc.ci(PYTEST, '--today', '2098-12-01', '--report', report, '--oracle-approved',
-                 env={'GITHUB_STEP_SUMMARY': summary})
-    assert ci.rc == 0, ci.out
-    with open(report, encoding='utf-8') as f:
-        text = f.read()
-    assert '### Freeze rows added' in text
-    assert '| FZ-1 | tests/test_calc.py::test_add | order-dependent | alice | 2099-01-01 |' in text
-    with open(summary, encoding='utf-8') as f:
-        assert f.read() == '# earlier step\n' + text
-
-
 def test_real_failure_keeps_the_test_commands_exit_code(calc: CiRepo) -> None:
     calc.pull_request({})
     ci = calc.ci()
@@ -485,7 +526,7 @@ XDIST = (*PYTEST, '-n', '2')
 
 
 def test_cheats_under_xdist_fail_ci(calc: CiRepo) -> None:
-    ci = cheat_works_but_ci_fails(calc, {
+    ci = cheat_fails_ci_naming(calc, {
         'pytest.ini': PYTEST_INI.format('-p no:oracle_guard'),
         'tests/conftest.py': '''\
             import pytest
@@ -507,35 +548,22 @@ def test_clean_pull_request_under_xdist_passes_ci(calc: CiRepo) -> None:
     assert ci.rc == 0, ci.out
 
 
-# -- Hypothesis: the lock at call time, and examples that were really drawn ----------------
-PROPERTY = '''\
-from hypothesis import example, given, settings, strategies as st
-
-from calc import add
-
-
-@settings(max_examples=200, derandomize=True, database=None)
-@example(0, 0)
-@given(st.integers(0, 10), st.integers(0, 10))
-def test_add_matches_sum(a, b):
-    assert add(a, b) == a + b
-'''
-PROPERTY_LOCK = '{"version": 1, "properties": {"test_add_matches_sum": ' \
-                '{"max_examples": 200, "derandomize": true}}}\n'
 # With the plugin on, its own call-time checks fail these cheats in plain pytest too; the
 # pull request therefore switches it off, which oracle-guard ci undoes.
 PLUGIN_OFF = PYTEST_INI.format('-p no:oracle_guard')
+
+
 # A bug only the property finds (the unit tests never add 7).
 SEVEN_BUG = 'def add(a, b):\n    return a + b + (a == 7)\n\n\ndef mul(a, b):\n    return a * b\n'
 
 
 def test_hypothesis_settings_swapped_after_collection_fail_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
     template = build_template(str(tmp_path / 'template'), {
-        'tests/properties/test_add_props.py': PROPERTY,
-        'tests/domain_lock.json': PROPERTY_LOCK,
+        'tests/properties/test_add_props.py': CALC_PROPERTY,
+        'tests/domain_lock.json': CALC_PROPERTY_LOCK,
     })
     calc = copy_template(template, str(tmp_path / 'repo'))
-    ci = cheat_works_but_ci_fails(calc, {
+    ci = cheat_fails_ci_naming(calc, {
         'src/calc/__init__.py': SEVEN_BUG,
         'pytest.ini': PLUGIN_OFF,
         'tests/conftest.py': '''\
@@ -555,6 +583,8 @@ def test_hypothesis_settings_swapped_after_collection_fail_ci(tmp_path) -> None:
 
 
 HELPER_STRATEGY = 'from hypothesis import strategies as st\n\nNUMBERS = st.sampled_from({})\n'
+
+
 HELPER_PROPERTY = '''\
 from hypothesis import given, settings
 
@@ -576,10 +606,10 @@ def test_sampled_from_shrunk_in_a_helper_module_under_a_version_1_lock_fails_ci(
     template = build_template(str(tmp_path / 'template'), {
         'tests/strategies.py': HELPER_STRATEGY.format(list(range(10))),
         'tests/test_add_prop.py': HELPER_PROPERTY,
-        'tests/domain_lock.json': PROPERTY_LOCK,
+        'tests/domain_lock.json': CALC_PROPERTY_LOCK,
     })
     calc = copy_template(template, str(tmp_path / 'repo'))
-    ci = cheat_works_but_ci_fails(calc, {
+    ci = cheat_fails_ci_naming(calc, {
         'src/calc/__init__.py': SEVEN_BUG,
         'tests/strategies.py': HELPER_STRATEGY.format(list(range(7))),
     }, 'OG611', 'test_add_matches_sum tests less than at the base revision')
@@ -589,11 +619,11 @@ def test_sampled_from_shrunk_in_a_helper_module_under_a_version_1_lock_fails_ci(
 def test_hypothesis_property_that_draws_no_example_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
     # The lock holds derandomize only: nothing in it says how many examples to draw.
     template = build_template(str(tmp_path / 'template'), {
-        'tests/properties/test_add_props.py': PROPERTY,
-        'tests/domain_lock.json': PROPERTY_LOCK.replace('"max_examples": 200, ', ''),
+        'tests/properties/test_add_props.py': CALC_PROPERTY,
+        'tests/domain_lock.json': CALC_PROPERTY_LOCK.replace('"max_examples": 200, ', ''),
     })
     calc = copy_template(template, str(tmp_path / 'repo'))
-    cheat_works_but_ci_fails(calc, {
+    cheat_fails_ci_naming(calc, {
         'src/calc/__init__.py': SEVEN_BUG,
         'pytest.ini': PLUGIN_OFF,
         'tests/conftest.py': '''\

@@ -1,13 +1,16 @@
-"""The review report of ``oracle-guard ci``: every oracle change in the range, in Markdown."""
+"""The review report of ``oracle-guard ci``: every oracle change in the range, in Markdown.
+"""
+
 from __future__ import annotations
 
 import json
 import os
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.commands.ci import range_context
 from oracle_guard.gate.review_report import NO_CHANGE
 from oracle_guard.gate.review_report import review_report
+
 
 LEDGER_ROW = '''\
 budget: 1

@@ -7,12 +7,14 @@ plain ``python -m pytest`` (the cheat must turn it green) and ``oracle-guard ci`
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -189,6 +191,28 @@ class CiRepo:
     def ci(self, test_command: Sequence[str] = PYTEST, *options: str,
            env: Mapping[str, str] | None = None) -> Run:
         return self.finish(self.start(self.ci_args(test_command, *options), env))
+
+
+def shared_template(factory: object, name: str, build: Callable[[str], object]) -> str:
+    """The template repository ``name``, built by ``build(path)`` once for the whole run:
+    pytest-xdist's workers share one copy (the first to ask builds it, under a lock, in
+    the folder all the workers' temporary folders sit in); each test copies it."""
+    base = factory.getbasetemp()  # type: ignore[attr-defined]
+    if os.environ.get('PYTEST_XDIST_WORKER'):
+        base = base.parent
+    folder = os.path.join(str(base), 'templates')
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name, 'repo')
+    done = os.path.join(folder, f'{name}.done')
+    with open(os.path.join(folder, f'{name}.lock'), 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.exists(done):
+            shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+            os.makedirs(os.path.dirname(path))
+            build(path)
+            with open(done, 'w'):
+                pass
+    return path
 
 
 def copy_template(template: str, path: str) -> CiRepo:

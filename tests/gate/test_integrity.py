@@ -1,57 +1,172 @@
-"""Integrity of the test machinery (rule 46): the test environment against pip's RECORD.
-
-Each test builds a real virtual environment (no pip: fast) whose site-packages holds a
-small installed distribution named like the machinery, with a RECORD written the way pip
-writes it, and runs the real probe in that environment's interpreter.
+"""Integrity of the test machinery (rule 46): the test environment against pip's RECORD,
+and no start-up code the install step adds runs in the gate's own runs.
 """
+
 from __future__ import annotations
 
-import base64
-import hashlib
+import json
 import os
-import py_compile
 import subprocess
 import sys
-import sysconfig
 import venv
+from typing import Any
 
 import pytest
 
-from ci_repo import build_template
-from ci_repo import copy_template
-from ci_repo import PYTEST
-from oracle_guard.gate.integrity import integrity_findings
+from builders.ci_repo import build_template
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.ci_repo import PYTEST
+from builders.ci_repo import PYTEST as DD_PYTEST
+from builders.dedupe import DISCARDING_SRC
+from builders.dedupe import GOOD
+from builders.dedupe import PROPERTY_ID
+from builders.dedupe import SMALL_UNIT_TESTS
+from builders.venvs import install
+from builders.venvs import site_packages
 from oracle_guard.gate.integrity import inspect_environment
+from oracle_guard.gate.integrity import integrity_findings
 from oracle_guard.gate.integrity import integrity_notes
+from oracle_guard.gate.reference import ISOLATED
+from oracle_guard.gate.reference import START_UP
+
+
+# -- start-up code the install step writes into the test environment ---------------------
+# The install step (standing for a setup.py) writes files into the test environment's
+# site-packages with a dist-info whose RECORD lists them with their true hashes, as pip
+# would: no OG727 (a .pth no RECORD lists), no OG726 (a file that differs from its RECORD).
+INSTALL_FILES = '''\
+import base64
+import hashlib
+import os
+import sysconfig
+
+SITE = sysconfig.get_paths()['purelib']
+FILES = %r
+rows = []
+for name, text in FILES.items():
+    path = os.path.join(SITE, *name.split('/'))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    data = text.replace('CHECKOUT', repr(os.getcwd())).encode()
+    with open(path, 'wb') as f:
+        f.write(data)
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()
+    rows.append(f'{name},sha256={digest},{len(data)}')
+rows.append('%s-0.1.dist-info/RECORD,,')
+with open(os.path.join(SITE, '%s-0.1.dist-info', 'RECORD'), 'w') as f:
+    f.write('\\n'.join(rows) + '\\n')
+'''
+
+
+def install_step(dist: str, files: dict[str, str]) -> str:
+    metadata = f'Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1\n\n'
+    return INSTALL_FILES % ({**files, f'{dist}-0.1.dist-info/METADATA': metadata}, dist, dist)
+
+
+# 132: og_boot.pth's import line runs og_boot at every start-up of the environment's
+# interpreter; it makes the plugin's judge of discards answer "not src's" for every one.
+BOOT = install_step('og_boot', {'og_boot.pth': 'import og_boot\n', 'og_boot.py': (
+    'try:\n    from oracle_guard.runtime import run_record\n'
+    '    run_record._Discards.by_src = lambda self, exc: None\n'
+    'except Exception:\n    pass\n')})
+
+
+# The honest case: an editable install of the project through a finder, as setuptools
+# writes one for a layout it cannot map with a path line (an import line that installs a
+# meta path finder for ``dd`` in the checkout's src).
+FINDER = install_step('dd', {'__editable__.dd-0.1.pth': (
+    'import __editable___dd_0_1_finder; __editable___dd_0_1_finder.install()\n'),
+    '__editable___dd_0_1_finder.py': (
+        'import importlib.util\nimport os\nimport sys\n\n\nclass _Finder:\n'
+        '    @staticmethod\n    def find_spec(name, path=None, target=None):\n'
+        '        if name == "dd":\n'
+        '            return importlib.util.spec_from_file_location(name, os.path.join('
+        'CHECKOUT, "src", "dd", "__init__.py"))\n\n\n'
+        'def install():\n    sys.meta_path.append(_Finder)\n')})
+
+
+@pytest.mark.parametrize('system_site', [False, True], ids=['venv', 'system-site-packages'])
+def test_the_gates_runs_get_sites_path_lines_and_none_of_its_start_up_code(
+        tmp_path, system_site: bool) -> None:  # type: ignore[no-untyped-def]
+    prefix = str(tmp_path / 'env')
+    venv.EnvBuilder(with_pip=False, system_site_packages=system_site,
+                    symlinks=os.name != 'nt').create(prefix)
+    python = os.path.join(prefix, 'Scripts' if os.name == 'nt' else 'bin', 'python')
+    site = site_packages(prefix)
+    ran = tmp_path / 'ran'
+    for folder in ('by_path_line', 'by_import_line'):
+        os.mkdir(tmp_path / folder)
+    install(site, 'start_up', {
+        'paths.pth': f'# a comment\n{tmp_path / "by_path_line"}\n\n{tmp_path / "missing"}\n',
+        'code.pth': f'import sys; sys.path.append({str(tmp_path / "by_import_line")!r}); '
+                    f'open({str(ran)!r}, "a").write("pth ")\n',
+        'sitecustomize.py': f'open({str(ran)!r}, "a").write("sitecustomize ")\n'})
+    show = 'import json, sys\njson.dump([sys.prefix, sys.path], sys.stdout)\n'
+    by_site = json.loads(subprocess.run([python, '-I', '-c', show], check=True,
+                                        capture_output=True).stdout)
+    assert set(ran.read_text().split()) == {'pth', 'sitecustomize'}  # site runs both
+    ran.unlink()
+    gate = json.loads(subprocess.run([python, *ISOLATED, '-c', START_UP + show], check=True,
+                                     capture_output=True).stdout)
+    assert not ran.exists()
+    # site's prefix and sys.path, in its order, but for what the import line added
+    assert gate == [by_site[0], [p for p in by_site[1] if not p.endswith('by_import_line')]]
+    assert str(tmp_path / 'by_path_line') in gate[1]
+    assert str(tmp_path / 'by_import_line') in by_site[1]
+
+
+def suite_env(tmp_path) -> str:  # type: ignore[no-untyped-def]
+    """A fresh environment (no pip) that reaches this suite's pytest, Hypothesis and
+    oracle-guard through the path lines of a ``.pth`` a distribution of its own lists."""
+    prefix = str(tmp_path / 'env')
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != 'nt').create(prefix)
+    import oracle_guard
+
+    here = [os.path.dirname(os.path.dirname(os.path.abspath(pytest.__file__))),
+            os.path.dirname(os.path.dirname(os.path.abspath(oracle_guard.__file__)))]
+    # (named to sort first: site reads the .pth files in the order of their names)
+    install(site_packages(prefix), 'aa_suite', {'aa_suite.pth': ''.join(
+        f'{folder}\n' for folder in dict.fromkeys(here))})
+    return os.path.join(prefix, 'Scripts' if os.name == 'nt' else 'bin', 'python')
+
+
+def start_up_gate(repo: CiRepo, python: str) -> Any:
+    test_command = [python, *DD_PYTEST[1:]]
+    return repo.finish(repo.start([sys.executable, '-I', *repo.ci_args(
+        test_command, '--test-python', python, '--install-command',
+        'python tools/install.py')[1:]]))
+
+
+def test_start_up_code_the_install_step_adds_does_not_run_in_the_gates_runs(
+        dd_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Rule 46 (OG727 asks only for a RECORD) and rule 44: the reference run's OG717 stands.
+    repo = copy_template(dd_template, str(tmp_path / 'repo'))
+    repo.pull_request({'src/dd/__init__.py': DISCARDING_SRC, 'tests/test_dd.py': SMALL_UNIT_TESTS,
+                       'tools/install.py': BOOT}, bug=False)
+    ci = start_up_gate(repo, suite_env(tmp_path))
+    assert ci.rc == 1, ci.out
+    # The start-up code ran in the test command (its own OG717 is gone: the attack is live)
+    assert not [line for line in ci.lines('OG717') if 'reference run:' not in line], ci.out
+    assert not ci.lines('OG727') and not ci.lines('OG726'), ci.out
+    assert any('reference run: OG717' in line and PROPERTY_ID in line
+               and 'src/dd/__init__.py:12' in line for line in ci.lines('OG734')), ci.out
+    assert any('note: the install step added start-up code' in line and
+               'og_boot.pth: import og_boot)' in line for line in ci.out.splitlines()), ci.out
+
+
+def test_an_editable_finder_the_install_step_adds_leaves_an_honest_fix_passing(
+        dd_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The gate's runs skip the finder's import line: the tree's src roots come first anyway.
+    repo = copy_template(dd_template, str(tmp_path / 'repo'))
+    repo.pull_request({'src/dd/__init__.py': GOOD, 'tools/install.py': FINDER}, bug=False)
+    ci = start_up_gate(repo, suite_env(tmp_path))
+    assert ci.rc == 0, ci.out
+    assert 'oracle-guard ci: 0 finding(s); test command exited 0' in ci.out, ci.out
+    notes = [line for line in ci.out.splitlines() if 'added start-up code' in line]
+    assert len(notes) == 1 and '__editable__.dd-0.1.pth: import __editable___dd_0_1' in notes[0]
+
 
 PLUGGY_SOURCE = 'def hookimpl():\n    return "the real pluggy"\n'
-
-
-def record_hash(data: bytes) -> str:
-    return 'sha256=' + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).decode().rstrip('=')
-
-
-def site_packages(prefix: str) -> str:
-    return sysconfig.get_path('purelib', vars={'base': prefix, 'platbase': prefix})
-
-
-def install(site: str, dist: str, files: dict[str, str], editable: bool = False) -> None:
-    """Write ``files`` and a dist-info whose RECORD lists them with their hashes."""
-    rows = []
-    for rel, text in files.items():
-        path = os.path.join(site, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, 'w', encoding='utf-8') as f:
-            f.write(text)
-        rows.append(f'{rel},{record_hash(text.encode())},{len(text.encode())}')
-    meta = os.path.join(site, f'{dist}-1.0.dist-info')
-    os.makedirs(meta)
-    if editable:
-        with open(os.path.join(meta, 'direct_url.json'), 'w', encoding='utf-8') as f:
-            f.write('{"url": "file:///src", "dir_info": {"editable": true}}')
-    rows.append(f'{dist}-1.0.dist-info/RECORD,,')
-    with open(os.path.join(meta, 'RECORD'), 'w', encoding='utf-8') as f:
-        f.write('\n'.join(rows) + '\n')
 
 
 @pytest.fixture
@@ -144,6 +259,8 @@ def test_pyc_python_wrote_for_the_real_source_passes(env: tuple[str, str]) -> No
 # whose order is the hash order of the process that compiled it: pip compiles at install
 # time, the probe compiles again under another hash seed.
 WORDS = ', '.join(repr(f'word{n}') for n in range(40))
+
+
 PLUGGY_WITH_A_SET = f'def hookimpl(name):\n    return name in {{{WORDS}}}\n'
 
 
@@ -165,7 +282,7 @@ def test_pyc_of_a_frozenset_constant_compiled_under_another_hash_seed_passes(
 def test_a_library_the_machinery_requires_edited_fails_and_one_it_does_not_passes(
         env: tuple[str, str]) -> None:
     # Hypothesis imports sortedcontainers when it is imported: an install step that rewrites
-    # it changes the run as surely as one that rewrites Hypothesis (attack 114).
+    # it changes the run as surely as one that rewrites Hypothesis.
     python, site = env
     install(site, 'hypothesis', {'hypothesis/__init__.py': 'import sortedcontainers\n'})
     with open(os.path.join(site, 'hypothesis-1.0.dist-info', 'METADATA'), 'w',

@@ -2,6 +2,7 @@
 
 Only the lines' presence and shape are asserted, never a timing value.
 """
+
 from __future__ import annotations
 
 import re
@@ -9,14 +10,16 @@ import subprocess
 
 import pytest
 
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import PYTEST
-
+from builders.ci_repo import build_template
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.ci_repo import PYTEST
 from oracle_guard.gate.timings import STEPS
 
+
 NUMBER = r'\d+\.\d{3} s'
+
+
 LINE = re.compile(rf'oracle-guard ci: timing: (?P<step>[a-z -]+): (?:not run|wall {NUMBER}, '
                   rf'cpu {NUMBER} gate \+ {NUMBER} children(?P<note> \(.*\))?)')
 

@@ -6,6 +6,7 @@ property's file alone and changes what its names mean before it runs (OG714): pl
 ``python -m pytest`` goes green, ``oracle-guard ci`` must fail naming the property.
 The first test is the honest counterpart: a passing property passes the gate.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,15 +14,81 @@ import textwrap
 
 import pytest
 
-from ci_repo import BASE_FILES
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import PYTEST
-from ci_repo import write
+from builders.ci_repo import BASE_FILES
+from builders.ci_repo import build_template
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.ci_repo import shared_template
+from builders.ci_repo import git
+from builders.ci_repo import PYTEST
+from builders.ci_repo import write
+from builders.dedupe import attack
+from builders.dedupe import property_failed_in_the_reference_run
+from builders.dedupe import PROPERTY_ID
+from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
+
+
+# -- a fixture parametrized only for the health-check discount -------------------------------
+# Hypothesis suppresses differing_executors on a parametrized test, so the call-time lock
+# check leaves that name out there (rule 23). An autouse fixture of a root conftest with
+# one param makes the property parametrized and writes differing_executors onto its
+# settings, and filter_too_much beside it: the discount is that one name only.
+DISCOUNT_CONFTEST = '''\
+import pytest
+from hypothesis import HealthCheck, settings
+
+
+@pytest.fixture(autouse=True, params=['only'])
+def _quiet(request):
+    function = getattr(request, 'function', None)
+    current = getattr(function, '_hypothesis_internal_use_settings', None)
+    if current is not None:
+        function._hypothesis_internal_use_settings = settings(
+            current, suppress_health_check=[HealthCheck.too_slow,
+                                            HealthCheck.differing_executors,
+                                            HealthCheck.filter_too_much])
+'''
+
+
+def test_fixture_parametrized_for_the_discount_still_fails_the_lock(dd: CiRepo) -> None:
+    plain, ci = attack(dd, {'conftest.py': DISCOUNT_CONFTEST,
+                            'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    # The live value holds filter_too_much beside too_slow (in either order: it is read
+    # from a set), and not the one name Hypothesis adds.
+    lives = ('["too_slow", "filter_too_much"]', '["filter_too_much", "too_slow"]')
+
+    def drifted(line: str) -> bool:
+        return 'suppress_health_check: locked at ["too_slow"], live value ' in line and \
+            any(live in line for live in lives) and 'differing_executors' not in line
+
+    assert any(drifted(line) for line in plain.out.splitlines()), plain.out
+    assert any(f'{PROPERTY_ID}[only]: at call time' in line and drifted(line)
+               for line in ci.lines('OG711')), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
+
+# -- the same fixture with differing_executors alone --------------------------------------
+# What the discount accepts is what Hypothesis itself does to a parametrized test, and it
+# changes no input: the property still fails on the bug, in the test command too (the
+# conftest on its path keeps it there) and in the reference run.
+DIFFERING_ONLY = DISCOUNT_CONFTEST.replace(
+    ',\n                                            HealthCheck.filter_too_much]', ']')
+
+
+def test_fixture_adding_differing_executors_alone_gains_nothing(dd: CiRepo) -> None:
+    assert 'filter_too_much' not in DIFFERING_ONLY
+    plain, ci = attack(dd, {'conftest.py': DIFFERING_ONLY,
+                            'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    assert f'FAILED {PROPERTY_ID}[only]' in plain.out, plain.out
+    assert 'tests less than its lock' not in plain.out + ci.out  # the discount, rule 23
+    assert not ci.lines('OG711'), ci.out
+    assert ci.summary.endswith('test command exited 1'), ci.out
+    assert property_failed_in_the_reference_run(ci), ci.out
+
 
 PROPERTY = 'tests/properties/test_add_props.py::test_add_matches_sum'
+
+
 PROPERTY_FILES = {
     'tests/properties/test_add_props.py': '''\
         from hypothesis import given, settings, strategies as st
@@ -39,17 +106,21 @@ PROPERTY_FILES = {
             {"max_examples": 200, "derandomize": true}}}
         ''',
 }
+
+
 # Out of scope by design (unit tests are the agent's to edit): test_add expects the bug.
 UNIT_TEST_EDITED = {
     'tests/test_calc.py': textwrap.dedent(BASE_FILES['tests/test_calc.py']).replace(
         'add(2, 3) == 5', 'add(2, 3) == 6'),
 }
+
+
 FIXED_ADD = 'lambda a, b: a + b'
 
 
 @pytest.fixture(scope='session')
 def template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return build_template(str(tmp_path_factory.mktemp('ci-props') / 'repo'), PROPERTY_FILES)
+    return shared_template(tmp_path_factory, 'property-namespace', lambda path: build_template(path, PROPERTY_FILES))
 
 
 @pytest.fixture
@@ -410,7 +481,7 @@ def test_a_builtin_that_is_not_what_it_was_at_start_up_is_judged_whatever_it_is(
     """Rule 45 (OG714): with the builtins as the plugin found them when it loaded
     (``source_code.BUILTINS_AT_START``), a builtin holding another object is a replacement
     whatever the object is (a callable instance, a type compiled into the interpreter, a
-    ``functools.partial``, another module's function: attacks 113, 126, 126b), unless the
+    ``functools.partial``, another module's function), unless the
     property folder's code made it; ``_`` (the display hook's) is not judged. The judge's
     own ``sorted`` is the one the plugin started with (this ``Sorted`` takes no ``key``).
     The fast judgement stays the reference's."""

@@ -11,11 +11,14 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from builders.repos import Repo
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # The hooks of the foundation; each is declared in .pre-commit-hooks.yaml.
 HOOK_IDS = (
@@ -126,3 +129,20 @@ def run(args: Sequence[str], cwd: str, env: Mapping[str, str]) -> Completed:
 
 def pre_commit(*args: str, cwd: str, env: Mapping[str, str]) -> Completed:
     return run((sys.executable, '-m', 'pre_commit', *args), cwd, env)
+
+
+def judge(mode: str, repo: Repo, hook_repo: HookRepo,
+          change: Callable[[Repo], object]) -> Completed:
+    base = repo.git('rev-parse', 'HEAD').strip()
+    change(repo)
+    if mode == 'commit':
+        installed = pre_commit('install', cwd=repo.path, env=hook_repo.env())
+        assert installed.rc == 0, installed.out
+        repo.add()
+        return run(('git', 'commit', '-q', '-m', 'change'), repo.path, hook_repo.env())
+    repo.commit('change, past the commit hook')
+    if mode == 'range':
+        return pre_commit('run', '--from-ref', base, '--to-ref', 'HEAD',
+                          cwd=repo.path, env=hook_repo.env())
+    assert mode == 'all-files', mode
+    return pre_commit('run', '--all-files', cwd=repo.path, env=hook_repo.env())

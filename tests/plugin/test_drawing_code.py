@@ -1,25 +1,31 @@
 """Hypothesis's drawing code kept at the plugin's start, and what changed since (rule 43 at
 run time, docs/rules.md: OG717). In-process: each test changes Hypothesis in this process
-as a ``src`` module would at import (attacks 131b, 131c, 131d of benchmarks/ATTACKS.md)
-and puts it back; the replacements are functions of a real module file under ``src``."""
+as a ``src`` module would at import, and puts it back; the replacements are functions of a real module file under ``src``.
+"""
+
 from __future__ import annotations
 
 import gc
 import importlib.util
-import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, control, given, settings, strategies as st
+from hypothesis import assume
+from hypothesis import control
+from hypothesis import given
+from hypothesis import HealthCheck
+from hypothesis import settings
+from hypothesis import strategies as st
 from hypothesis.internal.conjecture.data import ConjectureData
 from hypothesis.strategies._internal.strategies import MappedStrategy
 from hypothesis.strategies._internal.strategies import SearchStrategy
 
+from builders.recorded_runs import recorded_events
+from builders.recorded_runs import recorded_run
 from oracle_guard.runtime.drawing_code import DrawingCode
+
 
 SRC = '''\
 def draw(self, strategy, *args, **kwargs):
@@ -37,6 +43,8 @@ def map(self, pack):
 exec(compile('def generated(self, strategy, *args, **kwargs):\\n    return None\\n',
              '<draw>', 'exec'))
 '''
+
+
 LINE = {name: n for n, text in enumerate(SRC.splitlines(), 1)
         for name in ('draw', 'do_draw', 'map') if text.startswith(f'def {name}(')}
 
@@ -177,6 +185,8 @@ def replace(cls):
     _own = cls.__dict__['draw']
     cls.draw = _draw
 '''
+
+
 RECORDED_TESTS = '''\
 from hypothesis import given, settings, strategies as st
 from hypothesis.internal.conjecture.data import ConjectureData
@@ -196,44 +206,6 @@ def test_replaces_while_called(n):
     if ConjectureData.__dict__['draw'] is not dd._draw:
         dd.replace(ConjectureData)
 '''
-
-
-def recorded_events(root: Any, files: dict[str, str],
-                    extra_env: dict[str, str] | None = None) -> list[dict[str, Any]]:
-    """The events, in order, of a recorded pytest run (as the gate's runs are) of a guarded
-    git repository at ``root`` holding ``files``, its properties locked."""
-    files = {'pyproject.toml': '[project]\nname = "dd"\nversion = "0.1"\n\n'
-             '[tool.pytest.ini_options]\npythonpath = ["src"]\n\n[tool.oracle-guard]\n'
-             'src = ["src/"]\n', **files}
-    for rel, text in files.items():
-        os.makedirs(os.path.dirname(os.path.join(root, rel)), exist_ok=True)
-        with open(os.path.join(root, rel), 'w') as f:
-            f.write(text)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(('PYTEST_', 'ORACLE_GUARD', 'PYTHONPYCACHEPREFIX'))}
-    subprocess.run(['git', 'init', '-q'], cwd=root, check=True)
-    locked = subprocess.run([sys.executable, '-m', 'oracle_guard.cli', 'lock'], cwd=root,
-                            env=env, capture_output=True, text=True)
-    assert locked.returncode == 0, locked.stdout + locked.stderr
-    record = os.path.join(root, 'record')
-    os.mkdir(record)
-    env['ORACLE_GUARD_RECORD'] = record
-    env.update(extra_env or {})
-    proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
-                           '-p', 'oracle_guard', 'tests'], cwd=root, env=env,
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    events = []
-    for name in sorted(os.listdir(record)):
-        with open(os.path.join(record, name)) as f:
-            events.extend(json.loads(line) for line in f)
-    return events
-
-
-def recorded_run(root: Any, files: dict[str, str]) -> dict[str, dict[str, Any]]:
-    """The ``call`` events, by test name, of ``recorded_events``."""
-    return {e['nodeid'].rsplit('::', 1)[-1]: e for e in recorded_events(root, files)
-            if e.get('event') == 'call'}
 
 
 def test_the_record_opens_with_its_start_when_pytest_rewrites_hypothesis_first(

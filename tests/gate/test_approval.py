@@ -1,30 +1,51 @@
 """Rule 47: ``oracle-guard ci`` fails on an oracle change unless a person approved it.
-
-The bug is already on ``main`` here, so an agent never needs to touch ``src/``: the two pull
-requests of the cheat tests change only the oracle, turn plain pytest green, and must fail
-the gate until a maintainer applies the label (a real ``$GITHUB_EVENT_PATH`` payload) or the
-job passes ``--oracle-approved``.
 """
+
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import os
 
 import pytest
 
-from conftest import Repo
+from builders.ci_repo import BASE_FILES
+from builders.ci_repo import BUGGY_ADD
+from builders.ci_repo import build_template
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.ci_repo import shared_template
+from builders.ci_repo import PYTEST
+from builders.ci_repo import Run
+from builders.dedupe import dd_cheat_fails_ci
+from builders.dedupe import PROPERTY_ID
+from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
+from builders.repos import Repo
 from oracle_guard.commands.ci import range_context
 from oracle_guard.gate.approval import Approval
 from oracle_guard.gate.approval import decide
 from oracle_guard.gate.review_report import report_sections
-from ci_repo import BASE_FILES
-from ci_repo import BUGGY_ADD
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import PYTEST
-from ci_repo import Run
+
+
+def test_property_weakened_and_unit_tests_rewritten_fails_ci(dd: CiRepo) -> None:
+    dd_cheat_fails_ci(dd, {
+        'tests/properties/test_dd_props.py': PROPERTY.replace(
+            'assert dedupe(xs) == sorted(set(xs))', 'assert set(dedupe(xs)) <= set(xs)'),
+        'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, 'OG740')
+
+
+def test_failing_tests_frozen_with_a_raised_budget_fails_ci(dd: CiRepo) -> None:
+    expires = datetime.date.today() + datetime.timedelta(days=30)
+    rows = ''.join(
+        f'  - id: FZ-{n}\n    nodeid: {nodeid}\n    class: order-dependent\n'
+        f'    evidence: "fails after the cache test"\n    owner: alice\n    expires: {expires}\n'
+        for n, nodeid in enumerate(('tests/test_dd.py::test_four', 'tests/test_dd.py::test_many',
+                                    PROPERTY_ID), 1))
+    ci = dd_cheat_fails_ci(dd, {'tests/freeze_ledger.yaml': f'budget: 3\nfreezes:\n{rows}'},
+                                  'OG740')
+    assert any('budget 0 -> 3' in line for line in ci.lines('OG740')), ci.out
+
 
 PROPERTY = '''\
     from calc import add
@@ -35,11 +56,15 @@ PROPERTY = '''\
             for b in range(5):
                 assert add(a, b) == a + b
     '''
+
+
 BUG_ON_MAIN = {
     'src/calc/__init__.py': BUGGY_ADD,
     'tests/properties/test_add_props.py': PROPERTY,
     'tests/freeze_ledger.yaml': 'budget: 0\nfreezes: []\n',
 }
+
+
 # Issue 17's first pull request: the property weakened (== became <=) and the failing unit
 # test rewritten to expect the buggy value. Nothing else.
 WEAKENED_PROPERTY = {
@@ -66,13 +91,15 @@ FROZEN_FAILURES = {'tests/freeze_ledger.yaml': 'budget: 3\nfreezes:\n' + ''.join
     freeze(2, 'tests/properties/test_add_props.py::test_add_matches_sum'),
     freeze(3, 'tests/test_calc.py::TestMore::test_zero'),
 ))}
+
+
 TODAY = ('--today', '2098-12-01')
 
 
 @pytest.fixture(scope='session')
 def template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return build_template(str(tmp_path_factory.mktemp('approval-template') / 'repo'),
-                          BUG_ON_MAIN)
+    return shared_template(tmp_path_factory, 'approval', lambda path: build_template(path,
+        BUG_ON_MAIN))
 
 
 @pytest.fixture

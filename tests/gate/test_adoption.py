@@ -1,31 +1,20 @@
 """The audit of ``oracle-guard ci`` accepts what adoption accepts, and only that: a
 baselined silence (rule 39), an environment skip whose condition held in this run
-(rule 40), and the tests the pytest configuration already left out at adoption."""
+(rule 40), and the tests the pytest configuration already left out at adoption.
+"""
+
 from __future__ import annotations
 
 import subprocess
 import sys
 
-import pytest
+from builders.ci_repo import CiRepo
+from builders.ci_repo import git
+from builders.ci_repo import PYTEST
+from builders.ci_repo import write
 
-from ci_repo import build_template
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import PYTEST
-from ci_repo import write
 
 HERE = sys.platform
-
-
-@pytest.fixture(scope='session')
-def template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return build_template(str(tmp_path_factory.mktemp('ci-adoption') / 'repo'))
-
-
-@pytest.fixture
-def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
-    return copy_template(template, str(tmp_path / 'repo'))
 
 
 def on_main(calc: CiRepo, files: dict, *, baseline: bool) -> None:  # type: ignore[type-arg]
@@ -167,6 +156,8 @@ HOOK_READS_SRC = '''\
             config.hook.pytest_deselected(items=slow)
             items[:] = [i for i in items if i not in slow]
     '''
+
+
 SRC_SLOW = ('def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\n'
             'SLOW = {names}\n')
 
