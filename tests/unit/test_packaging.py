@@ -21,6 +21,23 @@ def test_every_hook_declares_the_pre_commit_version_its_stage_names_need():
         assert 'pre-commit' in hook['stages']  # the 3.2.0 name of the commit stage
 
 
+def test_this_repository_runs_every_hook_as_its_users_do():
+    """The repository's own configuration is .pre-commit-hooks.yaml run from the checkout:
+    the same hooks in the same order, each with the keys a user's clone gets (a
+    `types:` or `files:` of our own would judge this repository differently)."""
+    with open(os.path.join(ROOT, '.pre-commit-hooks.yaml'), encoding='utf-8') as f:
+        declared = [h for h in yaml.safe_load(f) if h['id'] != 'oracle-guard']
+    with open(os.path.join(ROOT, '.pre-commit-config.yaml'), encoding='utf-8') as f:
+        [local] = yaml.safe_load(f)['repos']
+    assert local['repo'] == 'local'
+    assert [h['id'] for h in local['hooks']] == [h['id'] for h in declared]
+    for ours, theirs in zip(local['hooks'], declared):
+        assert ours['language'] == 'system', ours['id']
+        expected = {k: v for k, v in theirs.items()
+                    if k not in ('language', 'description', 'minimum_pre_commit_version')}
+        assert {k: v for k, v in ours.items() if k != 'language'} == expected, ours['id']
+
+
 def test_help_lists_every_command_with_one_line(capsys):
     assert main(['--help']) == 0
     out = capsys.readouterr().out
