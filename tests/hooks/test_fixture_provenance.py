@@ -213,6 +213,17 @@ def test_synthetic_yaml_body_invalid_against_its_schema_fails(guarded):
     assert "'message' is a required property" in result.out
 
 
+def test_synthetic_body_is_judged_by_its_file_type_not_one_suffix(guarded):
+    # A GeoJSON document is JSON (identify's file types): held to its schema too.
+    synthetic_setup(guarded)
+    put_fixture(guarded, 'checkout/area.geojson', b'{"code": "504"}', source='synthetic',
+                schema=SCHEMA, purpose='p')
+    guarded.add()
+    result = run(guarded)
+    assert result.codes == ['OG114']
+    assert 'does not match' in result.out
+
+
 def test_synthetic_json_body_that_does_not_parse_fails(guarded):
     synthetic_setup(guarded)
     put_fixture(guarded, 'checkout/timeout.json', b'{"code": 504,', source='synthetic',

@@ -30,9 +30,22 @@ from oracle_guard.oracle.manifest import FixtureRow
 from oracle_guard.oracle.manifest import row_key_problem
 from oracle_guard.oracle.manifest import SHA256
 
-JSON_SUFFIXES = ('.json',)
-YAML_SUFFIXES = ('.yaml', '.yml')
 PURPOSE_PLACEHOLDER = '"…"'
+
+
+def body_format(path: str) -> str | None:
+    """'JSON' or 'YAML' for a fixture whose file type identify names so (``.json``,
+    ``.geojson``, ``.jsonld``, ``.ipynb``, ``.yaml``, ``.yml``, ...), None for any other: its
+    bytes are held to the hash alone. identify is imported here, on the first synthetic row,
+    never on a commit's hot path."""
+    from identify.identify import tags_from_filename
+
+    tags = tags_from_filename(path)
+    if 'json' in tags:
+        return 'JSON'
+    if 'yaml' in tags:
+        return 'YAML'
+    return None
 
 
 # -- the trace store ------------------------------------------------------------------
@@ -190,12 +203,10 @@ class SchemaBook:
     def body_problem(self, row: FixtureRow, schema_path: str) -> tuple[int, str] | None:
         """(line, why) when a JSON/YAML fixture's body does not satisfy its schema."""
         path = row.path
-        if path.endswith(JSON_SUFFIXES):
-            kind, load = 'JSON', load_json
-        elif path.endswith(YAML_SUFFIXES):
-            kind, load = 'YAML', load_yaml
-        else:
+        kind = body_format(path)
+        if kind is None:
             return None  # only structured bodies have a schema to satisfy
+        load = load_json if kind == 'JSON' else load_yaml
         validator = self.validator(schema_path)
         raw = self.view.read(path)
         if raw is None:
