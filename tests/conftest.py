@@ -111,6 +111,18 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> 'HookRepo':
     return hooks
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """``default_python``: the tests .ci/run leaves to the default Python. They drive whole
+    chains of programs (the real pre-commit, the gate's runs, the Action's steps), so
+    they run once; a module of tests/gate marked ``every_python`` holds the gate's ties to
+    the interpreter and runs on every Python, like the rest of the suite."""
+    for item in items:
+        folder = os.path.basename(os.path.dirname(str(item.fspath)))
+        chain = folder in ('gate', 'e2e') and item.get_closest_marker('every_python') is None
+        if chain or 'hook_repo' in getattr(item, 'fixturenames', ()):
+            item.add_marker('default_python')
+
+
 MODES = ('commit', 'range', 'all-files')
 
 

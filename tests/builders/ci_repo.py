@@ -101,6 +101,10 @@ DROPPED = ('ORACLE_GUARD_RECORD', 'PYTHONDONTWRITEBYTECODE', 'PYTEST_ADDOPTS', '
 PYCACHE = os.path.join(tempfile.gettempdir(), 'oracle-guard-test-pycache')
 PYTEST = (sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
           '-p', 'no:hypothesispytest')
+# The reference run doubles what a gate run costs. tests/gate/conftest.py turns it off
+# except in the tests of the mechanisms that need it (marked ``reference_run``); outside
+# tests/gate it stays on.
+REFERENCE_RUN = True
 
 
 def git(path: str, *args: str) -> str:
@@ -178,6 +182,8 @@ class CiRepo:
         return Run(proc.returncode, out)
 
     def ci_args(self, test_command: Sequence[str] = PYTEST, *options: str) -> list[str]:
+        if not REFERENCE_RUN and '--no-reference-run' not in options:
+            options = ('--no-reference-run', *options)
         return [sys.executable, '-m', 'oracle_guard.cli', 'ci', '--base', 'main', *options,
                 '--', *test_command]
 

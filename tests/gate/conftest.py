@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import builders.ci_repo
 from builders.calc import ORACLE
 from builders.ci_repo import adopt
 from builders.ci_repo import build_template
@@ -97,3 +98,11 @@ def oracle_template(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture
 def oracle_calc(oracle_template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
     return copy_template(oracle_template, str(tmp_path / 'repo'))
+
+
+@pytest.fixture(autouse=True)
+def _reference_run(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gate run here has its reference run only in a test marked ``reference_run`` (by
+    itself or by its module): the modules of the other mechanisms judge their own."""
+    wanted = request.node.get_closest_marker('reference_run') is not None
+    monkeypatch.setattr(builders.ci_repo, 'REFERENCE_RUN', wanted)

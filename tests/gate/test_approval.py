@@ -19,6 +19,7 @@ from builders.ci_repo import shared_template
 from builders.ci_repo import PYTEST
 from builders.ci_repo import Run
 from builders.dedupe import dd_cheat_fails_ci
+from builders.dedupe import PROPERTY
 from builders.dedupe import PROPERTY_ID
 from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 from builders.repos import Repo
@@ -47,7 +48,7 @@ def test_failing_tests_frozen_with_a_raised_budget_fails_ci(dd: CiRepo) -> None:
     assert any('budget 0 -> 3' in line for line in ci.lines('OG740')), ci.out
 
 
-PROPERTY = '''\
+CALC_ADD_PROPERTY = '''\
     from calc import add
 
 
@@ -60,7 +61,7 @@ PROPERTY = '''\
 
 BUG_ON_MAIN = {
     'src/calc/__init__.py': BUGGY_ADD,
-    'tests/properties/test_add_props.py': PROPERTY,
+    'tests/properties/test_add_props.py': CALC_ADD_PROPERTY,
     'tests/freeze_ledger.yaml': 'budget: 0\nfreezes: []\n',
 }
 
@@ -68,7 +69,7 @@ BUG_ON_MAIN = {
 # Issue 17's first pull request: the property weakened (== became <=) and the failing unit
 # test rewritten to expect the buggy value. Nothing else.
 WEAKENED_PROPERTY = {
-    'tests/properties/test_add_props.py': PROPERTY.replace('== a + b', '<= a + b + 1'),
+    'tests/properties/test_add_props.py': CALC_ADD_PROPERTY.replace('== a + b', '<= a + b + 1'),
     'tests/test_calc.py': BASE_FILES['tests/test_calc.py'].replace(
         'assert add(2, 3) == 5', 'assert add(2, 3) == 6'),
 }
@@ -166,6 +167,7 @@ def test_budget_raised_to_freeze_failing_tests_fails_ci_without_the_label(
         '"oracle-approved"): budget 0 -> 3' in shown
 
 
+@pytest.mark.reference_run
 def test_budget_raised_to_freeze_failing_tests_is_approved_but_needs_a_measured_flip(
         calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     # The approval answers rule 47 (no OG740); rule 48 still reruns each new

@@ -75,6 +75,7 @@ addopts = ["--deselect", "tests/properties/test_dd_props.py::test_dedupe_matches
 '''
 
 
+@pytest.mark.reference_run
 def test_new_root_pytest_toml_deselecting_the_property_fails_ci(dd: CiRepo) -> None:
     _, ci = attack(dd, {'pytest.toml': PYTEST_TOML, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
                    plain_rc=0)

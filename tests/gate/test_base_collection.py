@@ -56,7 +56,7 @@ IMPL_PROPS = 'tests/properties/test_dd_props.py'
 
 @pytest.fixture(scope='session')
 def impl_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return shared_template(tmp_path_factory, 'base-collection-impls', lambda path: adopt(path, PYPROJECT, {
+    return shared_template(tmp_path_factory, 'base-collection-impls', lambda path: adopt_with_init(path, PYPROJECT, {
         'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast)", '_fast'),
         'tests/test_dd.py': DD_UNIT, IMPL_PROPS: IMPL_PROPERTY},
         after=[{'src/dd/__init__.py': impls("Impl('pure', _pure), Impl('fast', _fast)",
@@ -68,6 +68,7 @@ def impl_dd(impl_template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-
     return copy_template(impl_template, str(tmp_path / 'repo'))
 
 
+@pytest.mark.reference_run
 def test_case_the_base_ran_dropped_by_src_fails_ci(impl_dd: CiRepo) -> None:
     with open(f'{impl_dd.path}/tests/oracle_baseline.json', encoding='utf-8') as f:
         assert 'test_impl_matches_set' not in f.read()  # adoption left nothing out
@@ -123,6 +124,7 @@ def test_base_collection_for_the_cases_alone_collects_the_property_files_only(
     assert any(case.startswith('tests/test_dd.py::') for case in kept), kept
 
 
+@pytest.mark.reference_run
 def test_base_collection_is_made_only_for_cases_written_outside_the_property(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     # Rule 39b, decided statically: a parametrize over a list written in the module (or
@@ -155,7 +157,7 @@ def test_base_collection_is_made_only_for_cases_written_outside_the_property(
                                         'def impl(request):\n    return request.param\n',
     }
     path = str(tmp_path / 'repo')
-    adopt(path, PYPROJECT, {'src/dd/__init__.py': GOOD,
+    adopt_with_init(path, PYPROJECT, {'src/dd/__init__.py': GOOD,
                             'tests/properties/test_literal.py': literal,
                             'tests/test_dd.py': UNIT_TESTS})
     # The properties' folder named (init names it where the properties use Hypothesis).
@@ -176,7 +178,7 @@ CASE_MAIN = [
 
 @pytest.fixture(scope='session')
 def case_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return shared_template(tmp_path_factory, 'base-collection-case', lambda path: adopt(path, PYPROJECT, CASE_PROJECT,
+    return shared_template(tmp_path_factory, 'base-collection-case', lambda path: adopt_with_init(path, PYPROJECT, CASE_PROJECT,
         CASE_MAIN).path)
 
 
@@ -192,6 +194,7 @@ def test_adoption_records_the_one_case_its_collection_left_out(cases: CiRepo) ->
     assert plain.rc == 1 and '2 failed, 2 passed' in plain.out, plain.out
 
 
+@pytest.mark.reference_run
 def test_the_kept_case_deselected_through_the_unchanged_conftest_fails_ci(
         cases: CiRepo) -> None:
     # Both implementations declared unavailable in src; `[pure]` ran at
@@ -215,7 +218,7 @@ ALONE = TWO_UNITS.split('\n\ndef test_four')[0]
 
 
 def test_failing_test_moved_onto_a_recorded_left_out_test_fails_ci(tmp_path) -> None:
-    # Tests/legacy/test_old.py::test_four is recorded as left out at adoption
+    # tests/legacy/test_old.py::test_four is recorded as left out at adoption
     # (addopts --ignore); the failing tests/test_dd.py::test_four is deleted and its body put
     # over the legacy one. Rule 52 took it for a move and the record accepted the
     # destination; nothing runs it there, so it is a removal, an oracle change (OG740).
@@ -334,7 +337,7 @@ def project(declared: str, dedupe: str) -> dict[str, str]:
             'tests/test_dd.py': DD_UNIT, 'tests/properties/test_dd_props.py': IMPL_PROPERTY}
 
 
-def adopt(path: str, files: dict[str, str], after: list[str]) -> CiRepo:
+def adopt_stale(path: str, files: dict[str, str], after: list[str]) -> CiRepo:
     """``files`` adopted, then each of ``after`` (a src/dd/__init__.py) committed on main;
     the last one has the bug."""
     return adopt_with_init(path, PYPROJECT, files, [{'src/dd/__init__.py': src} for src in after])
@@ -359,7 +362,7 @@ STALE_MAIN = [stale_impls("Impl('pure', _pure), Impl('fast', _fast)", '_fast'),
 @pytest.fixture(scope='module')
 def stale_template(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp('stale') / 'repo')
-    adopt(path, project("Impl('pure', _pure), Impl('fast', _fast, available=False)",
+    adopt_stale(path, project("Impl('pure', _pure), Impl('fast', _fast, available=False)",
                         '_pure'), STALE_MAIN)
     return path
 
@@ -399,7 +402,7 @@ def test_a_function_recorded_whole_accepts_no_case_the_base_ran(
     # recorded; main adds `pure` (the default, later with the bug) and a correct `ref`.
     # src declares `pure` unavailable: `[pure]` ran at the base, so the record does not
     # cover it.
-    repo = adopt(str(tmp_path / 'repo'), project("Impl('fast', _fast, available=False)",
+    repo = adopt_stale(str(tmp_path / 'repo'), project("Impl('fast', _fast, available=False)",
                                                  '_pure'), [
         stale_impls("Impl('pure', _pure), Impl('ref', _ref), Impl('fast', _fast, available=False)",
               '_pure'),
@@ -424,7 +427,7 @@ RENAME_MAIN = [stale_impls("Impl('pure', _pure), Impl('ref', _ref), "
 @pytest.fixture(scope='module')
 def rename_template(tmp_path_factory: pytest.TempPathFactory) -> str:
     path = str(tmp_path_factory.mktemp('rename') / 'repo')
-    adopt(path, project("Impl('pure', _pure), Impl('ref', _ref), "
+    adopt_stale(path, project("Impl('pure', _pure), Impl('ref', _ref), "
                         "Impl('fast', _fast, available=False)", '_pure'), RENAME_MAIN)
     return path
 
@@ -476,7 +479,7 @@ def test_when_the_base_collection_does_not_complete_no_recorded_test_is_accepted
                     "Impl('fast', _fast, available=False)", '_pure')
     files.update({'tests/conftest.py': NEEDS_LOCAL_FILE, '.gitignore': 'tests/local.cfg\n',
                   'tests/local.cfg': 'local\n'})
-    repo = adopt(str(tmp_path / 'repo'), files, RENAME_MAIN)
+    repo = adopt_stale(str(tmp_path / 'repo'), files, RENAME_MAIN)
     assert f'"{FUNCTION}[fast]"' in recorded(repo)
     # The honest fix: the record is still true, and would be accepted (the test above).
     repo.pull_request({'src/dd/__init__.py': stale_impls(

@@ -35,6 +35,8 @@ from builders.dedupe import PROPS
 from builders.dedupe import PYPROJECT
 from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 
+pytestmark = pytest.mark.reference_run
+
 
 # -- a lie told only to the expected value's own kind (rule 45: the twin) -----------------
 def test_eq_that_lies_only_to_lists_fails_ci_through_the_twin(dd: CiRepo) -> None:

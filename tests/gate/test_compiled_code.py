@@ -28,6 +28,8 @@ from builders.dedupe import PROPERTY_ID
 from builders.dedupe import SELF_WEAKENING_SRC
 from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 
+pytestmark = pytest.mark.reference_run
+
 
 # -- compiled code in the pull request (rule 46) ------------------------------------------
 def test_unchecked_hash_pyc_of_the_fixed_code_beside_the_buggy_source_fails_ci(

@@ -35,6 +35,8 @@ from oracle_guard.runtime import source_code
 from oracle_guard.runtime.run_record import _Discards
 from oracle_guard.runtime.run_record import _ExampleCounter
 
+pytestmark = pytest.mark.reference_run
+
 
 @pytest.mark.parametrize(('exception', 'outcome'), [
     ('Skipped', 'skipped'), ('SkipTest', 'skipped'), ('XFailed', 'xfailed'),

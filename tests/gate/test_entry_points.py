@@ -65,6 +65,7 @@ def with_profile_conftest(tmp_path_factory: pytest.TempPathFactory) -> str:
         {'tests/properties/conftest.py': PROFILE_CONFTEST}))
 
 
+@pytest.mark.reference_run
 def test_a_hypothesis_entry_point_that_rewrites_the_property_fails_ci(
         with_profile_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = copy_template(with_profile_conftest, str(tmp_path / 'repo'))

@@ -7,6 +7,8 @@ from __future__ import annotations
 import sys
 import textwrap
 
+import pytest
+
 from builders.calc import freeze
 from builders.calc import green_then_ci
 from builders.calc import on_main
@@ -17,6 +19,8 @@ from builders.ci_repo import BASE_FILES
 from builders.ci_repo import CiRepo
 from builders.dedupe import DD_PYTEST
 from builders.dedupe import frozen_ledger
+
+pytestmark = pytest.mark.reference_run
 
 
 # -- the flip a freeze needs, forged by src in the reruns (rule 48) ---------------------

@@ -31,6 +31,8 @@ from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 from oracle_guard.commands.ci import range_context
 from oracle_guard.gate.reference import prepare_reference_runs
 
+pytestmark = pytest.mark.reference_run
+
 
 # -- the install step replaces the base property's blob (git replace) ----------------------
 # The change rules read the change before the install step; the reference tree, the

@@ -30,6 +30,8 @@ from oracle_guard.gate.integrity import integrity_notes
 from oracle_guard.gate.reference import ISOLATED
 from oracle_guard.gate.reference import START_UP
 
+pytestmark = [pytest.mark.reference_run, pytest.mark.every_python]
+
 
 # -- start-up code the install step writes into the test environment ---------------------
 # The install step (standing for a setup.py) writes files into the test environment's

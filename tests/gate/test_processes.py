@@ -24,6 +24,8 @@ from builders.dedupe import property_failed_in_the_reference_run
 from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 from oracle_guard.gate.processes import Reaper
 
+pytestmark = pytest.mark.reference_run
+
 
 # src holds the reference run up (it tells it apart by python -I) at the first call, so
 # that the test command, which starts once the reference run has collected, finds it

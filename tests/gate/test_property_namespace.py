@@ -50,6 +50,7 @@ def _quiet(request):
 '''
 
 
+@pytest.mark.reference_run
 def test_fixture_parametrized_for_the_discount_still_fails_the_lock(dd: CiRepo) -> None:
     plain, ci = attack(dd, {'conftest.py': DISCOUNT_CONFTEST,
                             'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
@@ -75,6 +76,7 @@ DIFFERING_ONLY = DISCOUNT_CONFTEST.replace(
     ',\n                                            HealthCheck.filter_too_much]', ']')
 
 
+@pytest.mark.reference_run
 def test_fixture_adding_differing_executors_alone_gains_nothing(dd: CiRepo) -> None:
     assert 'filter_too_much' not in DIFFERING_ONLY
     plain, ci = attack(dd, {'conftest.py': DIFFERING_ONLY,

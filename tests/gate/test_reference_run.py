@@ -38,6 +38,8 @@ from builders.dedupe import TIDY
 from builders.dedupe import UNIT_TESTS
 from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 
+pytestmark = pytest.mark.reference_run
+
 
 # -- test code that replaces the function under test (rule 45: OG714) ---------------------
 def test_fixture_only_conftest_patching_the_function_under_test_fails_ci(dd: CiRepo) -> None:

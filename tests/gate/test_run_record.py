@@ -273,7 +273,7 @@ for _o in gc.get_objects():
 
 
 def test_failures_rewritten_on_the_xdist_relay_fail_ci(helpers: CiRepo) -> None:
-    # Src/, imported in each worker, rewrites the reports the worker relays to
+    # src/, imported in each worker, rewrites the reports the worker relays to
     # the controller, so `pytest -n 2` exits 0 with every test passed. Each worker's
     # plugin sent the failure to the gate before the relay.
     helpers.pull_request({'src/dd/_relay.py': RELAY_FORGER,
@@ -293,6 +293,7 @@ def test_failures_rewritten_on_the_xdist_relay_fail_ci(helpers: CiRepo) -> None:
                for line in ci.lines('OG724')), ci.out
 
 
+@pytest.mark.reference_run
 @pytest.mark.parametrize('own', [True, False], ids=['plugins-connection', 'own-connection'])
 def test_a_collection_forged_by_src_does_not_start_the_test_command_unseen(
         with_properties_conftest: str, tmp_path, own: bool) -> None:  # type: ignore[no-untyped-def]
@@ -356,6 +357,7 @@ if sys.flags.isolated:
 ''' + BUG
 
 
+@pytest.mark.reference_run
 def test_a_collection_forged_in_the_plugins_order_is_a_second_collection(
         with_properties_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = copy_template(with_properties_conftest, str(tmp_path / 'repo'))
@@ -380,6 +382,7 @@ RELEASING_SRC = FORGING_IN_ORDER.replace(
     'time.monotonic() + 5', 'time.monotonic() + 20')
 
 
+@pytest.mark.reference_run
 def test_a_test_begun_before_the_collection_is_a_forged_run(
         with_properties_conftest: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     # The forged begin releases the test command, but a test begun before

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from builders.calc import cheat_fails_ci_naming
 from builders.calc import FROZEN_ADD
 from builders.ci_repo import adopt
@@ -55,6 +57,7 @@ SILENCED = UNIT_TESTS.replace(
     'def test_many', "@later('later')\ndef test_many")
 
 
+@pytest.mark.reference_run
 def test_skip_computed_in_a_helper_fails_ci(dd: CiRepo) -> None:
     _, ci = attack(dd, {'tests/_later.py': COMPUTED_HELPER, 'tests/test_dd.py': SILENCED},
                    plain_rc=1)
@@ -80,6 +83,7 @@ PASSED_ON = UNIT_TESTS.replace(
     'def test_many', "@_support.hold('later')\ndef test_many")
 
 
+@pytest.mark.reference_run
 def test_skips_passed_on_by_a_helper_package_and_a_module_attribute_fail_ci(
         dd: CiRepo) -> None:
     _, ci = attack(dd, {'tests/helpers/__init__.py': 'from .marks import *\n',
@@ -106,6 +110,7 @@ REACHED = UNIT_TESTS.replace(
     'def test_many', "@MARKS['later']('later')\ndef test_many")
 
 
+@pytest.mark.reference_run
 def test_skips_reached_by_dunder_import_and_a_dict_fail_ci(dd: CiRepo) -> None:
     _, ci = attack(dd, {'tests/_later.py': 'import unittest\n\nlater = unittest.skip\n',
                         'tests/_marks.py': 'import unittest\n\nMARKS = {"later": unittest.skip}\n',
@@ -243,6 +248,7 @@ def adopted_with_flag(path: str, flag: bool) -> CiRepo:
         after=[{'src/dd/__init__.py': flag_line + BUG}])
 
 
+@pytest.mark.reference_run
 def test_a_baselined_skipif_whose_condition_src_flips_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = adopted_with_flag(str(tmp_path / 'repo'), True)
     _, ci = attack(repo, {'src/dd/__init__.py': FAST_FLAG.replace('True', 'False') + BUG,

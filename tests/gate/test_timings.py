@@ -10,11 +10,11 @@ import subprocess
 
 import pytest
 
-from builders.ci_repo import build_template
 from builders.ci_repo import CiRepo
-from builders.ci_repo import copy_template
 from builders.ci_repo import PYTEST
 from oracle_guard.gate.timings import STEPS
+
+pytestmark = pytest.mark.reference_run
 
 
 NUMBER = r'\d+\.\d{3} s'
@@ -22,11 +22,6 @@ NUMBER = r'\d+\.\d{3} s'
 
 LINE = re.compile(rf'oracle-guard ci: timing: (?P<step>[a-z -]+): (?:not run|wall {NUMBER}, '
                   rf'cpu {NUMBER} gate \+ {NUMBER} children(?P<note> \(.*\))?)')
-
-
-@pytest.fixture
-def calc(tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
-    return copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'repo'))
 
 
 def ci(repo: CiRepo, *options: str) -> subprocess.CompletedProcess[str]:
