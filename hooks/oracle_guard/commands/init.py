@@ -314,6 +314,9 @@ ORACLE_HOME = 'oracle-guard/'
 # The fixture root when the tests folder's fixtures/ is a package of the suite: a name no
 # Python package can have.
 FIXTURE_HOME = 'oracle-guard-fixtures/'
+# Python files at the top of a repository that build, configure or drive it: never its code.
+NOT_SOURCE_MODULES = ('setup.py', 'conftest.py', 'noxfile.py', 'tasks.py', 'fabfile.py',
+                      'dodo.py', 'pavement.py', 'runtests.py', 'run_tests.py', 'bootstrap.py')
 
 
 class Layout:
@@ -359,24 +362,55 @@ class Layout:
                 roots.append(f'{next(iter(folders))}/')
             else:
                 roots.append(f'{top}/**/{name}/')
-        return tops + roots
+        return tops + roots + self.root_test_files(modules)
+
+    def root_test_files(self, modules: Sequence[str]) -> list[str]:
+        """Test modules at the top of the repository (a single-module package's
+        test_mymod.py), as pytest's own name patterns, so a test file added beside them
+        is test code too; with them the conftest.py at the top, which they load."""
+        patterns = []
+        for path in modules:
+            if '/' in path:
+                continue
+            patterns.append('test_*.py' if path.startswith('test_') else '*_test.py')
+        if patterns and 'conftest.py' in self.files:
+            patterns.append('conftest.py')
+        return list(dict.fromkeys(patterns))
+
+    def top_modules(self) -> list[str]:
+        """Python modules at the top that are production code (a single-module
+        package's mymod.py): not tests, not the build or task scripts beside them."""
+        return [f for f in self.files if '/' not in f and f.endswith('.py') and
+                not self.collected(f) and f not in NOT_SOURCE_MODULES and
+                not f.startswith(('.', 'test_'))]
 
     def detect(self) -> tuple[dict[str, Any], list[str]]:
         files = self.files
         tops = {f.split('/', 1)[0] for f in files if '/' in f}
         values, said = self.values, self.said
-        tests = self.test_roots() or ['tests/']
+        tests = self.test_roots()
+        if tests:
+            said.append(f'tests: {", ".join(tests)}')
+        else:
+            tests = ['tests/']
+            said.append('tests: tests/ (no test module found: the folder where tests will go; '
+                        'set `tests` if they go elsewhere)')
         values['tests'] = tests
-        said.append(f'tests: {", ".join(tests)}')
-        # Production code: src/, else the top-level packages, else the top-level modules' folder.
+        # Production code: src/, else the top-level packages, else the top-level modules.
         if 'src' in tops:
             src = ['src/']
+            said.append('src: src/')
         else:
             packages = sorted(d for d in tops if f'{d}/__init__.py' in files and
                               d.lower() not in NOT_SOURCE and not d.startswith('.'))
-            src = [f'{d}/' for d in packages] or ['src/']
+            src = [f'{d}/' for d in packages] or self.top_modules()
+            if src:
+                said.append(f'src: {", ".join(src)} (flat layout)')
+            else:
+                src = ['src/']
+                said.append('src: src/ (no package or module found: the folder where the '
+                            'code will go; set `src` if it goes elsewhere)')
         values['src'] = src
-        said.append(f'src: {", ".join(src)}' + (' (flat layout)' if src != ['src/'] else ''))
         # The oracle files go to one place at the top: the tests folder there, else a
         # folder of their own, never into the first subpackage found.
         home = next((t for t in tests if t.count('/') == 1 and not is_glob(t)), ORACLE_HOME)
@@ -438,7 +472,7 @@ class Layout:
         if not found:
             return [], notes
         folders = {posixpath.dirname(p) for p in found}
-        if len(folders) == 1:
+        if len(folders) == 1 and '' not in folders:
             # A folder of its own (tests/property/) is named as a folder; an ordinary
             # tests folder never is: every test added there would become human-owned.
             folder = f'{folders.pop()}/'
