@@ -16,12 +16,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.context import RunContext
 
 
-def property_tests(view: TreeView, cfg: Config,
-                   hollow: list[Finding] | None = None) -> tuple[set[str], list[str]]:
+def property_tests(view: TreeView, cfg: Config, hollow: list[Finding] | None = None,
+                   changed: dict[str, str] | None = None) -> tuple[set[str], list[str]]:
     """(identities of the real tests, test modules seen) among the properties: folders,
     files or globs (``Config.is_property``).
 
-    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31). Each
+    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31), their
+    hint saying what the change did to the module (``changed``: path to git status). Each
     module's verdict depends on its bytes alone: on a developer's machine it is kept per
     content (``reading/verdict_cache.py``), so a commit that stages no property module
     parses none.
@@ -55,12 +56,23 @@ def property_tests(view: TreeView, cfg: Config,
                 Finding(path, line, 1, 'OG403',
                         f'property test {identity} asserts nothing (its body is pass, ..., '
                         'a docstring, or returns at once)',
-                        'a property must check something: restore its body '
-                        f'(git checkout HEAD -- {path}); properties are human-owned')
+                        hollow_hint(path, identity, (changed or {}).get(path)))
                 for line, identity in verdict.hollow)
     if cache is not None:
         cache.save()
     return real, modules
+
+
+def hollow_hint(path: str, identity: str, status: str | None) -> str:
+    """What to do about a hollow property test, after what the change did to its module."""
+    if status in ('M', 'T'):
+        return ('this change emptied it: a property must check something; restore its body '
+                f'(git checkout HEAD -- {path}); properties are human-owned')
+    if status is not None:  # added, renamed or copied here
+        return (f'this change adds {path} as a property: give {identity} an assert on the '
+                'code it runs, or leave the module out of `properties`')
+    return (f'this change does not touch {path}: {identity} asserted nothing before it; give '
+            'it an assert in a change of its own, or leave the module out of `properties`')
 
 
 def module_verdict(source: bytes, path: str) -> tuple[verdict_cache.Verdict, bool]:
@@ -169,7 +181,9 @@ def check(ctx: RunContext) -> list[Finding]:
         ctx.notes.append(NOT_NAMED)
         return removed_with_other_edits(ctx, set())
     hollow: list[Finding] = []
-    live, modules = property_tests(ctx.changes.new, cfg, hollow)
+    changes = ctx.changes
+    changed = {c.path: c.status for c in changes.changes} if changes.has_base else {}
+    live, modules = property_tests(changes.new, cfg, hollow, changed)
     count = len(live)
     if count:
         return hollow + removed_with_other_edits(ctx, live)
@@ -180,8 +194,23 @@ def check(ctx: RunContext) -> list[Finding]:
         why = (f'{where} has {len(modules)} test module(s) but no test that asserts, '
                'calls or raises anything')
     return hollow + [Finding(cfg.properties[0].rstrip('/') or '.', 1, 1, 'OG401', why,
-                             'restore the property tests (git checkout HEAD -- '
-                             f'{where.replace(", ", " ")}); they are human-owned')]
+                             empty_hint(ctx, where))]
+
+
+def empty_hint(ctx: RunContext, where: str) -> str:
+    """What to do about properties that hold no real test, after what the change did."""
+    changes, cfg = ctx.changes, ctx.cfg
+    base_cfg = ctx.base_cfg if changes.has_base else cfg
+    touched = changes.touched() if changes.has_base else set()
+    if any(cfg.is_property(p) or base_cfg.is_property(p) for p in touched):
+        return (f'restore the property tests (git checkout HEAD -- {where.replace(", ", " ")}); '
+                'they are human-owned')
+    if changes.has_base and base_cfg.properties != cfg.properties:
+        return (f'this change points `properties` at {where}: name the files that hold the '
+                'property tests, whose answers a person owns')
+    return (f'this change does not touch {where}, which held no real test before it either: '
+            'name the files that hold the property tests in `properties`, or give them a '
+            'test that checks something, in a change of its own')
 
 
 def history_check(ctx: RunContext) -> list[Finding]:

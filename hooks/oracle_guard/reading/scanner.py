@@ -28,6 +28,7 @@ from oracle_guard.records import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
+    from collections.abc import Iterator
 
     from oracle_guard.repo.gitrepo import TreeView
 
@@ -464,10 +465,22 @@ def _class_tests(cls: ast.ClassDef, prefix: str) -> list[tuple[str, ast.AST]]:
     return found
 
 
+def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a module body, and those of its ``try`` statements that run when
+    nothing raises (``try: import hypothesis / except ImportError: ... / else:`` defines
+    its tests in the ``try`` body or the ``else``)."""
+    for node in body:
+        if isinstance(node, (ast.Try, getattr(ast, 'TryStar', ast.Try))):
+            for block in (node.body, node.orelse, node.finalbody):
+                yield from module_statements(block)
+        else:
+            yield node
+
+
 def test_functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
     """(identity, node) of every test pytest or unittest would collect from the file."""
     found: list[tuple[str, ast.AST]] = []
-    for node in tree.body:
+    for node in module_statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test_name(node.name):
             found.append((node.name, node))
         elif isinstance(node, ast.ClassDef):
@@ -476,8 +489,10 @@ def test_functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
 
 
 def _acts(node: ast.AST) -> bool:
-    """An assert, a call, a raise or an await somewhere below ``node``."""
-    return any(isinstance(sub, (ast.Assert, ast.Call, ast.Raise, ast.Await))
+    """An assert, a call, a raise, an await or an import somewhere below ``node``: an
+    import that raises fails the test (a test of what a module exposes imports it)."""
+    return any(isinstance(sub, (ast.Assert, ast.Call, ast.Raise, ast.Await, ast.Import,
+                                ast.ImportFrom))
                for sub in ast.walk(node))
 
 
