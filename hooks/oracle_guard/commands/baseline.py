@@ -23,6 +23,8 @@ from oracle_guard.oracle.baseline import BaselineEntry
 from oracle_guard.oracle.baseline import content_digest
 from oracle_guard.oracle.baseline import empty_baseline
 from oracle_guard.oracle.baseline import ExcludedTest
+from oracle_guard.oracle.baseline import PytestPatch
+from oracle_guard.oracle.baseline import LinkedTestFile
 from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.oracle.baseline import UnparsableFile
 from oracle_guard.config import Config
@@ -45,13 +47,16 @@ def files_on_disk(root: str, roots: Sequence[str]) -> list[str]:
     return sorted(set(split_z(out)))
 
 
-def current_entries(view: TreeView, cfg: Config
+def current_entries(view: TreeView, cfg: Config, patches: list[PytestPatch] | None = None,
                     ) -> tuple[list[BaselineEntry], list[UnparsableFile]]:
     """(an entry per silence that needs one now, the files that cannot be read here).
 
     Each file is read by check-named-freezes' own scan (its prefilters, the helper modules
     it follows, the judgement of each silence): what the hook fails at adoption is what
-    the baseline records, a file it cannot parse (OG307) by the digest of its bytes."""
+    the baseline records, a file it cannot parse (OG307) by the digest of its bytes, and
+    into ``patches`` each line that changes pytest (OG308, OG310)."""
+    from oracle_guard.reading.adoption_acceptance import patches_in
+
     from oracle_guard.hooks.check_named_freezes import scan_file
     from oracle_guard.reading.declared_dependencies import read_project_facts
     from oracle_guard.reading.silence_acceptance import SilenceJudge
@@ -69,6 +74,8 @@ def current_entries(view: TreeView, cfg: Config
         if source is None:
             continue
         scan = scan_file(path, source, judge, helpers)
+        if patches is not None:
+            patches.extend(patches_in(path, source, scan.findings))
         unread = [f for f in scan.findings if f.code == 'OG307']
         if unread:
             why = unread[0].message.replace('test file ', '', 1)
@@ -82,6 +89,53 @@ def current_entries(view: TreeView, cfg: Config
                 continue
             entries.append(BaselineEntry.of(path, silence))
     return entries, unparsable
+
+
+def current_links(view: TreeView, cfg: Config) -> list[LinkedTestFile]:
+    """The test files shipped as symlinks to something not reviewed as test code, which
+    check-named-freezes fails (OG307), with their targets."""
+    from oracle_guard.reading.adoption_acceptance import unreviewed_links
+
+    roots = list(cfg.test_roots())
+    return unreviewed_links(view, cfg, view.entries(roots) if roots else [])[0]
+
+
+def merged_patches(old: Sequence[PytestPatch], now: Sequence[PytestPatch], prune: bool
+                   ) -> tuple[list[PytestPatch], list[str]]:
+    """Patches of pytest: the old ones and those found now (``prune``: only the old ones
+    still found), each line as often as the file has it; one line per change."""
+    count: dict[tuple[str, str], int] = {}
+    for patch in now:
+        count[(patch.path, patch.digest)] = count.get((patch.path, patch.digest), 0) + 1
+    kept, lines = [], []
+    for patch in old:
+        key = (patch.path, patch.digest)
+        if count.get(key, 0):
+            count[key] -= 1
+            kept.append(patch)
+        elif prune:
+            lines.append(f'pruned  patch {patch.path}: {patch.source}')
+        else:
+            kept.append(patch)
+    if not prune:
+        for patch in now:
+            key = (patch.path, patch.digest)
+            if count.get(key, 0):
+                count[key] -= 1
+                kept.append(patch)
+                lines.append(f'added   patch {patch.path}: {patch.what} ({patch.code})')
+    return kept, lines
+
+
+def merged_links(old: Sequence[LinkedTestFile], now: Sequence[LinkedTestFile], prune: bool
+                 ) -> tuple[list[LinkedTestFile], list[str]]:
+    found = {(k.path, k.target) for k in now}
+    known = {(k.path, k.target) for k in old}
+    if prune:
+        return ([k for k in old if (k.path, k.target) in found],
+                [f'pruned  symlink {k.path}' for k in old if (k.path, k.target) not in found])
+    added = [k for k in now if (k.path, k.target) not in known]
+    return list(old) + added, [f'added   symlink {k.path} -> {k.target}' for k in added]
 
 
 def current_exclusions(view: TreeView, cfg: Config,
@@ -209,9 +263,18 @@ COLLECT_TIMEOUT = 1800
 
 
 def updated(old: Baseline, entries: list[BaselineEntry], excluded: list[ExcludedTest],
-            prune: bool, unparsable: Sequence[UnparsableFile] = ()
+            prune: bool, unparsable: Sequence[UnparsableFile] = (),
+            patches: Sequence[PytestPatch] = (), links: Sequence[LinkedTestFile] = ()
             ) -> tuple[Baseline, list[str]]:
     """The new baseline and one line per change, for the person running the command."""
+    new, lines = _updated(old, entries, excluded, prune, unparsable)
+    new.patches, patch_lines = merged_patches(old.patches, patches, prune)
+    new.links, link_lines = merged_links(old.links, links, prune)
+    return new, lines + patch_lines + link_lines
+
+
+def _updated(old: Baseline, entries: list[BaselineEntry], excluded: list[ExcludedTest],
+             prune: bool, unparsable: Sequence[UnparsableFile]) -> tuple[Baseline, list[str]]:
     unread_now = {(u.path, u.digest) for u in unparsable}
     now = {(e.path, e.key()) for e in entries}
     before = {(e.path, e.key()) for e in old.entries}
@@ -259,9 +322,11 @@ def run_baseline(args: argparse.Namespace) -> int:
     cfg = load_config(root)
     view = TreeView(root, None)
     old = read_baseline(view, cfg.baseline) or empty_baseline(cfg.baseline)
-    entries, unparsable = current_entries(view, cfg)
+    patches: list[PytestPatch] = []
+    entries, unparsable = current_entries(view, cfg, patches)
     excluded, notes = current_exclusions(view, cfg, None if args.no_collect else args.command)
-    new, lines = updated(old, entries, excluded, args.prune, unparsable)
+    new, lines = updated(old, entries, excluded, args.prune, unparsable, patches,
+                         current_links(view, cfg))
     for note in notes:
         sys.stderr.write(f'note: {note}\n')
     for unread in unparsable:

@@ -142,6 +142,8 @@ def baseline_section(cfg: Config, changes: ChangeSet) -> list[Item]:
     try:
         from oracle_guard.oracle.baseline import grown_entries
         from oracle_guard.oracle.baseline import grown_excluded
+        from oracle_guard.oracle.baseline import grown_links
+        from oracle_guard.oracle.baseline import grown_patches
         from oracle_guard.oracle.baseline import parse_baseline
         from oracle_guard.oracle.baseline import empty_baseline
     except ImportError:
@@ -155,6 +157,10 @@ def baseline_section(cfg: Config, changes: ChangeSet) -> list[Item]:
              for entry in grown_entries(base, new)]
     lines += [Item(path, f'- excluded {_code(test.nodeid)} ({test.by})')
               for test in grown_excluded(base, new)]
+    lines += [Item(path, f'- {_code(patch.path)} {patch.what}: {_code(patch.source)}')
+              for patch in grown_patches(base, new)]
+    lines += [Item(path, f'- {_code(link.path)} a symlink to {_code(link.target)}')
+              for link in grown_links(base, new)]
     return lines
 
 

@@ -347,11 +347,12 @@ def check(ctx: RunContext) -> list[Finding]:
     helpers = LazyHelperModules(cfg, view or ctx.judged or TreeView(cfg.root, None),
                                 view or TreeView(cfg.root, None))
     unreviewed, links = symlinked_tests(ctx)
-    findings = [
-        Finding(path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, but what '
-                'it points at is not reviewed as test code here', 'commit the file itself')
-        for path in unreviewed
-    ]
+    if unreviewed:  # upstream's links at adoption, to the same targets, are accepted
+        from oracle_guard.reading.adoption_acceptance import accepted_link
+        unreviewed = [k for k in unreviewed if not accepted_link(judge.baseline(), k)]
+    findings = [Finding(link.path, 1, 1, 'OG307', 'test file is a symlink: pytest follows it, '
+                        'but what it points at is not reviewed as test code here',
+                        'commit the file itself') for link in unreviewed]
     files = [p for p in test_files(ctx) if p not in links]  # a link's text is no code
     scans = scan_cache(ctx)
     if scans is not None:
@@ -408,13 +409,15 @@ def check(ctx: RunContext) -> list[Finding]:
 
 def unread_at_adoption(path: str, source: bytes, judge, findings: list[Finding]  # type: ignore[no-untyped-def]
                        ) -> list[Finding]:
-    """A file's findings, without OG307 when the baseline holds these very bytes as a file
-    adoption could not read (rule 39: cattrs' PEP 695 modules under Python 3.11). Asked
-    only of a file that has an OG307: the baseline is read for nothing else here."""
-    if not any(f.code == 'OG307' for f in findings) or \
-            not judge.accepts_unparsable(path, source):
+    """A file's findings without those the baseline accepts as upstream content
+    (``reading/adoption_acceptance``): a file adoption could not read (rule 39: cattrs'
+    PEP 695 modules under Python 3.11), a line that patched pytest then. The baseline is
+    read only for a file with such a finding."""
+    if not any(f.code in ('OG307', 'OG308', 'OG310') for f in findings):
         return findings
-    return [f for f in findings if f.code != 'OG307']
+    from oracle_guard.reading.adoption_acceptance import accepted_at_adoption
+
+    return accepted_at_adoption(path, source, judge.baseline(), findings)
 
 
 # Always shadowed when a test folder puts a module of this name first on sys.path.
@@ -763,9 +766,8 @@ class LazySilenceJudge:
     def stale_entries(self):  # type: ignore[no-untyped-def]
         return self._get().stale_entries()
 
-    def accepts_unparsable(self, path: str, source: bytes) -> bool:
-        """Whether the baseline holds these very bytes as a file adoption could not read."""
-        return self._get()._baseline().accepts_unparsable(path, source)
+    def baseline(self):  # type: ignore[no-untyped-def]
+        return self._get()._baseline()
 
     def baselined_functions(self):  # type: ignore[no-untyped-def]
         """path -> function -> entry, of the helper functions the baseline holds a
@@ -777,22 +779,11 @@ class LazySilenceJudge:
         return self._functions
 
 
-def _link_target(view: TreeView, path: str) -> str:
-    """What a tracked symlink points at, as git records it ('' when unknown)."""
-    if view.rev is None:  # the working tree: reading the path would follow the link
-        try:
-            return os.readlink(os.path.join(view.root, path))
-        except OSError:
-            return ''
-    raw = view.read(path)
-    return raw.decode('utf-8', 'replace') if raw is not None else ''
+def symlinked_tests(ctx: RunContext):  # type: ignore[no-untyped-def]
+    """(test files that are symlinks to something not reviewed here, with their targets;
+    every symlinked test file). pre-commit never passes a symlink to a hook."""
+    from oracle_guard.reading.adoption_acceptance import unreviewed_links
 
-
-def symlinked_tests(ctx: RunContext) -> tuple[list[str], set[str]]:
-    """(test files that are symlinks to something not reviewed here, every symlinked
-    test file). pre-commit never passes a symlink to a hook. A symlink to a tracked
-    test file of the repository (upstream projects ship some) is accepted: the file it
-    names is scanned as test code in its own right."""
     cfg, changes = ctx.cfg, ctx.changes
     if ctx.all_files or changes.mode in (ALL_FILES, NO_BASE):
         roots = list(cfg.test_roots())
@@ -800,21 +791,7 @@ def symlinked_tests(ctx: RunContext) -> tuple[list[str], set[str]]:
     else:
         paths = [p for p in changes.added_or_modified() if cfg.is_test_code(p)]
         entries = changes.new.entries(paths) if paths else []
-    links = sorted(e.path for e in entries if e.is_symlink and cfg.is_test_code(e.path))
-    if not links:
-        return [], set()
-    targets = {}
-    for path in links:
-        target = _link_target(changes.new, path)
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
-        if target and not target.startswith('/') and not resolved.startswith('../') and \
-                resolved != '..' and cfg.is_test_code(resolved):
-            targets[path] = resolved
-    found = {e.path: e for e in changes.new.entries(sorted(set(targets.values())))} \
-        if targets else {}
-    accepted = {path for path, target in targets.items()
-                if target in found and not found[target].is_symlink}
-    return [p for p in links if p not in accepted], set(links)
+    return unreviewed_links(changes.new, cfg, entries)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,6 +27,16 @@ could not read at adoption, by the SHA-256 of their bytes: cattrs' PEP 695 modul
 Python 3.11 cannot parse and cattrs' conftest leaves out below 3.12. Those very bytes are
 accepted; an edited or new file nobody can parse is OG307 again.
 
+``patches`` (written only when there is one) lists the places where test code changed pytest
+at adoption (rule 35, OG308; and rule 35b's names nobody can read, OG310): a pytest plugin's
+own suite assigns attributes of pytest objects. Each is the file, the finding's code and
+message, the line as written and the SHA-256 of the three; the same line in the same file is
+accepted as often as the baseline lists it, and a new one is judged.
+
+``symlinks`` (written only when there is one) lists the test files upstream ships as symlinks
+to something not reviewed as test code here (OG307), with the target they named: the same
+link to the same target is accepted, a new link or a new target is judged.
+
 ``excluded`` lists the inventory tests the existing pytest configuration already leaves
 out (``--deselect``/``--ignore`` in ``addopts``, ``collect_ignore`` in a conftest.py, and
 what one ``pytest --collect-only`` run at adoption left out: ``-m``/``-k``, a conftest
@@ -57,6 +67,8 @@ VERSION = 1
 ENTRY_FIELDS = ('path', 'tests', 'scope', 'kind', 'expression', 'digest')
 EXCLUDED_FIELDS = ('nodeid', 'by')
 UNPARSABLE_FIELDS = ('path', 'digest', 'why')
+PATCH_FIELDS = ('path', 'code', 'what', 'source', 'digest')
+LINK_FIELDS = ('path', 'target')
 SHOWN_EXPRESSION = 160
 
 
@@ -158,21 +170,70 @@ def content_digest(source: bytes) -> str:
     return _sha256()(source).hexdigest()
 
 
+class PytestPatch(FrozenRecord):
+    """A place where test code changed pytest at adoption (OG308, OG310), by its line."""
+
+    __slots__ = ('path', 'code', 'what', 'source', 'digest', 'line')
+    _uncompared = ('line',)
+    path: str
+    code: str
+    what: str  # the finding's message
+    source: str  # the line as written, stripped
+    digest: str  # SHA-256 of code, message and line
+    line: int
+
+    def __init__(self, path: str, code: str, what: str, source: str, digest: str = '',
+                 line: int = 1) -> None:
+        self._set(path=path, code=code, what=what, source=source,
+                  digest=digest or patch_digest(code, what, source), line=line)
+
+    def as_json(self) -> dict[str, str]:
+        return {'path': self.path, 'code': self.code, 'what': self.what,
+                'source': self.source, 'digest': self.digest}
+
+
+def patch_digest(code: str, what: str, source: str) -> str:
+    return _sha256()(f'{code}\0{what}\0{source}'.encode('utf-8', 'surrogateescape')).hexdigest()
+
+
+class LinkedTestFile(FrozenRecord):
+    """A test file shipped as a symlink to something not reviewed as test code (OG307)."""
+
+    __slots__ = ('path', 'target', 'line')
+    _uncompared = ('line',)
+    path: str
+    target: str
+    line: int
+
+    def __init__(self, path: str, target: str, line: int = 1) -> None:
+        self._set(path=path, target=target, line=line)
+
+    def as_json(self) -> dict[str, str]:
+        return {'path': self.path, 'target': self.target}
+
+
 class Baseline(Record):
-    __slots__ = ('path', 'entries', 'excluded', 'unparsable', '_by_key', 'used')
+    __slots__ = ('path', 'entries', 'excluded', 'unparsable', 'patches', 'links', '_by_key',
+                 'used')
     _uncompared = ('_by_key', 'used')
     path: str
     entries: list[BaselineEntry]
     excluded: list[ExcludedTest]
     unparsable: list[UnparsableFile]
+    patches: list[PytestPatch]
+    links: list[LinkedTestFile]
 
     def __init__(self, path: str, entries: list[BaselineEntry] | None = None,
                  excluded: list[ExcludedTest] | None = None,
-                 unparsable: list[UnparsableFile] | None = None) -> None:
+                 unparsable: list[UnparsableFile] | None = None,
+                 patches: list[PytestPatch] | None = None,
+                 links: list[LinkedTestFile] | None = None) -> None:
         self.path = path
         self.entries = [] if entries is None else entries
         self.excluded = [] if excluded is None else excluded
         self.unparsable = [] if unparsable is None else unparsable
+        self.patches = [] if patches is None else patches
+        self.links = [] if links is None else links
         self._by_key: dict[tuple[tuple[str, ...], str, str], list[BaselineEntry]] = {}
         for entry in self.entries:
             self._by_key.setdefault(entry.key(), []).append(entry)
@@ -216,6 +277,12 @@ class Baseline(Record):
         if self.unparsable:  # most repositories have none: their file keeps its shape
             data['unparsable'] = [u.as_json() for u in sorted(
                 set(self.unparsable), key=lambda u: (u.path, u.digest))]
+        if self.patches:
+            data['patches'] = [p.as_json() for p in sorted(
+                self.patches, key=lambda p: (p.path, p.code, p.source, p.what))]
+        if self.links:
+            data['symlinks'] = [k.as_json() for k in sorted(
+                set(self.links), key=lambda k: (k.path, k.target))]
         import json
 
         return json.dumps(data, indent=2, ensure_ascii=False) + '\n'
@@ -248,7 +315,8 @@ def _baseline_of(data: Any, path: str) -> Baseline:
     if data.get('version') != VERSION:
         raise _fail(path, _line(data, 'version'),
                     f'version {data.get("version")!r} is not {VERSION}')
-    unknown = [k for k in data if k not in ('version', 'silences', 'excluded', 'unparsable')]
+    unknown = [k for k in data if k not in ('version', 'silences', 'excluded', 'unparsable',
+                                            'patches', 'symlinks')]
     if unknown:
         raise _fail(path, _line(data, unknown[0]), f'unknown key {unknown[0]!r}')
     entries = []
@@ -277,7 +345,27 @@ def _baseline_of(data: Any, path: str) -> Baseline:
             raise _fail(path, line, 'an unparsable file is {"path": ..., "digest": ..., '
                                     '"why": ...}')
         unparsable.append(UnparsableFile(item['path'], item['digest'], item['why'], line))
-    return Baseline(path, entries, excluded, unparsable)
+    patches = []
+    for item in _list(data, 'patches', path):
+        line = getattr(item, 'line', 1)
+        if not isinstance(item, dict) or set(item) != set(PATCH_FIELDS) or \
+                not all(isinstance(v, str) for v in item.values()):
+            raise _fail(path, line, 'a patch of pytest is {"path": ..., "code": ..., '
+                                    '"what": ..., "source": ..., "digest": ...}')
+        patch = PytestPatch(item['path'], item['code'], item['what'], item['source'],
+                            item['digest'], line)
+        if patch.digest != patch_digest(patch.code, patch.what, patch.source):
+            raise _fail(path, line, 'the digest of this patch of pytest is not the one of '
+                                    'its code, what and source')
+        patches.append(patch)
+    links = []
+    for item in _list(data, 'symlinks', path):
+        line = getattr(item, 'line', 1)
+        if not isinstance(item, dict) or set(item) != set(LINK_FIELDS) or \
+                not all(isinstance(v, str) for v in item.values()):
+            raise _fail(path, line, 'a symlinked test file is {"path": ..., "target": ...}')
+        links.append(LinkedTestFile(item['path'], item['target'], line))
+    return Baseline(path, entries, excluded, unparsable, patches, links)
 
 
 def _line(data: Any, key: str) -> int:
@@ -316,6 +404,26 @@ def grown_unparsable(base: Baseline, new: Baseline) -> list[UnparsableFile]:
     return [u for u in new.unparsable if (u.path, u.digest) not in known]
 
 
+def grown_patches(base: Baseline, new: Baseline) -> list[PytestPatch]:
+    """Patches of pytest ``new`` accepts more often than ``base`` did."""
+    left: dict[tuple[str, str], int] = {}
+    for patch in base.patches:
+        left[(patch.path, patch.digest)] = left.get((patch.path, patch.digest), 0) + 1
+    grown = []
+    for patch in new.patches:
+        key = (patch.path, patch.digest)
+        if left.get(key, 0):
+            left[key] -= 1
+        else:
+            grown.append(patch)
+    return grown
+
+
+def grown_links(base: Baseline, new: Baseline) -> list[LinkedTestFile]:
+    known = {(k.path, k.target) for k in base.links}
+    return [k for k in new.links if (k.path, k.target) not in known]
+
+
 def growth_findings(base: Baseline, new: Baseline, others: Iterable[str]) -> list[Finding]:
     others = sorted(others)
     shown = ', '.join(others[:3]) + (f' (+{len(others) - 3} more)' if len(others) > 3 else '')
@@ -333,6 +441,20 @@ def growth_findings(base: Baseline, new: Baseline, others: Iterable[str]) -> lis
             new.path, 1, 1, 'OG520',
             f'baseline grown: excludes {excluded.nodeid} ({excluded.by}), in the same change '
             f'as {shown}; the baseline grows only in a change of its own',
+            'commit the baseline alone, with no test or src/ edits, so a person reviews it',
+        ))
+    for patch in grown_patches(base, new):
+        findings.append(Finding(
+            new.path, patch.line, 1, 'OG520',
+            f'baseline grown: accepts {patch.path}: {patch.what} ({patch.code}), in the same '
+            f'change as {shown}; the baseline grows only in a change of its own',
+            'commit the baseline alone, with no test or src/ edits, so a person reviews it',
+        ))
+    for link in grown_links(base, new):
+        findings.append(Finding(
+            new.path, link.line, 1, 'OG520',
+            f'baseline grown: accepts {link.path}, a symlink to {link.target}, in the same '
+            f'change as {shown}; the baseline grows only in a change of its own',
             'commit the baseline alone, with no test or src/ edits, so a person reviews it',
         ))
     for unparsable in grown_unparsable(base, new):
