@@ -13,6 +13,20 @@ if TYPE_CHECKING:  # pragma: no cover
 FORMATS = ('text', 'github')
 
 
+def printable(text: str) -> str:
+    """``text`` as any UTF-8 file or stream can hold it. A path that is not UTF-8 reaches
+    us with each of its bytes kept as a surrogate escape (``os.fsdecode``): those bytes
+    are written as ``\\xNN``, any other lone surrogate as ``\\uNNNN``."""
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        return ''.join(
+            f'\\x{ord(ch) - 0xDC00:02x}' if '\udc80' <= ch <= '\udcff' else
+            f'\\u{ord(ch):04x}' if '\ud800' <= ch <= '\udfff' else ch
+            for ch in text)
+    return text
+
+
 def format_text(finding: Finding) -> str:
     line = (
         f'{finding.path}:{finding.line}:{finding.col}: '
@@ -20,7 +34,7 @@ def format_text(finding: Finding) -> str:
     )
     if finding.hint:
         line += f'\n    To fix: {finding.hint}'
-    return line
+    return printable(line)
 
 
 def _escape_github(value: str, *, property_value: bool = False) -> str:
@@ -34,7 +48,7 @@ def format_github(finding: Finding) -> str:
     message = finding.message
     if finding.hint:
         message += f'\nTo fix: {finding.hint}'
-    return (
+    return printable(
         f'::error file={_escape_github(finding.path, property_value=True)},'
         f'line={finding.line},col={finding.col},'
         f'title={_escape_github(finding.code, property_value=True)}'
@@ -75,12 +89,12 @@ def write_findings(findings: Iterable[Finding], fmt: str, out: TextIO) -> None:
 def write_error(error: ConfigError, fmt: str, out: TextIO) -> None:
     if fmt == 'github':
         text = error.message + (f'\nTo fix: {error.hint}' if error.hint else '')
-        out.write(
+        out.write(printable(
             f'::error file={_escape_github(error.path, property_value=True)},'
             f'line={error.line or 1},title=oracle-guard configuration error'
             f'::{_escape_github(text)}\n',
-        )
+        ))
         return
-    out.write(f'{error}\n')
+    out.write(printable(f'{error}\n'))
     if error.hint:
-        out.write(f'    To fix: {error.hint}\n')
+        out.write(printable(f'    To fix: {error.hint}\n'))

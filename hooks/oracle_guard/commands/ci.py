@@ -34,10 +34,12 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from collections.abc import Sequence
 
 from oracle_guard.commands import GATE_ENV
 from oracle_guard.config import Config
+from oracle_guard.config import is_test_module
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
@@ -50,6 +52,7 @@ from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.report import FORMATS
 from oracle_guard.report import write_error
+from oracle_guard.report import printable
 from oracle_guard.report import write_findings
 from oracle_guard.context import RunContext
 from oracle_guard.runner import iso_date
@@ -151,8 +154,9 @@ def run_tests(command: list[str], record: str, junit: str,
         # Last on the command line: pytest reads -p in order, after addopts and
         # PYTEST_ADDOPTS, so nothing before can switch the plugin off again. Every test
         # runs (the canaries too): -x or --maxfail in the configuration is undone.
-        command = [*command, *PLUGIN_ARGS, f'--junitxml={junit}', '--maxfail=0']
-    env = test_environment(record, None if pytest_command else junit, extra_env)
+        command = [*command, *PLUGIN_ARGS, *([f'--junitxml={junit}'] if junit else []),
+                   '--maxfail=0']
+    env = test_environment(record, None if pytest_command else junit or None, extra_env)
     sys.stdout.flush()
     try:
         proc = subprocess.run(command, env=env)
@@ -161,6 +165,23 @@ def run_tests(command: list[str], record: str, junit: str,
                           'give the test command after --, e.g. -- python -m pytest') from None
     code = proc.returncode
     return 128 - code if code < 0 else code
+
+
+def name_not_utf8(paths: Iterable[str]) -> str | None:
+    """A Python file whose name is not UTF-8 (git's bytes, kept as surrogate escapes):
+    pytest's JUnit report cannot be written once it names a test of such a file."""
+    for path in sorted(paths):
+        if path.endswith('.py'):
+            try:
+                path.encode('utf-8')
+            except UnicodeEncodeError:
+                return path
+    return None
+
+
+def run_tests_without_junit(command: list[str], record: str, junit: str,
+                            extra_env: dict[str, str] | None = None) -> int:
+    return run_tests(command, record, '', extra_env)
 
 
 def change_rules(ctx: RunContext) -> list[Finding]:
@@ -367,11 +388,20 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             if collector.proc is not None:
                 reaper.own.add(collector.proc.pid)
         findings.extend(collector.forged_findings())
+    # Only a name the base revision had: a pull request cannot switch the cross-check off.
+    had = frozenset(base_side.paths()) if base_side is not None else frozenset()
+    unnamed = name_not_utf8(p for p in tracked if p in had and
+                            (cfg.is_test_code(p) or is_test_module(p)))
+    if unnamed is not None:
+        ctx.notes.append(f'oracle-guard ci: note: the name of {unnamed} is not UTF-8, so '
+                         'pytest cannot write a JUnit report of its tests: the run is judged '
+                         'without that report (the stream and the record files still agree)')
     with tempfile.TemporaryDirectory(prefix='oracle-guard-ci-') as folder:
         junit = os.path.join(folder, 'junit.xml')
         run = sealed.sealed_run(command, folder=folder, root=cfg.root, test_files=test_files,
                                 oracle_files=oracle_files, read=head_view.read,
-                                test_python=test_python, probe_source=probe, run=run_tests,
+                                test_python=test_python, probe_source=probe,
+                                run=run_tests if unnamed is None else run_tests_without_junit,
                                 timings=timings)
         # The reference process and the base collection may still run: spared by pid.
         findings.extend(reaper.leftovers(early, 'the test command' + (
@@ -388,7 +418,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         audit_ctx = audit.AuditContext(
             cfg=cfg, record=record, inventory=inventory,
             ledger=ledger, today=today, src_modules=src_modules,
-            junit_expected=junit if is_pytest_command(command) else None, view=head_view,
+            junit_expected=junit if is_pytest_command(command) and unnamed is None else None,
+            view=head_view,
             tracked=tracked, src_gone=src_gone,
         )
         if collector is not None:
@@ -416,7 +447,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                       evidence.report if evidence else ())
         write_findings(findings, args.format, sys.stdout)
         for note in ctx.notes:
-            sys.stdout.write(f'{note}\n')
+            sys.stdout.write(printable(f'{note}\n'))
         count = len(set(findings))
         sys.stdout.write(f'oracle-guard ci: {count} finding(s); test command exited '
                          f'{exit_code}\n')
@@ -431,7 +462,8 @@ def _write_review(args: argparse.Namespace, ctx: RunContext, approval: Approval,
         return
     from oracle_guard.gate.review_report import review_report
 
-    text = review_report(ctx, approval, sections, evidence) + sealed_section
+    # A path that is not UTF-8 is written escaped, as in the findings.
+    text = printable(review_report(ctx, approval, sections, evidence) + sealed_section)
     if args.report:
         with open(args.report, 'w', encoding='utf-8') as f:
             f.write(text)
