@@ -381,6 +381,26 @@ def update_lock(lock: DomainLock, props: Sequence[PropertyTest], sources: Profil
     return data
 
 
+def commit_advice(before: bytes | None, data: dict[str, Any]) -> str:
+    """How to commit what was written: entries only added may come with their new tests
+    (row 51); an existing entry changed is a change of its own."""
+    import json
+
+    try:
+        old = json.loads(before.decode('utf-8-sig')) if before is not None else {}
+        old_entries = old.get('properties', {}) if isinstance(old, dict) else None
+    except ValueError:
+        old_entries = None
+    new_entries = data.get('properties', {})
+    if isinstance(old_entries, dict) and \
+            all(new_entries.get(key) == value for key, value in old_entries.items()) and \
+            {k: v for k, v in data.items() if k != 'properties'} == \
+            {k: v for k, v in old.items() if k != 'properties'}:
+        return ('review it: it only adds entries, and the tests that are new in your change '
+                'may bring theirs in the same change (src/ included)')
+    return 'review it and commit it on its own: it changes entries that were there'
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog='oracle-guard lock',
@@ -437,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
         with open(path, 'w', encoding='utf-8', newline='\n') as f:
             f.write(after)
-        sys.stdout.write(f'wrote {cfg.domain_lock}; review it and commit it on its own\n')
+        sys.stdout.write(f'wrote {cfg.domain_lock}; {commit_advice(before, data)}\n')
         return 0
 
     return guarded(run, 'text', args.debug)
