@@ -98,3 +98,25 @@ def test_a_root_test_file_of_properties_is_proposed_by_its_name(repo: Repo) -> N
     cfg = load_config(repo.path)
     assert cfg.properties == ('test_mymod.py',)
     assert b'test_add_commutes' in repo.read(cfg.domain_lock)
+
+
+def test_the_gate_passes_an_honest_change_and_fails_a_bare_skip_in_the_root_test_file(
+        repo: Repo) -> None:
+    """The gate's inventory is the root test file: its environment skip is honest, an
+    honest change passes, a bare skip added there is named."""
+    from ci_repo import CiRepo
+    from ci_repo import PYTEST
+
+    adopt(single_module(repo))
+    gate = CiRepo(repo.path)
+    gate.pull_request({'mymod.py': MODULE + '\n\ndef sub(a, b):\n    return a - b\n',
+                       'test_mymod.py': ROOT_TEST + '\n\ndef test_sub():\n'
+                       '    from mymod import sub\n    assert sub(3, 1) == 2\n'}, bug=False)
+    honest = gate.ci(PYTEST)
+    assert honest.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', honest.out
+    repo.write('test_mymod.py', ROOT_TEST + '\n\n@pytest.mark.skip\ndef test_sub():\n'
+               '    from mymod import sub\n    assert sub(3, 1) == 2\n')
+    repo.commit('the new test skipped')
+    cheat = gate.ci(PYTEST)
+    assert cheat.rc == 1
+    assert [line.split(': ')[0] for line in cheat.lines('OG301')] == ['test_mymod.py:17:2']
