@@ -90,7 +90,21 @@ def test_a_hollow_property_the_change_did_not_touch_is_not_to_be_restored(
     result = guarded.run(main)
     assert result.codes == ['OG403']
     assert 'git checkout HEAD' not in result.out
-    assert 'this change does not touch tests/properties/test_parse.py' in result.out
+    assert 'this change does not empty test_later: it asserted nothing before it' in result.out
+
+
+def test_a_hollow_property_in_a_module_the_change_edits_elsewhere_is_not_to_be_restored(
+        guarded: Repo) -> None:
+    guarded.write('tests/properties/test_parse.py', IMPORT_ONLY + '\n\ndef test_later():\n'
+                  '    pass\n')
+    guarded.commit('a hollow property committed without the hooks')
+    guarded.write('tests/properties/test_parse.py', IMPORT_ONLY + '\n\ndef test_later():\n'
+                  '    pass\n\n\ndef test_sum():\n    assert sum([1, 2]) == 3\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG403']
+    assert 'git checkout HEAD' not in result.out
+    assert 'this change does not empty test_later' in result.out
 
 
 def test_properties_emptied_before_the_change_are_not_to_be_restored(guarded: Repo) -> None:

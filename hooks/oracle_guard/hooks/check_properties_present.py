@@ -9,6 +9,7 @@ from oracle_guard.reading import verdict_cache
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import ast
+    from collections.abc import Callable
     from collections.abc import Sequence
 
     from oracle_guard.config import Config
@@ -17,12 +18,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def property_tests(view: TreeView, cfg: Config, hollow: list[Finding] | None = None,
-                   changed: dict[str, str] | None = None) -> tuple[set[str], list[str]]:
+                   hint: Callable[[str, str], str] | None = None
+                   ) -> tuple[set[str], list[str]]:
     """(identities of the real tests, test modules seen) among the properties: folders,
     files or globs (``Config.is_property``).
 
-    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31), their
-    hint saying what the change did to the module (``changed``: path to git status). Each
+    Tests whose body asserts nothing are added to ``hollow`` as findings (rule 31), with
+    ``hint(path, identity)`` saying what the change did to them. Each
     module's verdict depends on its bytes alone: on a developer's machine it is kept per
     content (``reading/verdict_cache.py``), so a commit that stages no property module
     parses none.
@@ -56,23 +58,44 @@ def property_tests(view: TreeView, cfg: Config, hollow: list[Finding] | None = N
                 Finding(path, line, 1, 'OG403',
                         f'property test {identity} asserts nothing (its body is pass, ..., '
                         'a docstring, or returns at once)',
-                        hollow_hint(path, identity, (changed or {}).get(path)))
+                        (hint or restore_hint)(path, identity))
                 for line, identity in verdict.hollow)
     if cache is not None:
         cache.save()
     return real, modules
 
 
-def hollow_hint(path: str, identity: str, status: str | None) -> str:
-    """What to do about a hollow property test, after what the change did to its module."""
-    if status in ('M', 'T'):
-        return ('this change emptied it: a property must check something; restore its body '
-                f'(git checkout HEAD -- {path}); properties are human-owned')
-    if status is not None:  # added, renamed or copied here
-        return (f'this change adds {path} as a property: give {identity} an assert on the '
-                'code it runs, or leave the module out of `properties`')
-    return (f'this change does not touch {path}: {identity} asserted nothing before it; give '
-            'it an assert in a change of its own, or leave the module out of `properties`')
+def restore_hint(path: str, identity: str) -> str:
+    return ('this change emptied it: a property must check something; restore its body '
+            f'(git checkout HEAD -- {path}); properties are human-owned')
+
+
+def hollow_hints(ctx: RunContext) -> Callable[[str, str], str]:
+    """The hint of a hollow property test, after what the change did to it: emptied a test
+    that did something at the base, added a module with it, or left it as it was."""
+    changes = ctx.changes
+    status: dict[str, str] = {}
+    at_base: dict[str, set[str]] = {}
+
+    def hollow_at_base(path: str) -> set[str]:
+        if path not in at_base:
+            raw = changes.read_base(path)
+            verdict = module_verdict(raw, path)[0] if raw is not None else None
+            at_base[path] = {identity for _, identity in verdict.hollow} if verdict else set()
+        return at_base[path]
+
+    def hint(path: str, identity: str) -> str:  # asked only of a hollow test
+        if changes.has_base and not status:
+            status.update((c.path, c.status) for c in changes.changes)
+        done = status.get(path)
+        if done in ('M', 'T') and identity not in hollow_at_base(path):
+            return restore_hint(path, identity)
+        if done is not None and done not in ('M', 'T'):  # added, renamed or copied here
+            return (f'this change adds {path} as a property: give {identity} an assert on '
+                    'the code it runs, or leave the module out of `properties`')
+        return (f'this change does not empty {identity}: it asserted nothing before it; give '
+                'it an assert in a change of its own, or leave the module out of `properties`')
+    return hint
 
 
 def module_verdict(source: bytes, path: str) -> tuple[verdict_cache.Verdict, bool]:
@@ -181,9 +204,7 @@ def check(ctx: RunContext) -> list[Finding]:
         ctx.notes.append(NOT_NAMED)
         return removed_with_other_edits(ctx, set())
     hollow: list[Finding] = []
-    changes = ctx.changes
-    changed = {c.path: c.status for c in changes.changes} if changes.has_base else {}
-    live, modules = property_tests(changes.new, cfg, hollow, changed)
+    live, modules = property_tests(ctx.changes.new, cfg, hollow, hollow_hints(ctx))
     count = len(live)
     if count:
         return hollow + removed_with_other_edits(ctx, live)
