@@ -344,19 +344,20 @@ def run_baseline(args: argparse.Namespace) -> int:
         current = None
     for line in lines:
         print(line)
+    held = f'{len(new.entries)} silence(s), {len(new.excluded)} excluded test(s)' + \
+        (f', {len(new.patches)} line(s) patching pytest' if new.patches else '') + \
+        (f', {len(new.links)} symlinked test file(s)' if new.links else '')
     if current == text:
-        print(f'{cfg.baseline} is up to date: {len(new.entries)} silence(s), '
-              f'{len(new.excluded)} excluded test(s)')
+        print(f'{cfg.baseline} is up to date: {held}')
         return 0
     if args.dry_run:
-        print(f'would write {cfg.baseline}: {len(new.entries)} silence(s), '
-              f'{len(new.excluded)} excluded test(s)')
+        print(f'would write {cfg.baseline}: {held}')
         return 0
     os.makedirs(os.path.dirname(full) or '.', exist_ok=True)
     with open(full, 'w', encoding='utf-8', newline='\n') as f:
         f.write(text)
-    print(f'wrote {cfg.baseline}: {len(new.entries)} silence(s), {len(new.excluded)} excluded '
-          'test(s); review it and commit it alone, with no test or src/ edits')
+    print(f'wrote {cfg.baseline}: {held}; review it and commit it alone, with no test or src/ '
+          'edits')
     return 0
 
 
