@@ -85,7 +85,10 @@ def hollow_hints(ctx: RunContext) -> Callable[[str, str], str]:
         return at_base[path]
 
     def hint(path: str, identity: str) -> str:  # asked only of a hollow test
-        if changes.has_base and not status:
+        if not changes.has_base:  # the tree alone (no base): nothing to say of a change
+            return (f'a property must check something: give {identity} an assert, or leave '
+                    'the module out of `properties`; properties are human-owned')
+        if not status:
             status.update((c.path, c.status) for c in changes.changes)
         done = status.get(path)
         if done in ('M', 'T') and identity not in hollow_at_base(path):
@@ -221,12 +224,14 @@ def check(ctx: RunContext) -> list[Finding]:
 def empty_hint(ctx: RunContext, where: str) -> str:
     """What to do about properties that hold no real test, after what the change did."""
     changes, cfg = ctx.changes, ctx.cfg
-    base_cfg = ctx.base_cfg if changes.has_base else cfg
-    touched = changes.touched() if changes.has_base else set()
+    if not changes.has_base:  # the tree alone (no base): nothing to say of a change
+        return (f'name the files that hold the property tests in `properties` ({where} holds '
+                'none); they are human-owned')
+    base_cfg, touched = ctx.base_cfg, changes.touched()
     if any(cfg.is_property(p) or base_cfg.is_property(p) for p in touched):
         return (f'restore the property tests (git checkout HEAD -- {where.replace(", ", " ")}); '
                 'they are human-owned')
-    if changes.has_base and base_cfg.properties != cfg.properties:
+    if base_cfg.properties != cfg.properties:
         return (f'this change points `properties` at {where}: name the files that hold the '
                 'property tests, whose answers a person owns')
     return (f'this change does not touch {where}, which held no real test before it either: '
