@@ -30,6 +30,7 @@ from oracle_guard.repo.staged_cache import index_key
 from oracle_guard.repo.staged_cache import lookup
 from oracle_guard.repo.staged_cache import store
 from oracle_guard.report import FORMATS
+from oracle_guard.report import printable
 from oracle_guard.report import write_error
 from oracle_guard.report import write_findings
 
@@ -223,7 +224,7 @@ def history_findings(ctx: RunContext, checks: Sequence[Check]) -> list[Finding]:
 def emit(findings: Sequence[Finding], notes: Sequence[str], fmt: str) -> int:
     write_findings(findings, fmt, sys.stdout)
     for note in notes:
-        sys.stdout.write(f'{note}\n')
+        sys.stdout.write(printable(f'{note}\n'))
     return 1 if findings else 0
 
 
