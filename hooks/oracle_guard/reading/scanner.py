@@ -134,7 +134,7 @@ class TestFunction(FrozenRecord):
     __slots__ = ('identity', 'line', 'does_something', 'uses_given')
     identity: str  # Class::function, without the file path
     line: int
-    does_something: bool  # an assert, a call or a raise before any return (rule 31)
+    does_something: bool  # an assert, a call, a raise or an import before any return (rule 31)
     uses_given: bool
 
     def __init__(self, identity: str, line: int, does_something: bool, uses_given: bool
@@ -497,7 +497,7 @@ def _acts(node: ast.AST) -> bool:
 
 
 def _does_something(func: ast.AST, aliases: ImportAliases) -> tuple[bool, bool]:
-    """(the body asserts, calls or raises something; the test uses @given).
+    """(the body asserts, calls, raises or imports something; the test uses @given).
 
     A body of ``pass``, ``...`` or a docstring does nothing, and neither does whatever
     follows a ``return`` at the top of the body (rule 31): ``@given`` alone is not a test.
