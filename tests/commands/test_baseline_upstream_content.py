@@ -127,3 +127,20 @@ def test_the_gate_passes_an_honest_change_and_fails_a_new_patch(repo: Repo) -> N
     cheat = gate.ci(PYTEST)
     assert cheat.rc == 1
     assert [line.split(': ')[0] for line in cheat.lines('OG308')] == ['tests/test_plugin.py:22:5']
+
+
+def test_a_moved_suite_keeps_its_patches_accepted_and_a_copy_beside_it_does_not(
+        repo: Repo) -> None:
+    plugin_project(repo)
+    repo.git('mv', 'tests/test_plugin.py', 'tests/test_terminal.py')
+    repo.add()
+    moved = repo.run(cli, 'check')
+    assert moved.rc == 0, moved.out
+    repo.git('reset', '-q', '--hard')
+    repo.write('tests/test_terminal.py', PLUGIN_SUITE)
+    repo.add()
+    copied = repo.run(cli, 'check')
+    assert copied.rc == 1
+    assert copied.codes == ['OG308', 'OG308']
+    assert 'tests/test_terminal.py:8:5: OG308' in copied.out
+    assert 'tests/test_terminal.py:13:5: OG308' in copied.out

@@ -417,7 +417,7 @@ def unread_at_adoption(path: str, source: bytes, judge, findings: list[Finding] 
         return findings
     from oracle_guard.reading.adoption_acceptance import accepted_at_adoption
 
-    return accepted_at_adoption(path, source, judge.baseline(), findings)
+    return accepted_at_adoption(path, source, judge.baseline(), findings, judge.exists)
 
 
 # Always shadowed when a test folder puts a module of this name first on sys.path.
@@ -768,6 +768,9 @@ class LazySilenceJudge:
 
     def baseline(self):  # type: ignore[no-untyped-def]
         return self._get()._baseline()
+
+    def exists(self, path: str) -> bool:
+        return self._get().exists(path)
 
     def baselined_functions(self):  # type: ignore[no-untyped-def]
         """path -> function -> entry, of the helper functions the baseline holds a

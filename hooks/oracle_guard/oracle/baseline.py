@@ -30,8 +30,9 @@ accepted; an edited or new file nobody can parse is OG307 again.
 ``patches`` (written only when there is one) lists the places where test code changed pytest
 at adoption (rule 35, OG308; and rule 35b's names nobody can read, OG310): a pytest plugin's
 own suite assigns attributes of pytest objects. Each is the file, the finding's code and
-message, the line as written and the SHA-256 of the three; the same line in the same file is
-accepted as often as the baseline lists it, and a new one is judged.
+message, the line as written and the SHA-256 of the three; the same line in the same file (or
+anywhere once that file is gone: a move) is accepted as often as the baseline lists it, and a
+new one is judged.
 
 ``symlinks`` (written only when there is one) lists the test files upstream ships as symlinks
 to something not reviewed as test code here (OG307), with the target they named: the same

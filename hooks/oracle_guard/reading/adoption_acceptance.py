@@ -22,6 +22,7 @@ from oracle_guard.oracle.baseline import LinkedTestFile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
+    from collections.abc import Callable
     from collections.abc import Iterable
 
     from oracle_guard.config import Config
@@ -46,17 +47,28 @@ def patches_in(path: str, source: bytes, findings: Iterable[Finding]) -> list[Py
 
 
 def accepted_at_adoption(path: str, source: bytes, baseline: Baseline,
-                         findings: list[Finding]) -> list[Finding]:
+                         findings: list[Finding],
+                         exists: Callable[[str], bool] | None = None) -> list[Finding]:
     """A file's findings without those the baseline accepts: OG307 when it holds these
     very bytes as a file adoption could not read, and each OG308/OG310 on a line it lists
-    (as often as it lists that line in this file)."""
+    (as often as it lists that line in this file, or in a file that no longer
+    ``exists``: moving a file keeps the match, a copy beside it does not)."""
     if any(f.code == 'OG307' for f in findings) and baseline.accepts_unparsable(path, source):
         findings = [f for f in findings if f.code != 'OG307']
     if not baseline.patches or not any(f.code in PATCH_CODES for f in findings):
         return findings
+    gone: dict[str, bool] = {}  # path -> it no longer exists (asked once a path)
+
+    def moved_from(other: str) -> bool:
+        if exists is None:
+            return False
+        if other not in gone:
+            gone[other] = not exists(other)
+        return gone[other]
+
     left: dict[str, int] = {}
     for patch in baseline.patches:
-        if patch.path == path:
+        if patch.path == path or moved_from(patch.path):
             left[patch.digest] = left.get(patch.digest, 0) + 1
     kept = []
     for finding in findings:
