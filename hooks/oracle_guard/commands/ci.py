@@ -277,7 +277,10 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # test command compiles of them is compared with these (rule 45, OG737).
     committed = sealed.committed_digests(head_view, [
         p for p in head_view.paths() if cfg.is_property(p) and p.endswith('.py')])
+    # A relative path names a file of the working folder: the gate's runs start elsewhere.
     test_python = args.test_python or sys.executable
+    if '/' in test_python or os.sep in test_python:
+        test_python = os.path.abspath(test_python)
     if not args.test_python:
         ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '
                          'gate\'s own environment; give the interpreter of a separate test '
@@ -353,7 +356,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         installed_plugins.installed(sys.executable, probe, cfg.root, plugins_before.sites,
                                     plugin_folders)
     plugin_findings, plugin_notes = installed_plugins.judged(
-        plugins_before, plugins_after, cfg.root, *plugin_rules)
+        plugins_before, plugins_after, cfg.root, *plugin_rules,
+        tracked=tracked | frozenset(base_side.paths() if base_side is not None else ()))
     findings.extend(plugin_findings)
     ctx.notes.extend(plugin_notes)
     if plugins_before is not None:

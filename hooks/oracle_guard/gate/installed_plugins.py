@@ -10,7 +10,10 @@ it:
 
 OG738 an entry point of the two groups that is the project's own (its distribution is named
       as ``[project].name`` at the base or the head, or its ``direct_url.json``, its
-      metadata folder or its module lies in the checkout, as an editable install's does)
+      metadata folder or its module lies in the checkout where git tracks files, as an
+      editable install's does; a virtual environment or tool cache inside the checkout
+      that git does not track is installed code, and oracle-guard installed from a git or
+      file URL outside the checkout is the gate's own)
       and that the base revision does not declare: pytest or Hypothesis loads the pull
       request's code before any test file is compiled, wherever its metadata lives; or one
       the install step added whose distribution the base revision does not name as a
@@ -210,18 +213,59 @@ def _inside(path: str, root: str) -> bool:
     return bool(path) and (path == root or path.startswith(root.rstrip(os.sep) + os.sep))
 
 
-def own_because(ep: EntryPoint, root: str, names: Iterable[str]) -> str:
+def local_path(url: str) -> str:
+    """The folder a ``file:`` URL of ``direct_url.json`` names ('' for any other URL).
+    pip writes ``file:///path`` and, for ``git+file://localhost/path``, ``file://localhost/
+    path``: the host is part of the URL, never of the path."""
+    from urllib.parse import unquote
+    from urllib.parse import urlsplit
+
+    if not url.startswith('file:'):
+        return ''
+    parts = urlsplit(url)
+    if parts.netloc not in ('', 'localhost'):
+        return ''  # a file on another host: not this checkout
+    return os.path.realpath(unquote(parts.path)) if parts.path else ''
+
+
+class Checkout:
+    """The project's own files: the checkout, as far as git tracks it (at the base or the
+    head). A virtual environment or a tool cache inside it that git does not track (the
+    README's ``.venv``, ``.tox``, ``.eggs``) holds installed code, not the project's; what an
+    install step writes there is judged as an addition to the test environment."""
+
+    def __init__(self, root: str, tracked: Iterable[str]) -> None:
+        self.root = os.path.realpath(root)
+        self.files = set(tracked)
+        self.folders = {posixpath.dirname(p) for p in self.files}
+        for folder in list(self.folders):
+            while folder:
+                folder = posixpath.dirname(folder)
+                self.folders.add(folder)
+
+    def holds(self, path: str) -> str:
+        """``path``'s place in the checkout ('' when it is not the project's): the checkout
+        itself, a tracked file, or a folder that holds tracked files."""
+        if not _inside(path, self.root):
+            return ''
+        rel = os.path.relpath(path, self.root).replace(os.sep, '/')
+        if rel == '.' or rel in self.files or rel in self.folders:
+            return rel
+        return ''
+
+
+def own_because(ep: EntryPoint, checkout: Checkout, names: Iterable[str]) -> str:
     """Why ``ep`` is the project's own code ('' when it is not)."""
-    root = os.path.realpath(root)
     if normalize(ep.dist) in {normalize(n) for n in names if n}:
         return f'its distribution {ep.dist} is the project'
-    if ep.url.startswith('file://') and _inside(os.path.realpath(ep.url[len('file://'):]),
-                                                root):
+    if checkout.holds(local_path(ep.url)):
         return f'{ep.dist} was installed from the checkout'
-    if _inside(ep.meta, root):
-        return f'its metadata is in the checkout ({os.path.relpath(ep.meta, root)})'
-    if _inside(ep.origin, root):
-        return f'its module is in the checkout ({os.path.relpath(ep.origin, root)})'
+    where = checkout.holds(ep.meta)
+    if where:
+        return f'its metadata is in the checkout ({where})'
+    where = checkout.holds(ep.origin)
+    if where:
+        return f'its module is in the checkout ({where})'
     return ''
 
 
@@ -290,12 +334,15 @@ def requirements(view: TreeView | None) -> set[str]:
 
 def judged(before: Installed | None, after: Installed, root: str,
            names: Iterable[str], base_declares: set[tuple[str, str]],
-           base_requires: set[str]) -> tuple[list[Finding], list[str]]:
+           base_requires: set[str], tracked: Iterable[str] = ()
+           ) -> tuple[list[Finding], list[str]]:
     """OG738 for the project's own entry points the base does not declare and for the ones
     the install step added from a distribution the base does not depend on (directly, or
     through what its dependencies require as installed); notes for the project's own the
-    base declares."""
+    base declares. ``tracked``: the paths git tracks at the base and the head (what of the
+    checkout is the project's)."""
     names = list(names)
+    checkout = Checkout(root, tracked)
     earlier = {(ep.group, ep.name, ep.value, normalize(ep.dist))
                for ep in (before.entry_points if before is not None else ())}
     depended = after.closure(base_requires)
@@ -303,7 +350,7 @@ def judged(before: Installed | None, after: Installed, root: str,
     notes: list[str] = []
     tool = {'pytest11': 'pytest', 'hypothesis': 'Hypothesis'}
     for ep in sorted(set(after.entry_points), key=lambda e: (e.group, e.name, e.value, e.dist)):
-        why = own_because(ep, root, names)
+        why = own_because(ep, checkout, names)
         where = os.path.relpath(ep.meta, os.path.realpath(root)).replace(os.sep, '/') \
             if _inside(ep.meta, os.path.realpath(root)) else '.'
         if why:
