@@ -4,10 +4,10 @@ The test command of ``oracle-guard ci`` runs the pull request's own tests, conft
 ``src/`` together, and its record is written by that process. The reference run takes
 the tests from the task, not the patch (SWE-bench's rule): a fresh temporary tree holds
 the **base revision's** human-owned oracle (the property files, the fixtures and manifest,
-the domain lock, the ledger, the conftests and ``__init__.py`` files on the path of each
-test file, the test helper modules they import and the modules outside the tests and src
-roots they import, the pytest configuration) and the **pull
-request's** ``src/`` and other non-test files, all read from git objects, never from the
+the data files under the tests roots, the domain lock, the ledger, the conftests and
+``__init__.py`` files on the path of each test file, the test helper modules they import and
+the modules outside the tests and src roots they import, the pytest configuration) and the
+**pull request's** ``src/`` and other non-test files, all from git objects, never from the
 working tree. None of the pull request's test code is on disk there. Its property tests
 run in a fresh process of the test environment with the plugin on; every one must pass or
 be explained by a freeze live at base.
@@ -495,8 +495,9 @@ class TreeBuilder:
     def add_oracle_documents(self, side: _Side) -> None:
         cfg = self.cfg
         for path in sorted(side.files):
-            if cfg.is_fixture(path) or path in (cfg.manifest, cfg.traces) or \
-                    path in cfg.oracle_files():
+            if cfg.is_fixture(path) or path in (cfg.manifest, cfg.traces) or path in \
+                    cfg.oracle_files() or under_any(path, cfg.tests) and \
+                    not path.endswith(('.py', '.pyc', '.pyo')):  # the data tests read
                 self.place(path, side)
 
     def add_pytest_config(self) -> None:
@@ -988,8 +989,7 @@ class ReferenceRuns:
         builder.add_code()
         builder.add_oracle_documents(tests_side or self.oracle)
         builder.add_pytest_config()
-        builder.add_tests([p for p in self.oracle.files if self.cfg.is_property(p)],
-                          self.oracle)
+        builder.add_tests([p for p in self.oracle.files if self.cfg.is_property(p)], self.oracle)
         if tests_side is not None:
             builder.add_tests(tests, tests_side)
         if not self.folder:
