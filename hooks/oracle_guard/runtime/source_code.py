@@ -15,7 +15,9 @@ holds only if every such module is compiled from bytes the plugin reads, in this
   ``__init__``, every module under ``--assert=plain``) is loaded by Python's own
   ``SourceFileLoader``, which trusts ``__pycache__`` the same way. ``SourceFinder``, first
   on ``sys.meta_path``, gives every such module under the test roots a loader that always
-  compiles the bytes it read and reports them.
+  compiles the bytes it read and reports them; so does ``importlib.util.
+  spec_from_file_location``, through which pytest's ``importlib`` import mode loads a
+  package's ``__init__.py``.
 
 Both are installed when the plugin loads, before any conftest is imported. The code each
 compile produced is kept (``COMPILED``): it is what a function that claims one of these
@@ -180,24 +182,51 @@ class SourceFinder:
                 break
         else:
             return None
-        loader = spec.loader
-        if type(loader) is _SourceFileLoader and isinstance(spec.origin, str) and \
-                in_scope(os.path.realpath(spec.origin)):
-            spec.loader = SourceLoader(loader.name, loader.path)
-        return spec
+        return _in_scope_spec(spec)
 
     def invalidate_caches(self) -> None:
         pass
 
 
+def _in_scope_spec(spec: Any) -> Any:
+    """``spec`` with a ``SourceLoader`` where Python's own ``SourceFileLoader`` would load a
+    module of the test roots."""
+    loader = getattr(spec, 'loader', None)
+    if type(loader) is _SourceFileLoader and isinstance(spec.origin, str) and \
+            in_scope(os.path.realpath(spec.origin)):
+        spec.loader = SourceLoader(loader.name, loader.path)
+    return spec
+
+
+def hook_file_locations() -> None:
+    """``importlib.util.spec_from_file_location`` gives a module of the test roots a
+    ``SourceLoader`` too. pytest's ``importlib`` import mode asks ``sys.meta_path`` for a
+    package's ``__init__.py`` with the package's own folder as the path to search, which
+    holds no module of that name, and then loads it through this function: without the
+    hook it would run from a ``__pycache__`` file, unseen."""
+    import importlib.util
+
+    original = importlib.util.spec_from_file_location
+    if getattr(original, '_oracle_guard', False):
+        return
+
+    def spec_from_file_location(*args: Any, **kwargs: Any) -> Any:
+        return _in_scope_spec(original(*args, **kwargs))
+
+    spec_from_file_location._oracle_guard = True  # type: ignore[attr-defined]
+    spec_from_file_location.__doc__ = original.__doc__
+    importlib.util.spec_from_file_location = spec_from_file_location
+
+
 def install(report: Callable[[str, bytes, types.CodeType], None]) -> None:
-    """Both parts, once per process, before any conftest: ``report`` hears every compile."""
+    """Every part, once per process, before any conftest: ``report`` hears every compile."""
     _REPORT[:] = [report]
     if not _MODULES_AT_START:
         _MODULES_AT_START.update(sys.modules)
         BUILTINS_AT_START.update(vars(builtins))
     if not any(getattr(f, '_oracle_guard', False) for f in sys.meta_path):
         sys.meta_path.insert(0, SourceFinder())
+    hook_file_locations()
     ignore_rewriter_cache()
     record_rewriter_loads()
 
