@@ -346,7 +346,8 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
             f.write(source)
         entry = {'virtual': os.path.join(root, where, file_name), 'real': real,
                  'name': f'oracle_guard_canary_{token}', 'optional': optional,
-                 'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))]}
+                 'at': [_fraction(secret, f'{label}-{i}') for i in range(len(tests))],
+                 'fail': [name for name, expect, _ in tests if expect == FAIL]}
         if original:
             entry['original'] = os.path.join(root, *original.split('::', 1)[0].split('/'))
         modules.append(entry)

@@ -132,7 +132,10 @@ def _twin_module(node: Any) -> Any:
     if original is None:
         raise ImportError('its original module was not imported in this run')
     package = getattr(original, '__package__', None) or ''
-    name = f'{package}.{node.og_name}' if package else node.og_name
+    # Named after its place, as pytest names a test module there (``pkg.tests.test_<secret>``):
+    # a module of the tests package, never one that looks planted under a production
+    # package's name (the property namespace check judges those, OG714).
+    name = f'{package}.{Path(str(node.path)).stem}' if package else node.og_name
     spec = importlib.util.spec_from_file_location(name, node.og_real)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
@@ -257,7 +260,45 @@ class CacheScrub:
             seen.difference_update({n for n in seen if self.planted(n)})
 
 
-def register_cache_scrub(config: Any) -> None:
+# What the log says of each failure of a canary planted to fail.
+PLANTED_TO_FAIL = ('this test was planted by oracle-guard ci to fail (a canary): its failure '
+                   'is expected and does not count; it shows the gate that a failing test '
+                   'fails in this run')
+
+
+class PlantedFailures:
+    """Says of each failure of a canary planted to fail what it is, in the log a person
+    reads (a section under its traceback, and its line of the short summary). Said at the
+    session's end, after every outcome went to the gate and before pytest writes its
+    summary: nothing in the run can tell the canaries by it while they run."""
+
+    def __init__(self, modules: list[dict[str, Any]]) -> None:
+        self.fail = {(os.path.basename(str(m.get('virtual', ''))), str(name))
+                     for m in modules for name in m.get('fail', ()) or ()}
+
+    def planted_to_fail(self, nodeid: str) -> bool:
+        path, _, rest = str(nodeid).partition('::')
+        return (os.path.basename(path), rest.split('[', 1)[0]) in self.fail
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        reporter = session.config.pluginmanager.get_plugin('terminalreporter')
+        stats = getattr(reporter, 'stats', None)
+        for report in (stats.get('failed', ()) if isinstance(stats, dict) else ()):
+            if not self.planted_to_fail(getattr(report, 'nodeid', '')):
+                continue
+            if isinstance(getattr(report, 'sections', None), list):
+                report.sections.append(('oracle-guard', PLANTED_TO_FAIL))
+            crash = getattr(getattr(report, 'longrepr', None), 'reprcrash', None)
+            try:
+                crash.message = f'planted by oracle-guard to fail: {crash.message}'
+            except AttributeError:
+                pass  # no crash line: the section says it
+
+
+def register_canary_plugins(config: Any) -> None:
+    """In every process of a run with canaries (the pytest-xdist controller too): their
+    node ids kept out of pytest's cache, their planted failures labelled in the log."""
     modules = read_plan(os.environ.get(CANARY_ENV))
     if modules and not config.pluginmanager.has_plugin('oracle-guard-canary-scrub'):
         config.pluginmanager.register(CacheScrub(modules), 'oracle-guard-canary-scrub')
+        config.pluginmanager.register(PlantedFailures(modules), 'oracle-guard-canary-labels')

@@ -462,7 +462,7 @@ class RunRecorder:
             config.pluginmanager.register(_WatchStart(self), WATCH_PLUGIN)
         from oracle_guard.runtime import canary_items
 
-        canary_items.register_cache_scrub(config)
+        canary_items.register_canary_plugins(config)
         worker = getattr(config, 'workerinput', {}).get('workerid')
         from oracle_guard.config import load_config
         from oracle_guard.findings import ConfigError
