@@ -18,8 +18,6 @@ from ci_repo import build_template
 from ci_repo import copy_template
 from ci_repo import PYTEST
 
-ORACLE_GUARD_CHECKOUT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(oracle_guard.__file__))))
 VENV_PYTHON = os.path.join('.venv', 'bin', 'python')
 
 
@@ -63,7 +61,9 @@ def make_venv_in(checkout: str) -> None:
     _install(site, 'pytest_tidy', {'pytest_tidy.py': '"""A pytest plugin that does nothing."""\n',
                                    **_metadata('pytest_tidy', 'pytest-tidy',
                                                '[pytest11]\ntidy = pytest_tidy\n')})
-    url = {'url': f'file://localhost{ORACLE_GUARD_CHECKOUT}',
+    # pip's record of ``git+file://localhost/<a clone of oracle-guard>@REV``
+    clone = os.path.join(os.path.dirname(checkout), 'oracle-guard')
+    url = {'url': f'file://localhost{clone}',
            'vcs_info': {'vcs': 'git', 'commit_id': '0' * 40}}
     _install(site, 'oracle_guard', _metadata(
         'oracle_guard', 'oracle-guard',
