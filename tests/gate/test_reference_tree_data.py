@@ -1,6 +1,8 @@
 """The reference tree holds what the base oracle reads: the data files beside its tests
-(``tests/port/cases/sums.json``, outside the fixture root), not only its Python modules.
-Without them the oracle cannot even be collected there (OG731 FileNotFoundError)."""
+(``tests/port/cases/sums.json``, outside the fixture root) and the helper modules its
+conftest names in ``pytest_plugins``, not only the modules it imports. Without them the
+oracle cannot even be collected there (OG731 FileNotFoundError, a run that stops at
+start-up)."""
 from __future__ import annotations
 
 import pytest
@@ -21,6 +23,10 @@ PORTED = '''\
     def test_add_sums():
         for a, b, total in CASES:
             assert add(a, b) == total
+
+
+    def test_add_two(two):
+        assert add(two, two) == 4
     '''
 HELPER_SRC = '''\
 def add(a, b):
@@ -55,7 +61,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> str:
         'src = ["src/"]', 'src = ["src/"]\n        properties = ["tests/port/test_sums.py"]')
     return build_template(str(tmp_path_factory.mktemp('reference-data') / 'repo'), {
         'pyproject.toml': pyproject, 'tests/port/test_sums.py': PORTED,
-        'tests/port/cases/sums.json': '[[1, 2, 3], [2, 2, 4]]\n'})
+        'tests/port/cases/sums.json': '[[1, 2, 3], [2, 2, 4]]\n',
+        'tests/conftest.py': 'pytest_plugins = ["calc_fixtures"]\n',
+        'tests/calc_fixtures.py': 'import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n'})
 
 
 def test_honest_pull_request_with_a_new_test_reading_new_data_passes(

@@ -1,16 +1,16 @@
 """The reference run (rule 44) and the evidence for freezes and new tests (rules 48, 49).
 
 The test command of ``oracle-guard ci`` runs the pull request's own tests, conftests and
-``src/`` together, and its record is written by that process. The reference run takes
-the tests from the task, not the patch (SWE-bench's rule): a fresh temporary tree holds
-the **base revision's** human-owned oracle (the property files, the fixtures and manifest,
-the data files under the tests roots, the domain lock, the ledger, the conftests and
+``src/`` together, and its record is written by that process. The reference run takes the
+tests from the task, not the patch (SWE-bench's rule): a fresh temporary tree holds the
+**base revision's** human-owned oracle (the property files, the fixtures and manifest, the
+data files under the tests roots, the domain lock, the ledger, the conftests and
 ``__init__.py`` files on the path of each test file, the test helper modules they import and
 the modules outside the tests and src roots they import, the pytest configuration) and the
 **pull request's** ``src/`` and other non-test files, all from git objects, never from the
-working tree. None of the pull request's test code is on disk there. Its property tests
-run in a fresh process of the test environment with the plugin on; every one must pass or
-be explained by a freeze live at base.
+working tree. None of the pull request's test code is on disk there. Its property tests run
+in a fresh process of the test environment with the plugin on; every one must pass or be
+explained by a freeze live at base.
 
 The same tree is built twice more for evidence (rules 48, 49), with the pull request's own
 tests placed in it (their conftests and ``__init__.py`` files still from the oracle side):
@@ -84,6 +84,7 @@ from oracle_guard.oracle.ledger import FREEZABLE
 from oracle_guard.oracle.ledger import function_of
 from oracle_guard.oracle.ledger import identity_of
 from oracle_guard.oracle.ledger import read_ledger
+from oracle_guard.reading.plugin_names import plugin_names
 from oracle_guard.reading.scanner import is_test_module
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
@@ -305,9 +306,8 @@ class ListedView(TreeView):
         self._entries = {e.path: e for e in entries}
         listed = {e.path: view.object_id(e.path) for e in entries if not e.is_submodule}
         self._listed_objects = {path: oid for path, oid in listed.items() if oid}
-        # The view's own reads are shared (the gate's head view reads the test code and
-        # the ledger before the install step): each is checked like the rest when this
-        # view first gives it.
+        # The view's own reads are shared (the gate's head view reads the test code and the
+        # ledger before the install step): each is checked like the rest when first given.
         self._read_cache = view._read_cache
         self._checked: set[str] = set()
         self.forged: list[str] = []
@@ -421,7 +421,7 @@ def _parse_imports(source: bytes, path: str) -> list[tuple[str, int]]:
         tree = parse_python(source, path)
     except ScanError:
         return []
-    found = []
+    found = [(name, 0) for name in plugin_names(tree)]  # pytest imports those too
     for node in _statements(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, 0) for alias in node.names]
