@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import os
 
-from ci_repo import CiRepo
-from ci_repo import PYTEST
-from conftest import Repo
+from builders.ci_repo import CiRepo
+from builders.ci_repo import PYTEST
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.baseline import main as baseline
 from oracle_guard.commands.init import main as init

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.init import main as init
 from oracle_guard.config import load_config
@@ -104,8 +104,8 @@ def test_the_gate_passes_an_honest_change_and_fails_a_bare_skip_in_the_root_test
         repo: Repo) -> None:
     """The gate's inventory is the root test file: its environment skip is honest, an
     honest change passes, a bare skip added there is named."""
-    from ci_repo import CiRepo
-    from ci_repo import PYTEST
+    from builders.ci_repo import CiRepo
+    from builders.ci_repo import PYTEST
 
     adopt(single_module(repo))
     gate = CiRepo(repo.path)

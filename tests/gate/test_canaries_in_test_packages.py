@@ -11,11 +11,14 @@ import sys
 
 import pytest
 
-from ci_repo import CiRepo
-from ci_repo import copy_template
-from ci_repo import git
-from ci_repo import write
+from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
+from builders.ci_repo import git
+from builders.ci_repo import write
 from oracle_guard.runtime.canary_items import PLANTED_TO_FAIL
+
+# An honest change here must pass the whole gate, its reference run included.
+pytestmark = pytest.mark.reference_run
 
 FILES = {
     'pyproject.toml': '''\

@@ -14,9 +14,12 @@ import venv
 import pytest
 
 import oracle_guard
-from ci_repo import build_template
-from ci_repo import copy_template
-from ci_repo import PYTEST
+from builders.ci_repo import build_template
+from builders.ci_repo import copy_template
+from builders.ci_repo import PYTEST
+
+# An honest change here must pass the whole gate, its reference run included.
+pytestmark = pytest.mark.reference_run
 
 VENV_PYTHON = os.path.join('.venv', 'bin', 'python')
 

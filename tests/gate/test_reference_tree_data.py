@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from ci_repo import BASE_FILES
-from ci_repo import build_template
-from ci_repo import copy_template
+from builders.ci_repo import BASE_FILES
+from builders.ci_repo import build_template
+from builders.ci_repo import copy_template
+
+# An honest change here must pass the whole gate, its reference run included.
+pytestmark = pytest.mark.reference_run
 
 PORTED = '''\
     import json

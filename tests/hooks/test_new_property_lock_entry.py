@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.cli import main as cli
 from oracle_guard.commands.lock import main as lock
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from conftest import Repo
+from builders.repos import Repo
 
 
 def test_a_bare_skip_in_a_file_named_in_latin1_is_reported_escaped(repo: Repo) -> None:

@@ -3,7 +3,7 @@
 and hints that say what the change did to the module they name."""
 from __future__ import annotations
 
-from conftest import Repo
+from builders.repos import Repo
 from oracle_guard.hooks.check_properties_present import main
 
 GUARDED_IMPORT = '''\
