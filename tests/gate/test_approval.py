@@ -269,7 +269,7 @@ def test_new_test_with_its_lock_entry_and_manifest_row_needs_no_approval(
     manifest['fixtures']['headers/empty.bin'] = {
         'sha256': hashlib.sha256(b'').hexdigest(), 'source': 'human', 'purpose': 'no request'}
     approval = decision(guarded, {
-        'tests/properties/test_decode.py': NEW_PROPERTY,
+        'tests/test_decode.py': NEW_PROPERTY,
         'tests/domain_lock.json': lock_with(test_decode_total={'max_examples': 100}),
         'tests/fixtures/headers/empty.bin': '',
         'tests/fixtures/manifest.json': json.dumps(manifest, indent=2) + '\n',
@@ -277,6 +277,38 @@ def test_new_test_with_its_lock_entry_and_manifest_row_needs_no_approval(
     })
     assert approval.changes == () and approval.approved and approval.by is None
     assert approval.findings() == []
+
+
+@pytest.mark.parametrize('path', ['tests/properties/test_decode.py',
+                                  'tests/properties/conftest.py',
+                                  'tests/properties/_doubles.py',
+                                  'tests/properties/data/cases.json'])
+def test_any_file_added_under_the_properties_is_an_oracle_change_to_approve(
+        guarded: Repo, path: str) -> None:
+    # Rule 56: merged, a new conftest or helper there is what the base's properties run
+    # with in the next pull request's reference run; a new property is the oracle too.
+    approval = decision(guarded, {path: NEW_PROPERTY if path.endswith('.py') else '[1, 2]\n'})
+    assert [item.path for item in approval.changes] == [path]
+    assert not approval.approved
+    assert [f.code for f in approval.findings()] == ['OG740']
+    assert f'{path}: added' in approval.findings()[0].message
+
+
+def test_a_new_properties_conftest_with_doubles_fails_ci_until_approved(calc: CiRepo) -> None:
+    # The first of two pull requests: no src change, the suite green, a conftest beside the
+    # properties that hands them a double of what they call. Merged unapproved, it would be
+    # the base's oracle in the next pull request's reference run, the one that brings a bug.
+    calc.pull_request({'tests/properties/conftest.py': (
+        'import calc\n\n\ndef _add(a, b):\n    return a + b\n\n\ncalc.add = _add\n')},
+        bug=False)
+    plain, ci = calc.both(PYTEST)
+    assert plain.rc == 0, plain.out
+    assert ci.rc == 1, ci.out
+    assert any('tests/properties/conftest.py: added' in line for line in ci.lines('OG740')), ci.out
+    assert {line.split(': ')[1].split()[0] for line in ci.out.splitlines()
+            if ': OG' in line} == {'OG740'}, ci.out  # the approval, nothing else, says no
+    approved = calc.ci(PYTEST, '--oracle-approved')
+    assert not approved.lines('OG740'), approved.out
 
 
 def test_tightened_lock_entry_is_an_oracle_change_to_approve(guarded: Repo) -> None:

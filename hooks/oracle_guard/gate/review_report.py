@@ -200,8 +200,9 @@ def fixtures_section(cfg: Config, changes: ChangeSet) -> list[Item]:
 
 
 def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]:
-    """Every property file the change touches. A new file is a new test (listed, no
-    approval needed); editing, removing or moving one needs approval."""
+    """Every file under the properties the change touches, each an oracle change to approve
+    (rule 56): a new module, conftest, helper or data file there changes what the base's
+    properties run with once it is merged, as much as an edit does."""
     lines = []
     for change in sorted(changes.changes, key=lambda c: c.path):
         paths = [change.path, change.old_path or '']
@@ -209,8 +210,7 @@ def properties_section(cfgs: Sequence[Config], changes: ChangeSet) -> list[Item]
             what = STATUS.get(change.status, change.status)
             if change.old_path:
                 what += f' from {_code(change.old_path)}'
-            lines.append(Item(change.path, f'- {_code(change.path)}: {what}',
-                              needs_approval=change.status != 'A'))
+            lines.append(Item(change.path, f'- {_code(change.path)}: {what}'))
     return lines
 
 
