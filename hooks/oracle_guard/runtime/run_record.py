@@ -836,13 +836,16 @@ class RunRecorder:
         """The modules of the test roots this process imported (real paths: each needs a
         ``compiled`` event), and per file the functions that claim it whose code it does
         not compile to: a module run from a forged cache holds code its bytes do not
-        (rule 45, OG737). Every function of their namespaces is judged, class members and
-        what a decorator wraps included; code compiled for another file of the test roots
-        is judged against that file."""
+        (rule 45, OG737). Every function of their namespaces is judged, the members of
+        the classes they define and what a decorator wraps included; code compiled for
+        another file of the test roots is judged against that file. A class defined
+        elsewhere (src, a library) is not walked: what the check reads is bounded by the
+        modules the tests imported, not by the objects the tests made there."""
         imported: list[str] = []
         foreign: dict[str, set[str]] = {}
         judged: dict[int, types.CodeType] = {}
         seen: dict[int, Any] = {}  # the values judged already (a star import repeats them)
+        modules: list[tuple[str, dict[str, Any]]] = []
         for module in list(sys.modules.values()):
             file = getattr(module, '__file__', None)
             if type(file) is not str:
@@ -852,9 +855,13 @@ class RunRecorder:
                 continue
             imported.append(real)
             namespace = getattr(module, '__dict__', None)
-            if type(namespace) is not dict:
-                continue
-            for function in _functions_in(list(namespace.values()), seen):
+            if type(namespace) is dict:
+                modules.append((real, namespace))
+        # the module names a class of the test roots says it was defined in
+        own = {namespace.get('__name__') for _real_path, namespace in modules}
+        scoped: dict[str, bool] = {}  # code file name -> a file of the test roots
+        for real, namespace in modules:
+            for function in _functions_in(list(namespace.values()), seen, own):
                 code = function.__code__
                 if judged.setdefault(id(code), code) is not code or \
                         len(judged) > 200_000:
@@ -863,8 +870,11 @@ class RunRecorder:
                 if type(name) is not str or name.startswith('<'):
                     continue
                 where = _real(name)
-                if where != real and not source_code.in_scope(where):
-                    continue
+                if where != real:
+                    if name not in scoped:
+                        scoped[name] = source_code.in_scope(where)
+                    if not scoped[name]:
+                        continue
                 if not source_code.from_source(code, where):
                     foreign.setdefault(where, set()).add(
                         f'{code.co_name} at line {code.co_firstlineno}')
@@ -904,12 +914,14 @@ class RunRecorder:
         return found
 
 
-def _functions_in(values: list[Any], seen: dict[int, Any]) -> Iterator[types.FunctionType]:
-    """The functions a namespace's values hold: functions, the members of classes (their
-    nested classes too), pytest's fixture definitions, and along each, what it wraps
-    (``_functions_called``); a Hypothesis wrapper, whose code claims the file and line of
-    the function it wraps, is judged by that function (``source_code.impersonates``). A
-    value in ``seen`` (held there, so no id is reused) is not looked at again."""
+def _functions_in(values: list[Any], seen: dict[int, Any], own: set[Any]
+                  ) -> Iterator[types.FunctionType]:
+    """The functions a namespace's values hold: functions, the members of the classes
+    defined in a module named in ``own`` (their nested classes too), pytest's fixture
+    definitions, and along each, what it wraps (``_functions_called``); a Hypothesis
+    wrapper, whose code claims the file and line of the function it wraps, is judged by
+    that function (``source_code.impersonates``). A value in ``seen`` (held there, so no
+    id is reused) is not looked at again."""
     todo = list(values)
     while todo:
         value = todo.pop()
@@ -925,7 +937,7 @@ def _functions_in(values: list[Any], seen: dict[int, Any]) -> Iterator[types.Fun
             value = getattr(value, '__dict__', {}).get('_fixture_function')
         elif isinstance(value, type):
             members = getattr(value, '__dict__', None)
-            if members is not None:
+            if members is not None and members.get('__module__') in own:
                 todo.extend(list(members.values()))
             continue
         if not isinstance(value, types.FunctionType):
