@@ -83,21 +83,21 @@ def _start_run_record(pluginmanager: pytest.PytestPluginManager) -> None:
         pluginmanager.register(run_record.RunRecorder(folder), run_record.PLUGIN_NAME)
 
 
-def _comment_ids(function: Any) -> list[str]:
-    """FZ ids in the comment on the ``@expectedFailure`` line: it takes no reason, so the
-    id lives there, as check-named-freezes reads it."""
+def _comment_ids(holder: Any) -> list[str]:
+    """FZ ids in the comment on the ``@expectedFailure`` line of a test or its class: it
+    takes no reason, so the id lives there, as check-named-freezes reads it."""
     import inspect
 
     try:
-        lines, _ = inspect.getsourcelines(function)
+        lines, _ = inspect.getsourcelines(holder)
     except (OSError, TypeError):
         return []
     ids: list[str] = []
     for line in lines:
         if 'expectedFailure' in line and '#' in line:
             ids.extend(FREEZE_ID.findall(line[line.index('#'):]))
-        if line.lstrip().startswith(('def ', 'async def ')):
-            break  # decorators end at the def
+        if line.lstrip().startswith(('def ', 'async def ', 'class ')):
+            break  # decorators end at the def or the class
     return ids
 
 
@@ -292,9 +292,12 @@ class FreezeGuard:
                 ids = FREEZE_ID.findall(why)
                 if ids or not self._accepted_marker(item, identity, 'unittest-skip'):
                     spellings.append(('@unittest.skip', ids))
-        if getattr(obj, '__unittest_expecting_failure__', False) and \
-                'expectedFailure' not in allowed:
-            spellings.append(('@unittest.expectedFailure', _comment_ids(obj)))
+        for holder in (obj, getattr(item, 'cls', None)):
+            if getattr(holder, '__unittest_expecting_failure__', False) and \
+                    'expectedFailure' not in allowed:
+                ids = _comment_ids(holder)
+                if ids or not self._accepted_marker(item, identity, 'expectedFailure'):
+                    spellings.append(('@unittest.expectedFailure', ids))
         for spelling, ids in spellings:
             if not ids:
                 self.problems.append(f'{item.nodeid}: {spelling} without a freeze id (FZ-<n>)')

@@ -1,0 +1,125 @@
+"""The plugin honours the baseline for ``unittest`` decorators, as the hooks do (rule 39).
+
+A repository adopted with the README's commands (``oracle-guard init``) whose tests carry
+``@unittest.skip``, ``skipIf``, ``skipUnless`` and ``@unittest.expectedFailure`` on methods
+and on classes: ``init`` baselines each, and the plain test run that follows fails none of
+them. An ``expectedFailure`` added after adoption, on a method or on a class, still fails
+the session: the baseline holds the past, not what comes next.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ci_repo import adopt
+from ci_repo import CiRepo
+from ci_repo import git
+from ci_repo import write
+
+PYPROJECT = '''\
+[project]
+name = "pkg"
+version = "0.1"
+requires-python = ">=3.9"
+
+[tool.pytest.ini_options]
+pythonpath = ["src"]
+'''
+LEGACY = '''\
+import unittest
+from unittest import expectedFailure
+from unittest import skip
+
+HAVE_IT = False
+
+
+class TestMethods(unittest.TestCase):
+    @unittest.skip("not yet")
+    def test_skip(self):
+        pass
+
+    @skip("later")
+    def test_skip_imported(self):
+        pass
+
+    @unittest.skipIf(not HAVE_IT, "needs it")
+    def test_skip_if(self):
+        pass
+
+    @unittest.skipUnless(HAVE_IT, "needs it")
+    def test_skip_unless(self):
+        pass
+
+    @unittest.expectedFailure
+    def test_expected_failure(self):
+        self.assertEqual(1, 2)
+
+    @expectedFailure
+    def test_expected_failure_imported(self):
+        self.assertEqual(1, 2)
+
+
+@unittest.skip("whole class")
+class TestSkippedClass(unittest.TestCase):
+    def test_x(self):
+        pass
+
+
+@unittest.skipUnless(HAVE_IT, "needs it")
+class TestSkippedUnlessClass(unittest.TestCase):
+    def test_y(self):
+        pass
+
+
+@unittest.expectedFailure
+class TestExpectedFailureClass(unittest.TestCase):
+    def test_z(self):
+        self.assertEqual(1, 2)
+'''
+NEW_METHOD = '''
+
+class TestNew(unittest.TestCase):
+    @unittest.expectedFailure
+    def test_new(self):
+        self.assertEqual(1, 2)
+'''
+NEW_CLASS = '''
+
+@unittest.expectedFailure
+class TestNewClass(unittest.TestCase):
+    def test_new(self):
+        self.assertEqual(1, 2)
+'''
+
+
+def adopted(path: str) -> CiRepo:
+    return adopt(path, PYPROJECT, {'src/pkg/__init__.py': 'VALUE = 1\n',
+                                   'tests/test_legacy.py': LEGACY})
+
+
+def pytest(repo: CiRepo) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider'],
+                          cwd=repo.path, env=repo.env(), capture_output=True, text=True)
+
+
+def test_unittest_silences_baselined_at_adoption_pass_the_plain_run(tmp_path) -> None:
+    repo = adopted(str(tmp_path / 'r'))
+    proc = pytest(repo)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert 'without a freeze id' not in out and 'the session was failed' not in out, out
+    assert '6 skipped, 3 xfailed' in out, out
+
+
+def test_an_expected_failure_added_after_adoption_still_fails_the_session(tmp_path) -> None:
+    for name, added in (('method', NEW_METHOD), ('class', NEW_CLASS)):
+        repo = adopted(str(tmp_path / name))
+        write(repo.path, {'tests/test_legacy.py': LEGACY + added})
+        git(repo.path, 'commit', '-qam', 'new silence')
+        proc = pytest(repo)
+        out = proc.stdout + proc.stderr
+        assert proc.returncode == 1, out
+        assert ('tests/test_legacy.py::' + ('TestNew::test_new' if name == 'method' else
+                                            'TestNewClass::test_new') +
+                ': @unittest.expectedFailure without a freeze id (FZ-<n>)') in out, out
+        assert out.count('without a freeze id') == 1, out
