@@ -836,32 +836,25 @@ class RunRecorder:
         """The modules of the test roots this process imported (real paths: each needs a
         ``compiled`` event), and per file the functions that claim it whose code it does
         not compile to: a module run from a forged cache holds code its bytes do not
-        (rule 45, OG737). Every function of their namespaces is judged, the members of
-        the classes they define and what a decorator wraps included; code compiled for
-        another file of the test roots is judged against that file. A class defined
-        elsewhere (src, a library) is not walked: what the check reads is bounded by the
-        modules the tests imported, not by the objects the tests made there."""
+        (rule 45, OG737). Every function of their namespaces is judged, with the members
+        of the classes they define (not of src's: bounded by what the tests imported, not
+        by the objects they made) and what a decorator wraps; code compiled for another
+        file of the test roots is judged against that file."""
         imported: list[str] = []
         foreign: dict[str, set[str]] = {}
         judged: dict[int, types.CodeType] = {}
         seen: dict[int, Any] = {}  # the values judged already (a star import repeats them)
-        modules: list[tuple[str, dict[str, Any]]] = []
+        modules = []  # (real path, namespace) of each module of the test roots
         for module in list(sys.modules.values()):
             file = getattr(module, '__file__', None)
-            if type(file) is not str:
-                continue
-            real = _real(file)
-            if not source_code.in_scope(real):
-                continue
-            imported.append(real)
-            namespace = getattr(module, '__dict__', None)
-            if type(namespace) is dict:
-                modules.append((real, namespace))
-        # the module names a class of the test roots says it was defined in
-        own = {namespace.get('__name__') for _real_path, namespace in modules}
-        scoped: dict[str, bool] = {}  # code file name -> a file of the test roots
+            real = _real(file) if type(file) is str else ''
+            if real and source_code.in_scope(real):
+                imported.append(real)
+                modules.append((real, getattr(module, '__dict__', None)))
+        own = {n.get('__name__') for _, n in modules if type(n) is dict}  # their names
         for real, namespace in modules:
-            for function in _functions_in(list(namespace.values()), seen, own):
+            values = list(namespace.values()) if type(namespace) is dict else []
+            for function in _functions_in(values, seen, own):
                 code = function.__code__
                 if judged.setdefault(id(code), code) is not code or \
                         len(judged) > 200_000:
@@ -870,11 +863,8 @@ class RunRecorder:
                 if type(name) is not str or name.startswith('<'):
                     continue
                 where = _real(name)
-                if where != real:
-                    if name not in scoped:
-                        scoped[name] = source_code.in_scope(where)
-                    if not scoped[name]:
-                        continue
+                if where != real and not source_code.in_scope(where):
+                    continue
                 if not source_code.from_source(code, where):
                     foreign.setdefault(where, set()).add(
                         f'{code.co_name} at line {code.co_firstlineno}')
