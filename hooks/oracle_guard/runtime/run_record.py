@@ -556,11 +556,10 @@ class RunRecorder:
                 for m in item.iter_markers() if m.name in SILENCE_MARKS]
 
     def _unittest_kind(self, item: Any) -> str | None:
-        obj = getattr(item, 'obj', None)
-        for holder in (obj, getattr(item, 'cls', None)):
-            if getattr(holder, '__unittest_skip__', False):
-                return 'unittest-skip'
-        if getattr(obj, '__unittest_expecting_failure__', False):
+        holders = (getattr(item, 'obj', None), getattr(item, 'cls', None))
+        if any(getattr(holder, '__unittest_skip__', False) for holder in holders):
+            return 'unittest-skip'
+        if any(getattr(holder, '__unittest_expecting_failure__', False) for holder in holders):
             return 'expectedFailure'
         return None
 

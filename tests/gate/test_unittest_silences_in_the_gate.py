@@ -1,0 +1,69 @@
+"""The gate accepts the ``unittest`` silences the baseline holds, as the hooks and the
+plugin do: ``@unittest.skip``/``skipIf``/``skipUnless`` and ``@unittest.expectedFailure``
+on methods and on classes, there at adoption, give no finding on an honest pull request;
+an ``expectedFailure`` the pull request adds to a class still fails it. Real git
+repositories and real ``oracle-guard ci`` runs; nothing is mocked.
+"""
+from __future__ import annotations
+
+from ci_repo import adopted_with
+
+LEGACY = '''\
+import unittest
+
+from calc import add
+
+HAVE_IT = False
+
+
+class TestMethods(unittest.TestCase):
+    @unittest.skip("not yet")
+    def test_skip(self):
+        pass
+
+    @unittest.skipIf(not HAVE_IT, "needs it")
+    def test_skip_if(self):
+        pass
+
+    @unittest.expectedFailure
+    def test_expected_failure(self):
+        self.assertEqual(add(1, 1), 3)
+
+
+@unittest.skipUnless(HAVE_IT, "needs it")
+class TestSkippedClass(unittest.TestCase):
+    def test_x(self):
+        pass
+
+
+@unittest.expectedFailure
+class TestExpectedFailureClass(unittest.TestCase):
+    def test_z(self):
+        self.assertEqual(add(1, 1), 3)
+'''
+HONEST_SRC = ('def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\n'
+              'def double(a):\n    return add(a, a)\n')
+ADDED_CLASS = '''
+
+@unittest.expectedFailure
+class TestNewClass(unittest.TestCase):
+    def test_new(self):
+        self.assertEqual(add(1, 1), 3)
+'''
+
+
+def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(tmp_path) -> None:
+    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_legacy.py': LEGACY})
+    repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 0, ci.out
+    assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
+
+
+def test_an_expected_failure_added_to_a_class_fails_the_gate(tmp_path) -> None:
+    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_legacy.py': LEGACY})
+    repo.pull_request({'tests/test_legacy.py': LEGACY + ADDED_CLASS}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 1, ci.out
+    assert 'TestNewClass::test_new: @unittest.expectedFailure without a freeze id' in ci.out, \
+        ci.out
