@@ -403,7 +403,7 @@ def test_unlocked_property_fails_the_session_through_the_real_lock_check(project
         'def test_int_roundtrip(n):\n'
         '    assert int(str(n)) == n\n'))
     result = run(project, 'tests/test_props.py')
-    failed_before_any_test(result)
+    result.assert_outcomes(failed=1)  # that test fails; the session is not stopped
     result.stdout.fnmatch_lines(['tests/test_props.py::test_int_roundtrip: unlocked property*'])
 
 

@@ -145,8 +145,9 @@ def _binds_a_test_case(tree: ast.Module) -> bool:
     Machine.TestCase``, ``class TestX(Machine.TestCase)``): without one, no state machine
     runs as a test (``property_reader.state_machines`` finds those among these)."""
     from oracle_guard.reading import syntax as ast
+    from oracle_guard.reading.module_body import module_statements
 
-    for node in tree.body:
+    for node in module_statements(tree.body):
         if isinstance(node, ast.Assign):
             values: list[ast.expr] = [node.value]
         elif isinstance(node, ast.ClassDef):

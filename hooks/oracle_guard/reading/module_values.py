@@ -8,6 +8,7 @@ from typing import Any
 
 from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.oracle.domain_lock import is_unverifiable
+from oracle_guard.reading.module_body import module_statements  # noqa: F401 -- its home before
 from oracle_guard.reading.scanner import ImportAliases
 
 STRING_CONSTANTS = {
@@ -140,20 +141,6 @@ class ModuleReader:
             return datetime.timedelta(**values)
         except (TypeError, OverflowError, ValueError):
             return Unverifiable(f'{unparse(node)} is not a valid timedelta')
-
-
-def module_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Module-level statements, including those inside module-level if/try/with."""
-    found = []
-    for stmt in body:
-        found.append(stmt)
-        if isinstance(stmt, (ast.If, ast.With, ast.Try)) or \
-                type(stmt).__name__ == 'TryStar':
-            for name in ('body', 'orelse', 'finalbody'):
-                found.extend(module_statements(getattr(stmt, name, [])))
-            for handler in getattr(stmt, 'handlers', []):
-                found.extend(module_statements(handler.body))
-    return found
 
 
 def is_number(value: Any) -> bool:

@@ -23,6 +23,7 @@ from oracle_guard.reading.module_values import is_number
 from oracle_guard.reading.module_values import MAX_DEPTH
 from oracle_guard.reading.module_values import ModuleReader
 from oracle_guard.reading.module_values import unparse
+from oracle_guard.reading.module_body import module_statements
 from oracle_guard.reading.scanner import test_functions
 
 GIVEN = 'hypothesis.given'
@@ -398,13 +399,13 @@ def state_machines(tree: ast.Module) -> list[tuple[str, ast.ClassDef, ast.AST]]:
     """
     reader = ModuleReader(tree)
     machines: dict[str, ast.ClassDef] = {}
-    for node in tree.body:
+    for node in module_statements(tree.body):
         if isinstance(node, ast.ClassDef) and any(
                 reader.resolve(base) in STATE_MACHINES or
                 (isinstance(base, ast.Name) and base.id in machines) for base in node.bases):
             machines[node.name] = node
     found = []
-    for node in tree.body:
+    for node in module_statements(tree.body):
         value, names = None, []
         if isinstance(node, ast.Assign):
             value = node.value
@@ -512,7 +513,7 @@ def _machine_properties(path: str, tree: ast.Module, reader: ModuleReader, forms
     if not machines:
         return []
     assigned: dict[str, ast.Call] = {}  # machine or test-case name -> settings(...) call
-    for node in tree.body:
+    for node in module_statements(tree.body):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
             continue
         target = node.targets[0]

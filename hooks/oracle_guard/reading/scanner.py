@@ -1,11 +1,10 @@
 """The test-file scanner: every way a test can be silenced, under any alias.
 
-A *silence* is a skip or xfail in any of its spellings: ``@pytest.mark.skip``,
-``skipif``, ``xfail``, ``pytest.skip()``, ``pytest.importorskip()``,
-``pytestmark = [...]`` at module or class level, ``pytest.param(..., marks=...)``,
-``unittest.skip*``, ``@expectedFailure``, ``raise SkipTest`` and
-``self.skipTest()``; imported under any name (``import pytest as pt``,
-``from pytest import mark as m``) or re-bound (``s = pytest.mark.skip``).
+A *silence* is a skip or xfail in any of its spellings: ``@pytest.mark.skip``, ``skipif``,
+``xfail``, ``pytest.skip()``, ``pytest.importorskip()``, ``pytestmark = [...]`` at module or
+class level, ``pytest.param(..., marks=...)``, ``unittest.skip*``, ``@expectedFailure``,
+``raise SkipTest`` and ``self.skipTest()``; imported under any name (``import pytest as
+pt``, ``from pytest import mark as m``) or re-bound (``s = pytest.mark.skip``).
 
 Scanning is two steps: a byte prefilter (no marker word, no parse) and one walk of
 the syntax tree that records each silence with the test identities it covers.
@@ -19,6 +18,7 @@ import warnings
 from oracle_guard.config import is_test_module  # noqa: F401 -- pytest's python_files
 from oracle_guard.patterns import LazyPattern
 from oracle_guard.reading import syntax as ast  # `ast` without its import cost
+from oracle_guard.reading.module_body import module_statements
 from oracle_guard.records import FrozenRecord
 from oracle_guard.reading.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
 from oracle_guard.reading.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
@@ -478,7 +478,7 @@ def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 
 def test_functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
-    """(identity, node) of every test pytest or unittest would collect from the file."""
+    """(identity, node) of every test pytest or unittest collects, in if/try/with too."""
     found: list[tuple[str, ast.AST]] = []
     for node in module_statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_test_name(node.name):
@@ -855,7 +855,7 @@ def _switched_off(tree: ast.Module) -> tuple[bool, set[str]]:
 
     module_off, off = False, set()
     defined: set[str] = set()
-    for node in tree.body:
+    for node in module_statements(tree.body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             defined.add(node.name)
             if isinstance(node, ast.ClassDef) and any(

@@ -1,7 +1,7 @@
 """The runtime twin of check-generator-lock: what Hypothesis will really run.
 
-At collection the pytest plugin hands the collected items to ``check_collected``; at
-call time (after the fixtures ran, just before the test) to ``check_call``, so a
+At collection the pytest plugin hands the collected items to ``problems_by_test``
+(a test with problems fails at its call, the others run); at call time (after the fixtures ran, just before the test) to ``check_call``, so a
 fixture that rewrites ``_hypothesis_internal_use_settings`` or the strategies after
 collection is caught too. ``ExampleCount`` counts the examples a property really
 generated. For
@@ -100,21 +100,47 @@ def live_phases(test: Any) -> list[str] | None:
     return None if settings is None else _settings_field(settings, 'phases')
 
 
-def transformations(strategy: Any, depth: int = 0) -> int:
+def transformations(strategy: Any, depth: int = 0, from_src: Any = None) -> int:
     """How many .map()/.filter()/.flatmap() wrap a strategy (what the static hook counts
-    as "filters"; ``assume`` is invisible here, so this is a lower bound)."""
+    as "filters"; ``assume`` is invisible here, so this is a lower bound). With
+    ``from_src``, a transformation whose function ``from_src`` says was written under
+    ``src`` is not counted: a strategy that the package under test ships is read by no
+    static reader, so the lock could never hold its transformations."""
     if depth > 8 or strategy is None:
         return 0
+
+    def own(function: Any) -> int:
+        return 0 if from_src is not None and from_src(function) else 1
+
     kind = type(strategy).__name__
     if kind == 'FlatMapStrategy':
-        return 1 + transformations(getattr(strategy, 'base', None), depth + 1)
+        return own(getattr(strategy, 'expand', None)) + \
+            transformations(getattr(strategy, 'base', None), depth + 1, from_src)
     if kind == 'MappedStrategy':
-        return 1 + transformations(getattr(strategy, 'mapped_strategy', None), depth + 1)
+        return own(getattr(strategy, 'pack', None)) + \
+            transformations(getattr(strategy, 'mapped_strategy', None), depth + 1, from_src)
     if kind == 'FilteredStrategy':
-        return len(getattr(strategy, 'flat_conditions', ())) + \
-            transformations(getattr(strategy, 'filtered_strategy', None), depth + 1)
-    return sum(1 for step in getattr(strategy, '_transformations', ())
+        return sum(own(c) for c in getattr(strategy, 'flat_conditions', ())) + \
+            transformations(getattr(strategy, 'filtered_strategy', None), depth + 1, from_src)
+    return sum(own(step[1]) for step in getattr(strategy, '_transformations', ())
                if step[0] in ('map', 'filter'))
+
+
+def src_functions(cfg: Config | None) -> Any:
+    """``function -> bool``: whether a function's code was compiled from a file under
+    ``src`` (a builtin, with no code of its own, is not)."""
+    if cfg is None:
+        return None
+    root = os.path.realpath(cfg.root)
+
+    def from_src(function: Any) -> bool:
+        name = getattr(getattr(function, '__code__', None), 'co_filename', None)
+        if not isinstance(name, str) or name.startswith('<'):
+            return False
+        rel = os.path.relpath(os.path.realpath(name), root).replace(os.sep, '/')
+        return not rel.startswith('../') and cfg.is_src(rel)
+
+    return from_src
 
 
 def strategy_fields(strategy: Any) -> dict[str, Any]:
@@ -306,10 +332,18 @@ class ExampleCount:
 def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type-arg]
     """Problems (one line each) of the collected Hypothesis tests against the lock."""
     try:
-        lock = _read_lock(cfg)
+        found = problems_by_test(cfg, items)
     except ConfigError as exc:
         return [str(exc)]
-    problems = []
+    return [problem for problems in found.values() for problem in problems]
+
+
+def problems_by_test(cfg: Config, items: list) -> dict[str, list[str]]:  # type: ignore[type-arg]
+    """Function identity -> the problems of that collected Hypothesis test against the lock
+    (the cases of a parametrized test share one entry, and so their problems); raises
+    ``ConfigError`` for a lock that cannot be read."""
+    lock = _read_lock(cfg)
+    problems: dict[str, list[str]] = {}
     seen: set[str] = set()
     for item in items:
         test = getattr(item, 'obj', None)
@@ -319,7 +353,8 @@ def check_collected(cfg: Config, items: list) -> list[str]:  # type: ignore[type
         found = _item_problems(item, test, lock, cfg=cfg)
         if found is not None:
             seen.add(identity)
-            problems.extend(found)
+            if found:
+                problems[identity] = found
     return problems
 
 
@@ -421,7 +456,8 @@ def _item_problems(item: Any, test: Any, lock: DomainLock, at_call: bool = False
         settings['suppress_health_check'] = [
             name for name in settings['suppress_health_check'] if name not in added]
     given = given_strategies(test)
-    counted = sum(transformations(s) for s in given.values())
+    from_src = src_functions(cfg)
+    counted = sum(transformations(s, from_src=from_src) for s in given.values())
     phases = live_phases(test)
     strategies = {name: strategy_fields(strategy) for name, strategy in sorted(given.items())}
     for drift in compare_entry(entry, settings, strategies, counted):

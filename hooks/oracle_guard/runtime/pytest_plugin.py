@@ -13,8 +13,10 @@ project's test run. In a guarded repository, once collection is finished:
   is reported as a failure too: it fails whether it passes or fails;
 * a ledger that does not parse, a row whose owner is not a person, a row whose test
   is missing from the files that were collected, a skip/skipif/xfail marker (or a
-  ``unittest`` skip) without a live FZ id for that test, and every problem the
-  runtime domain-lock check reports fail the session before any test runs;
+  ``unittest`` skip) without a live FZ id for that test, and a domain lock that cannot be
+  read fail the session before any test runs;
+* a Hypothesis test the lock check finds unlocked or drifted at collection fails at its
+  call, before its body runs; the other tests run;
 * at call time (after its fixtures ran, just before the body) each Hypothesis test is
   checked against the lock again, with the settings object and strategies Hypothesis is
   about to use: a drift fails that test. A property that ran but generated no example
@@ -164,6 +166,8 @@ class FreezeGuard:
         self._defined: dict[str, set[str]] = {}  # test file -> the identities it defines
         self.accepted_silences: dict[str, list[Any]] = {}  # nodeid -> what accepted it
         self.counts: dict[str, Any] = {}  # nodeid -> lock_runtime.ExampleCount
+        # function identity -> what the lock check found at collection: fails that test
+        self.lock_failures: dict[str, list[str]] = {}
         self.forms_file: str | None = None
 
     # -- reading -------------------------------------------------------------------------
@@ -428,10 +432,17 @@ class FreezeGuard:
             return  # an oracle-guard without the runtime lock check
         if self.forms_file:
             lock_runtime.write_forms(self.forms_file, items)
-        try:
+        if not hasattr(lock_runtime, 'problems_by_test'):  # one answer for the collection
             self.problems.extend(lock_runtime.check_collected(self.cfg, items))
+            return
+        try:
+            self.lock_failures = lock_runtime.problems_by_test(self.cfg, items)
         except ConfigError as exc:
-            self.problems.append(str(exc))
+            self.problems.append(str(exc))  # no property can be judged: the session stops
+
+    def lock_failures_of(self, item: pytest.Item) -> list[str]:
+        """What the lock check found at collection for this test (the run record says it)."""
+        return self.lock_failures.get(function_of(item_identity(item)), [])
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_call(self, item: pytest.Item) -> None:
@@ -440,6 +451,19 @@ class FreezeGuard:
         test = getattr(item, 'obj', None)
         if self.cfg is None or test is None or is_canary(item):
             return
+        collected = self.lock_failures_of(item)
+        if collected:
+            # Found at collection (the settings the module built, before any fixture):
+            # this test fails, the others run.
+            unlocked = any(': unlocked property: ' in p or ': unlocked argument: ' in p
+                           for p in collected)
+            pytest.fail('oracle-guard: this property does not match its domain lock:\n' +
+                        '\n'.join(collected) + '\n' + (
+                            'a person locks a new property with `oracle-guard lock` and '
+                            'commits the lock' if unlocked else
+                            'restore the settings and strategies the lock records; a person '
+                            'who means to shrink the domain re-locks in a change of its own'),
+                        pytrace=False)
         from oracle_guard.runtime import lock_runtime
 
         check_call = getattr(lock_runtime, 'check_call', None)
