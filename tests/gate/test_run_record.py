@@ -428,8 +428,9 @@ def test_hidden_skip_mark_and_exit_0_is_a_stopped_session_not_an_excuse(calc: Ci
     ci = cheat_works_but_ci_fails(calc, {'tests/test_calc.py': (
         'import atexit, os\n\nimport pytest\n\nfrom calc import add\n\n'
         'pytestmark = getattr(pytest.mark, "s" + "kip")\natexit.register(os._exit, 0)\n\n\n'
-        'def test_add():\n    assert add(2, 3) == 5\n')}, 'OG723', 'stopped before its tests ran')
-    assert any('never ran' in line for line in ci.lines('OG724')), ci.out  # nor did a canary
+        'def test_add():\n    assert add(2, 3) == 5\n')}, 'OG716', 'stopped the session')
+    assert ci.lines('OG722'), ci.out  # the exit 0 after the stop
+    assert not ci.lines('OG723') and not ci.lines('OG724'), ci.out  # folded under OG716
 
 
 def test_root_conftest_reporting_every_outcome_as_passed_fails_ci(calc: CiRepo) -> None:

@@ -28,8 +28,8 @@ OG713 the pytest configuration tries to switch the plugin (or the JUnit report) 
 OG714 a property called code other than what its imports bind (a name rebound, a function
       under ``src`` replaced by test code, a builtin replaced)
 OG715 pytest loaded a plugin whose package metadata is committed in the repository
-OG716 the oracle-guard plugin itself stopped the session (an unlocked or shrunk property,
-      a ledger problem found at collection): its reason, never an early exit of the code
+OG716 the oracle-guard plugin itself stopped the session (a ledger or silence problem, a
+      lock it cannot read): its reason, never an early exit or a canary that did not run
 OG717 code under ``src`` threw away a property's generated examples (it raised
       Hypothesis's ``UnsatisfiedAssumption``, or changed Hypothesis's drawing code in
       memory, rule 43 at run time)
@@ -679,9 +679,8 @@ class _Audit:
         for problem in stops:
             ok = False
             self.add('.', 1, 'OG716', f'the oracle-guard plugin stopped the session before any '
-                     f'test ran: {problem}',
-                     'fix what it names (an unlocked property: `oracle-guard lock`, then commit '
-                     'the lock on its own); the guard stopped this run, not the tested code')
+                     f'test ran: {problem}', 'fix what it names (a silence without a freeze, a '
+                     'ledger row); the guard stopped this run, not the tested code')
         attempts = sorted({a for p in record.processes for a in p.switched_off})
         for attempt in attempts:
             self.add('.', 1, 'OG713', f'{attempt}: the pull request tries to switch off '
@@ -935,9 +934,10 @@ class _Audit:
         if call is None:
             return
         for problem in call.get('lock') or ():
-            self.add(path, line, 'OG711', f'{nodeid}: at call time: {problem}',
-                     'restore the settings and strategies the lock records; loosening the '
-                     'lock is a change of its own')
+            self.add(path, line, 'OG711', f'{nodeid}: at call time: {problem}', (
+                'a person locks a new property: `oracle-guard lock`, then commit the lock')
+                if ': unlocked ' in problem else 'restore the settings and strategies the '
+                'lock records; loosening the lock is a change of its own')
         discarded = call.get('discarded_by_src') or {}
         if discarded:
             where = ', '.join(f'{at} ({n})' for at, n in discarded.items())

@@ -464,6 +464,9 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
     findings: list[Finding] = []
     hint = ('something in the pull request changes how tests end (a wrapped runtest, a patched '
             'engine, a lying __eq__, a rewritten report, a stopped session): remove it')
+    # The oracle-guard plugin stopped a session before its tests ran: the audit names its
+    # reason (OG716), and a canary that never ran follows from it, not from a forged run.
+    guard_stopped = any(process.guard_stopped for process in record.processes)
     for canary in plan.canaries:
         nodeids = [n for n in record.items if canary.matches(n)]
         dropped = record.canaries_dropped.get(canary.module) if canary.optional else None
@@ -511,6 +514,8 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
                     f'failed, but not at its sentinel: {crash[:200] or "no message"}', hint))
             elif outcome != canary.expect:
                 if outcome == FAIL and canary.original and _original_failed(canary, record):
+                    continue
+                if outcome is None and guard_stopped:
                     continue
                 findings.append(Finding(
                     '.', 1, 1, 'OG724', f'forged run: a canary the gate planted '

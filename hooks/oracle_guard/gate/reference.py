@@ -830,16 +830,15 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
         code_ = _OWN_JUDGEMENT.get(finding.code)
         if finding.path in broken_modules and code_ == 'OG733':
             continue  # said once, as OG731
-        if code_ is None:  # a mechanism of the run: not the base oracle's own outcome
+        if code_ is None:  # a mechanism of the run (the lock check too): not the oracle's
             findings.append(Finding(finding.path, finding.line, 1, 'OG734',
                                     f'reference run: {finding.code} {finding.message}',
                                     finding.hint))
         else:
             findings.append(Finding(finding.path, finding.line, 1, code_,
                                     f'reference run: {finding.message}', _REFERENCE_HINT))
-    # Every failed item of an oracle file, whether the static inventory knows it or not:
-    # a test inherited from a contract class of a helper, a doctest, a Hypothesis state
-    # machine's TestCase, a plugin's item (rule 44). Canaries are out of this record.
+    # Every failed item of an oracle file, known to the inventory or not (an inherited test,
+    # a doctest, a state machine's TestCase, a plugin's item: rule 44); no canary is here.
     elsewhere = []
     for nodeid in stream.failed_tests(record):
         path = _item_path(record, nodeid, tree.root)
@@ -849,12 +848,12 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
         test = inventory.get((path, function_of(identity_of(nodeid))))
         line = test.line if test is not None else 1
         phase = _failed_phase(record, nodeid)
-        if phase == 'call':
+        if phase == 'call' and not (record.calls.get(nodeid) or {}).get('lock'):
             findings.append(Finding(path, line, 1, 'OG730', f'reference run: '
                                     f'{nodeid}, a test of the base oracle, failed against '
                                     f'your src/ ({_describe_failure(record, nodeid)})',
                                     _REFERENCE_HINT))
-        else:
+        elif phase != 'call':  # (failed by the lock check at call: said as OG734 above)
             findings.append(Finding(path, line, 1, 'OG731', f'reference run: '
                                     f'{nodeid}, a test of the base oracle, errored in '
                                     f'{phase} against your src/ '

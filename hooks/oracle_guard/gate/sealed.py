@@ -17,7 +17,7 @@ OG721 the record files or the JUnit report say fewer tests failed than the strea
       the record files or the JUnit report hold a failure the gate received as passed
 OG722 the test command's exit status disagrees with the outcomes the stream holds
 OG723 a pytest process stopped its session before its tests ran (the plugin's own stop
-      included: a stopped session is not an excuse, it is a run that proved nothing)
+      is OG716, which names its reason; what follows from it is not reported again)
 OG724 a canary ended otherwise than planted; OG725 a canary is missing from the run
 OG726-OG728 the test machinery was changed (``gate/integrity.py``)
 OG719 the pull request adds or edits a compiled Python file (``*.pyc``, ``*.pyo``)
@@ -438,7 +438,8 @@ def exit_status_findings(record: RunRecord, exit_code: int) -> list[Finding]:
             f'{told} as it happened (an exit forced at exit time: atexit, os._exit, '
             'sys.exit in a hook)', 'remove what forces the exit status'))
     for process in record.processes:
-        if process.shouldfail and not process.loop_completed:
+        # The plugin's own stop is named by the audit with its reason (OG716).
+        if process.shouldfail and not process.loop_completed and not process.guard_stopped:
             why = '; '.join(process.problems[:3]) or process.stopped or 'no reason given'
             findings.append(Finding(
                 '.', 1, 1, 'OG723', f'the session of pytest process {process.file} was '

@@ -518,6 +518,10 @@ class FreezeGuard:
         if self.problems:
             message = (f'oracle-guard: {len(self.problems)} problem(s) found at collection; '
                        'no test was run')
+            if hasattr(session.config, 'workerinput'):
+                # A pytest-xdist worker: its terminal summary is never shown, only this
+                # message is, so it names each problem.
+                message += ':\n' + '\n'.join(self.problems)
             from oracle_guard.runtime import run_record
 
             recorder = session.config.pluginmanager.get_plugin(run_record.PLUGIN_NAME)

@@ -683,19 +683,17 @@ class RunRecorder:
             return [f"Hypothesis's drawing code could not be compared: {exc!r}"]
 
     def _lock_problems(self, item: Any, obj: Any) -> list[str]:
-        """The runtime lock check again, at call time: settings swapped after collection."""
+        """What the plugin's lock check found at collection (it fails the test), then the
+        check again at call time: settings swapped after collection."""
         if self.cfg is None or not getattr(obj, 'is_hypothesis_test', False):
             return []
+        guard = self.config.pluginmanager.get_plugin('oracle-guard') if self.config else None
+        found = list(getattr(guard, 'lock_failures_of', lambda _item: ())(item))
         try:
             from oracle_guard.runtime import lock_runtime
-        except ModuleNotFoundError:
-            return []
-        try:
-            if hasattr(lock_runtime, 'check_call'):
-                return list(lock_runtime.check_call(self.cfg, item, obj))
-            return list(lock_runtime.check_collected(self.cfg, [item]))
+            return list(dict.fromkeys(found + lock_runtime.check_call(self.cfg, item, obj)))
         except Exception as exc:  # noqa: BLE001 -- a lock that cannot be read is a finding
-            return [f'{item.nodeid}: the lock could not be checked at call time: {exc}']
+            return found + [f'{item.nodeid}: the lock could not be checked at call time: {exc}']
 
     def _replaced_names(self, item: Any) -> list[str]:
         """For a property (a test under the properties folder), after its fixtures ran:
