@@ -5,6 +5,8 @@ and what follows from it is not reported again as a forged run.
   entry) fails that test in both runs; the gate names it once (OG711), and the reference
   run's failure of it is not blamed on ``src``. Before, the plugin stopped the session:
   OG716, OG723 and a "forged run" OG724 for each canary that never ran.
+* A new property the pull request adds without its lock entry is the hooks' OG601; the
+  plugin's failure of that test is not a second finding.
 * A silence the plugin stops the session for (a skip mark built at run time, which no hook
   reads) is OG716 with its reason; the canaries that did not run and the stopped session
   are folded under it (no OG723, no OG724), and the gate still fails.
@@ -67,3 +69,25 @@ def test_the_plugins_own_stop_is_named_once_and_the_gate_still_fails(tmp_path) -
         stopped[0], ci.out
     for code in ('OG723', 'OG724', 'OG725'):
         assert not ci.lines(code), f'{code}:\n{ci.out}'
+
+
+NEW_PROPERTY = '''\
+from hypothesis import given, strategies as st
+
+from calc import add
+
+
+@given(st.integers())
+def test_add_zero(a):
+    assert add(a, 0) == a
+'''
+
+
+def test_a_new_unlocked_property_is_the_hooks_one_finding(tmp_path) -> None:
+    repo = copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'r'))
+    repo.pull_request({'tests/properties/test_new_props.py': NEW_PROPERTY}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 1, ci.out
+    found = [line for line in ci.out.splitlines() if ': OG' in line]
+    assert len(found) == 1 and found[0].startswith(
+        'tests/properties/test_new_props.py:7:1: OG601 unlocked property: test_add_zero'), ci.out

@@ -437,7 +437,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         if started is not None:
             started.base_collection = audit_ctx.base_collection
         with timings.step('audit'):
-            findings.extend(audit.audit(audit_ctx))
+            findings.extend(lock_said_once(audit.audit(audit_ctx), findings))
     findings.extend(approval.findings())
 
     evidence = reference.finish_reference_runs(started, reaper, early) if started else None
@@ -476,12 +476,19 @@ def _write_review(args: argparse.Namespace, ctx: RunContext, approval: Approval,
             f.write(text)
 
 
-def lock_said_once(reference: list[Finding], said: list[Finding]) -> list[Finding]:
-    """The reference run's findings without its copy of a lock problem the test command's
-    audit already said (OG711): the same property against the same lock is one cause."""
+def lock_said_once(found: list[Finding], said: list[Finding]) -> list[Finding]:
+    """``found`` without a lock problem ``said`` already names: the property the hooks
+    call unlocked (OG601) that the plugin then failed (OG711), the reference run's copy of
+    the test command's OG711 (OG734). The same property against the same lock is one
+    cause."""
+    unlocked = {(f.path, f.line) for f in said if f.code == 'OG601' and
+                f.message.startswith('unlocked property: ')}
     copies = {(f.path, f'reference run: {f.code} {f.message}') for f in said
               if f.code == 'OG711'}
-    return [f for f in reference if f.code != 'OG734' or (f.path, f.message) not in copies]
+    return [f for f in found if not (
+        f.code == 'OG734' and (f.path, f.message) in copies or
+        f.code == 'OG711' and ': unlocked property: ' in f.message and
+        (f.path, f.line) in unlocked)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
