@@ -4,7 +4,10 @@ A repository adopted with the README's commands (``oracle-guard init``) whose te
 ``@unittest.skip``, ``skipIf``, ``skipUnless`` and ``@unittest.expectedFailure`` on methods
 and on classes: ``init`` baselines each, and the plain test run that follows fails none of
 them. An ``expectedFailure`` added after adoption, on a method or on a class, still fails
-the session: the baseline holds the past, not what comes next.
+the session: the baseline holds the past, not what comes next. The same holds for
+silences a helper module binds (``requires_network = unittest.skip(...)`` in
+``tests/support.py``): the baseline holds them where they are bound, and the tests that
+apply them run as the hooks judge them.
 """
 from __future__ import annotations
 
@@ -123,3 +126,73 @@ def test_an_expected_failure_added_after_adoption_still_fails_the_session(tmp_pa
                                             'TestNewClass::test_new') +
                 ': @unittest.expectedFailure without a freeze id (FZ-<n>)') in out, out
         assert out.count('without a freeze id') == 1, out
+
+
+# Silences a helper module binds for the tests to apply (``tests/support.py``): the
+# scanner judges each where it is bound, so the baseline holds it there.
+SUPPORT = '''\
+import unittest
+
+import pytest
+
+requires_network = unittest.skip("no network here")
+slow = pytest.mark.skip(reason="slow")
+'''
+USES_SUPPORT = '''\
+import unittest
+
+from support import requires_network
+from support import slow
+
+
+class TestFetch(unittest.TestCase):
+    @requires_network
+    def test_fetch(self):
+        pass
+
+
+@requires_network
+class TestWholeClass(unittest.TestCase):
+    def test_b(self):
+        pass
+
+
+@slow
+def test_slow():
+    pass
+
+
+def test_plain():
+    assert 1 + 1 == 2
+'''
+INLINE_SKIP = '''
+
+@unittest.skip("later")
+def test_added():
+    pass
+'''
+
+
+def adopted_with_support(path: str) -> CiRepo:
+    return adopt(path, PYPROJECT, {'src/pkg/__init__.py': 'VALUE = 1\n',
+                                   'tests/support.py': SUPPORT,
+                                   'tests/test_fetch.py': USES_SUPPORT})
+
+
+def test_silences_a_helper_binds_and_the_baseline_holds_pass_the_plain_run(tmp_path) -> None:
+    repo = adopted_with_support(str(tmp_path / 'r'))
+    proc = pytest(repo)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out
+    assert '1 passed, 3 skipped' in out, out
+
+
+def test_a_skip_written_in_the_test_file_is_not_taken_for_the_helpers(tmp_path) -> None:
+    repo = adopted_with_support(str(tmp_path / 'r'))
+    write(repo.path, {'tests/test_fetch.py': USES_SUPPORT + INLINE_SKIP})
+    git(repo.path, 'commit', '-qam', 'new silence')
+    proc = pytest(repo)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert 'tests/test_fetch.py::test_added: @unittest.skip without a freeze id' in out, out
+    assert out.count('without a freeze id') == 1, out

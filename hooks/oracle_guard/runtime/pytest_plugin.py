@@ -52,6 +52,7 @@ from oracle_guard.oracle.ledger import identity_of
 from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.reading.scanner import FREEZE_ID
 from oracle_guard.runtime.canary_items import is_canary
+from oracle_guard.runtime.exported_silences import reason_of_mark
 
 PLUGIN_NAME = 'oracle-guard'
 # Marker name -> the silence kind ``allow-silences`` calls it.
@@ -163,6 +164,7 @@ class FreezeGuard:
         self._accepted: dict[str, dict[str, list[Any]]] = {}
         self._judge: Any = None
         self._helpers: Any = None  # the test helper modules, for names imported from them
+        self._helper_silences: Any = None  # exported_silences.HelperSilences, when asked
         self._defined: dict[str, set[str]] = {}  # test file -> the identities it defines
         self.accepted_silences: dict[str, list[Any]] = {}  # nodeid -> what accepted it
         self.counts: dict[str, Any] = {}  # nodeid -> lock_runtime.ExampleCount
@@ -217,9 +219,11 @@ class FreezeGuard:
                 accepted_silences(path, source, self._judge, self._helpers)
         return self._accepted[path]
 
-    def _accepted_marker(self, item: pytest.Item, identity: str, kind: str) -> bool:
+    def _accepted_marker(self, item: pytest.Item, identity: str, kind: str,
+                         reason: str | None = None) -> bool:
         """Whether a marker without an FZ id is a baselined silence, an environment
-        condition or a declared import of this very test (rules 39-41)."""
+        condition or a declared import of this very test (rules 39-41), or one a helper
+        module binds and holds accepted (``exported_silences``)."""
         from oracle_guard.reading.silence_acceptance import class_key
 
         here = self._accepted_in(self._relpath(item))
@@ -236,9 +240,24 @@ class FreezeGuard:
         if inherited is not None:
             path, origin = inherited
             accepted = [a for a in self._accepted_in(path).get(origin, []) if a.kind == kind]
+        if not accepted:
+            accepted = self._exported(item, kind, reason)
         if accepted:
             self.accepted_silences.setdefault(item.nodeid, []).extend(accepted)
         return bool(accepted)
+
+    def _exported(self, item: pytest.Item, kind: str, reason: str | None) -> list[Any]:
+        """The accepted module-level silences of kind ``kind`` and of this very literal
+        reason (a bare ``skip = unittest.skip`` there explains nothing) of the helper
+        modules that bind a decorator the test's module binds."""
+        assert self.cfg is not None
+        from oracle_guard.runtime.exported_silences import HelperSilences
+
+        if self._helper_silences is None:
+            self._helper_silences = HelperSilences(self.cfg.root, self.cfg.is_test_code)
+        return [a for path in self._helper_silences.helpers_of(getattr(item, 'module', None))
+                for a in self._accepted_in(path).get('', [])
+                if a.kind == kind and a.reason is not None and a.reason == reason]
 
     def _bases(self, item: pytest.Item) -> list[tuple[str, str]]:
         """(test file, class identity) of the classes the item's class derives from."""
@@ -287,14 +306,14 @@ class FreezeGuard:
             kind = SILENCE_MARKERS.get(mark.name)
             if kind and kind not in allowed:
                 ids = marker_freeze_ids(mark)
-                if ids or not self._accepted_marker(item, identity, kind):
+                if ids or not self._accepted_marker(item, identity, kind, reason_of_mark(mark)):
                     spellings.append((f'@pytest.mark.{mark.name}', ids))
         obj = getattr(item, 'obj', None)
         for holder in (obj, getattr(item, 'cls', None)):
             if getattr(holder, '__unittest_skip__', False) and 'unittest-skip' not in allowed:
                 why = str(getattr(holder, '__unittest_skip_why__', ''))
                 ids = FREEZE_ID.findall(why)
-                if ids or not self._accepted_marker(item, identity, 'unittest-skip'):
+                if ids or not self._accepted_marker(item, identity, 'unittest-skip', why):
                     spellings.append(('@unittest.skip', ids))
         for holder in (obj, getattr(item, 'cls', None)):
             if getattr(holder, '__unittest_expecting_failure__', False) and \
