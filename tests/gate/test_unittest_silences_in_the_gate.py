@@ -67,3 +67,58 @@ def test_an_expected_failure_added_to_a_class_fails_the_gate(tmp_path) -> None:
     assert ci.rc == 1, ci.out
     assert 'TestNewClass::test_new: @unittest.expectedFailure without a freeze id' in ci.out, \
         ci.out
+
+
+# A helper module binds the silences the tests apply; the baseline holds them there.
+SUPPORT = '''\
+import unittest
+
+import pytest
+
+requires_network = unittest.skip("no network here")
+slow = pytest.mark.skip(reason="slow")
+'''
+USES_SUPPORT = '''\
+import unittest
+
+from calc import add
+from support import requires_network
+from support import slow
+
+
+class TestFetch(unittest.TestCase):
+    @requires_network
+    def test_fetch(self):
+        self.assertEqual(add(1, 1), 2)
+
+
+@slow
+def test_slow():
+    assert add(2, 2) == 4
+'''
+OWN_SKIP = '''
+
+@unittest.skip("flaky")
+def test_own():
+    assert add(1, 2) == 3
+'''
+
+
+def test_silences_a_helper_binds_give_no_finding_on_an_honest_change(tmp_path) -> None:
+    repo = adopted_with(str(tmp_path / 'r'), {'tests/support.py': SUPPORT,
+                                              'tests/test_fetch.py': USES_SUPPORT})
+    repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 0, ci.out
+    assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
+
+
+def test_a_skip_of_its_own_beside_a_helpers_silences_fails_the_gate(tmp_path) -> None:
+    repo = adopted_with(str(tmp_path / 'r'), {'tests/support.py': SUPPORT,
+                                              'tests/test_fetch.py': USES_SUPPORT})
+    repo.pull_request({'tests/test_fetch.py': USES_SUPPORT + OWN_SKIP}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 1, ci.out
+    assert any(line.startswith('tests/test_fetch.py:19:') for line in ci.lines('OG301')), ci.out
+    assert not any('TestFetch::test_fetch' in line or 'test_slow' in line
+                   for line in ci.out.splitlines() if ': OG' in line), ci.out

@@ -48,6 +48,7 @@ from dataclasses import field
 from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
+from oracle_guard.gate.helper_silences import helper_explanation
 from oracle_guard.repo.gitrepo import TreeView
 from oracle_guard.oracle.ledger import FreezeLedger
 from oracle_guard.oracle.ledger import FreezeRow
@@ -184,17 +185,15 @@ class AuditContext:
 
 # -- "is this silence explained": the one place reasons are accepted ----------------------
 def silence_explanation(outcome: SilenceOutcome, ctx: AuditContext) -> str | None:
-    """Why a skip or xfail in this run is accepted, or None when nothing explains it.
-
-    Accepted today: a live freeze for that very test, or a silence kind the repository
-    allows (``allow-silences``). The baseline and environment conditions that held in
-    this run extend this function (section 8 of the product contract).
-    """
+    """Why a skip or xfail in this run is accepted, or None when nothing explains it: a
+    live freeze for that very test, a silence kind the repository allows
+    (``allow-silences``), the baseline and environment conditions that held in this run
+    (section 8 of the product contract), a helper module's silence (``helper_silences``)."""
     for row in ctx.rows_for(outcome.path, outcome.identity):
         return f'{row.id} live until {row.expires}'
     if outcome.kind in ctx.cfg.allow_silences:
         return f'allow-silences: {outcome.kind}'
-    return adoption_explanation(outcome, ctx)
+    return adoption_explanation(outcome, ctx) or helper_explanation(outcome, ctx, _RUN_KINDS)
 
 
 # What a skip of the run may be, for each kind of accepted silence in the file.
