@@ -128,7 +128,7 @@ def test_plugin_fails_a_state_machine_whose_live_settings_are_below_its_lock(rep
     assert 'max_examples: locked at 20, live value 3' in env_run.stdout
 
 
-def test_the_gate_names_the_guards_own_stop_under_xdist_not_an_early_exit(repo: Repo) -> None:
+def test_the_gate_names_unlocked_machines_under_xdist_once_not_an_early_exit(repo: Repo) -> None:
     project(repo)
     repo.commit('machines without lock entries')
     base = repo.git('rev-parse', 'HEAD').strip()

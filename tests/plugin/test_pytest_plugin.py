@@ -396,7 +396,7 @@ def test_domain_lock_without_problems_lets_the_tests_run(project, lock_check):
     assert len(lock_check) == 2
 
 
-def test_unlocked_property_fails_the_session_through_the_real_lock_check(project):
+def test_unlocked_property_fails_that_test_through_the_real_lock_check(project):
     write(project, 'tests/test_props.py', (
         'from hypothesis import given, strategies as st\n\n\n'
         '@given(st.integers())\n'
