@@ -14,9 +14,9 @@ Real git repositories and real ``oracle-guard ci`` runs; nothing is mocked.
 """
 from __future__ import annotations
 
-from ci_repo import adopted_with
-from ci_repo import build_template
-from ci_repo import copy_template
+from builders.ci_repo import adopted_with
+from builders.ci_repo import build_template
+from builders.ci_repo import copy_template
 
 PROPERTY = '''\
 from hypothesis import given, strategies as st

@@ -6,7 +6,13 @@ repositories and real ``oracle-guard ci`` runs; nothing is mocked.
 """
 from __future__ import annotations
 
-from ci_repo import adopted_with
+import pytest
+
+from builders.ci_repo import adopted_with
+
+# An honest change here must pass the whole gate, its reference run included.
+pytestmark = pytest.mark.reference_run
+
 
 LEGACY = '''\
 import unittest

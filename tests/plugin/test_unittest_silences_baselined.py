@@ -14,10 +14,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from ci_repo import adopt
-from ci_repo import CiRepo
-from ci_repo import git
-from ci_repo import write
+from builders.ci_repo import adopt
+from builders.ci_repo import CiRepo
+from builders.ci_repo import git
+from builders.ci_repo import write
 
 PYPROJECT = '''\
 [project]

@@ -28,7 +28,6 @@ from oracle_guard.records import Record
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
-    from collections.abc import Iterator
 
     from oracle_guard.repo.gitrepo import TreeView
 
@@ -463,18 +462,6 @@ def _class_tests(cls: ast.ClassDef, prefix: str) -> list[tuple[str, ast.AST]]:
         elif isinstance(item, ast.ClassDef):
             found.extend(_class_tests(item, f'{prefix}{cls.name}::'))
     return found
-
-
-def module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a module body, and those of its ``try`` statements that run when
-    nothing raises (``try: import hypothesis / except ImportError: ... / else:`` defines
-    its tests in the ``try`` body or the ``else``)."""
-    for node in body:
-        if isinstance(node, (ast.Try, getattr(ast, 'TryStar', ast.Try))):
-            for block in (node.body, node.orelse, node.finalbody):
-                yield from module_statements(block)
-        else:
-            yield node
 
 
 def test_functions(tree: ast.Module) -> list[tuple[str, ast.AST]]:
