@@ -495,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     parser.add_argument('sdists', nargs='+')
-    parser.add_argument('--markdown', action='store_true', help='print the ADOPTION.md table')
+    parser.add_argument('--markdown', action='store_true', help='print the results as a Markdown table')
     parser.add_argument('--suite-timeout', type=int, default=900, metavar='S',
                         help='seconds one run of a project suite may take')
     parser.add_argument('--no-suite', action='store_true',

@@ -36,7 +36,7 @@ average before and after each run (other jobs share its CPUs). The suite's compi
 are removed before every run of either side (a fresh CI checkout) unless ``--warm``.
 ``--compare PYTHON`` runs the gate of another environment too (an older checkout
 installed there), its test command with that interpreter, interleaved with the rest.
-Results: ``benchmarks/GATE_OVERHEAD.md``.
+Latest results: ``benchmarks/RESULTS.md``.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What compiling a suite's test modules from source costs, against reading pytest's cache
 of them: the work the gate's runs add since no compiled cache of the test roots is trusted
-(``runtime/source_code``, ATTACKS.md 101).
+(``runtime/source_code``: a cache written by the code under test could hold other code).
 
     python benchmarks/compile_cost.py --suite DIR [--rounds 3] [GLOB ...]
 

@@ -23,7 +23,7 @@ properties folder, where the per-test work of the plugin is most of the differen
 ``--compare PYTHON`` runs the variants with another environment's oracle-guard too (this
 script re-runs itself there), interleaved. CPU is user + system of the pytest process and
 this process's listener threads; min and median of ``--runs``. No timing is asserted
-anywhere. Results: ``benchmarks/GATE_OVERHEAD.md``, round 5.
+anywhere. Latest results: ``benchmarks/RESULTS.md``.
 """
 from __future__ import annotations
 

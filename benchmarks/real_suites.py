@@ -13,7 +13,8 @@
 4. Compares, per file and per test (``Class::function``, parameters dropped), pytest's view
    with what check-named-freezes finds for the marker forms (``pytest.mark.skip/skipif/xfail``
    as decorators, ``pytestmark`` and ``pytest.param(marks=...)``), and sorts every
-   difference into a named cause. Causes are explained in benchmarks/REAL_SUITES.md;
+   difference into a named cause (each named where the comparison makes it; the latest run
+   is in benchmarks/RESULTS.md);
    a difference with no known cause is printed and makes the run fail.
 
 Writes only below the scratch folder; downloads nothing but PyPI packages.

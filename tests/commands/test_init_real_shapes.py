@@ -1,5 +1,5 @@
 """``oracle-guard init`` on small replicas of what three real projects hold (sympy, cattrs,
-django; benchmarks/ADOPTION.md): the adoption commit passes ``oracle-guard check
+django; benchmarks/RESULTS.md): the adoption commit passes ``oracle-guard check
 --all-files`` as init wrote it, because init records what the hooks judge with the same
 readers, and the same move on new content is still blocked."""
 from __future__ import annotations

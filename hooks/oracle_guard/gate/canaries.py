@@ -414,7 +414,7 @@ def _refused_the_sentinel(crash: str) -> bool:
     honest ``__eq__`` may refuse a foreign type (pyrsistent's ``PBag`` raises
     ``TypeError``), and an array compared with a sentinel has no truth value
     (``ValueError``). The twin then cannot tell a lying ``==`` from an honest one: it is
-    inconclusive, not a forged run (a limit named in docs/ci.md)."""
+    inconclusive, not a forged run (a limit named in docs/threat-model.md)."""
     name = crash.split(':', 1)[0].strip()
     return bool(name) and name.isidentifier() and name != 'AssertionError' and \
         (name.endswith('Error') or name.endswith('Exception'))

@@ -26,7 +26,7 @@ OG718 a process the install step, the test command or the reference run started 
       when its steps were done; the gate killed it
 
 Elsewhere (no ``prctl``) nothing is re-parented to the gate and nothing is judged: another
-user or a container is the complete answer (docs/ci.md).
+user or a container is the complete answer (docs/threat-model.md).
 """
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLO
 # The child of the test environment's interpreter, started as ``python -I -S -c
 # BOOTSTRAP`` (``ISOLATED``). `-I` keeps out what a checkout could use to run code before
 # pytest does: the current folder on sys.path, PYTHONPATH/PYTHONSTARTUP/PYTHONHOME, the
-# user site. `-S` keeps out what the install step could (rule 46, attack 132): ``site`` runs
+# user site. `-S` keeps out what the install step could (rule 46): ``site`` runs
 # every ``import`` line of the site folders' ``.pth`` files at start-up, and a ``.pth`` that
 # a hand-written ``RECORD`` lists is no stray (OG727), yet its code would run in the gate's
 # own runs before pytest and the plugin, and could change them in memory. So the bootstrap

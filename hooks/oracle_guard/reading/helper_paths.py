@@ -64,7 +64,8 @@ class HelperPaths:
         self.view = view
         self.is_test_code = is_test_code
         # Outside the tests roots, a module of the repository that is not code under test
-        # is a helper too (attack 46: testing/harness.py); without ``is_src``, none is.
+        # is a helper too (a root testing/harness.py can pass silences on); without
+        # ``is_src``, none is.
         self.is_src = is_src
         self.test_roots = list(test_roots)
         self.bases = [r.rstrip('/') for r in src_roots if r.rstrip('/') and '*' not in r]

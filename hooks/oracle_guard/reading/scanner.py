@@ -266,7 +266,8 @@ class ImportAliases:
             if not changed:
                 break
         # `class H: later = unittest.skip`, then `@H.later(...)` here or in a module that
-        # imports H (attack 54): the class's attribute under the dotted name `H.later`.
+        # imports H: the class's attribute under the dotted name `H.later`, so a silence kept
+        # on a class is still seen.
         for node in assignments:
             owner = owner_class.get(id(node))
             if owner is None:
@@ -283,7 +284,7 @@ class ImportAliases:
 
     def _runner_star(self, module: str) -> None:
         """``from pytest import *`` and friends: the silences a star import of a runner
-        module binds (attack 45: ``from unittest import *``, in a test or a helper)."""
+        module binds (``from unittest import *``, in a test or a helper), which no name spells."""
         if module == 'pytest':
             for name in _PYTEST_STAR:
                 self.names.setdefault(name, f'pytest.{name}')

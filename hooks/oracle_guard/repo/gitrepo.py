@@ -39,7 +39,7 @@ def git_env() -> dict[str, str]:
     (``refs/replace/``, ``git replace``) are ignored: they live in one repository's refs, not
     in the commits, so honouring them would judge other bytes than the ones a clone of
     the same commits holds, and a pull request's install step could write one into the
-    checkout the gate reads after it (attack 94)."""
+    checkout the gate reads after it."""
     return {**os.environ, 'GIT_LITERAL_PATHSPECS': '1', 'GIT_NO_REPLACE_OBJECTS': '1'}
 
 

@@ -5,10 +5,10 @@ its judges where Hypothesis draws (``MappedStrategy.do_draw``, ``ConjectureData.
 a map's inner draw, ``StateForActualGivenExecution.execute_once``) at each property call.
 Code under ``src`` runs before that call (when the property module imports it) and can
 change Hypothesis in memory so that a discard never reaches a judge: a replaced
-``SearchStrategy.map`` making a subclass that holds Hypothesis's own ``do_draw`` (attack
-131b), a replaced ``MappedStrategy.do_draw`` that takes its function back out of the
-plugin's judging wrapper, compiled under a generated name (131c), a ``ConjectureData.draw``
-that draws again after a discard (131d).
+``SearchStrategy.map`` making a subclass that holds Hypothesis's own ``do_draw``, a
+replaced ``MappedStrategy.do_draw`` that takes its function back out of the plugin's
+judging wrapper, compiled under a generated name, a ``ConjectureData.draw`` that draws
+again after a discard.
 
 So when the plugin loads under ``oracle-guard ci`` (before any conftest or ``src`` module
 runs) it imports Hypothesis, if installed, and keeps, by identity:

@@ -493,7 +493,8 @@ _BUILTINS: list[Any] = []
 def _replaced_builtins(namespace: dict[str, Any]) -> dict[str, Any]:
     """The builtins whose value is not the object they held when the plugin loaded, before
     any conftest or src ran (``source_code.BUILTINS_AT_START``), whatever its type: a
-    callable object put in place of ``sorted`` through any alias (attacks 113, 126, 126b).
+    callable object put in place of ``sorted`` through any alias: judging by type would let
+    a callable instance or another builtin stand in.
     ``_`` is left out: the interpreter's display hook sets it (doctests)."""
     start = BUILTINS_AT_START
     if not start:

@@ -591,7 +591,7 @@ class RunRecorder:
         if replaced:
             event['replaced'] = replaced
         discards = self._discards()
-        # Before the plugin's own wrappers go on: what src changed at import (attack 131b-d).
+        # Before the plugin's own wrappers go on, so what src changed at import is seen as src's.
         drawing = self._drawing_changes(obj, discards)
         counter = _ExampleCounter.install(obj, discards)
         # A property's own function is the inner test the counter calls: a call counted
@@ -1052,8 +1052,8 @@ class _ExampleCounter:
     ``UnsatisfiedAssumption`` and draws again, up to three times, and only then lets one
     out (its own in Hypothesis before 6.15x, ``f``'s since). A ``src`` function that
     discards only some of the inputs it would answer wrong would almost never be seen by
-    the test case's wrapper (attack 75 through a strategy: the gate found it in one run of
-    two, by chance). So for the time of the call ``do_draw`` hands each draw a ``pack``
+    the test case's wrapper: Hypothesis retries the draw, so the wrapper sees a discard only
+    when three come in a row. So for the time of the call ``do_draw`` hands each draw a ``pack``
     that judges what ``f`` raises before Hypothesis catches it."""
 
     def __init__(self, handle: Any, inner: Any, explicit: int,
@@ -1107,7 +1107,7 @@ class _ExampleCounter:
         leaves the test case). One that was not ``src``'s where it was first seen is
         judged again further out, where its traceback holds more frames: a discard
         judged as it leaves a draw inside a map, with a ``src`` frame that called that
-        draw further out (a ``do_draw`` of ``src``'s, attack 131)."""
+        draw further out (a ``do_draw`` of ``src``'s would otherwise pass for Hypothesis's)."""
         if exc is self._judged or self.discards is None:
             return
         where = self.discards.by_src(exc)
@@ -1154,7 +1154,7 @@ class _ExampleCounter:
         def judged_do_draw(strategy: Any, data: Any) -> Any:
             pack = strategy.__dict__.get('pack')
             # Our own wrapper (a nested draw of the same strategy) is known by its code, not
-            # by an attribute any callable could carry (attack 121).
+            # by an attribute any callable could carry, which src could set on its own function.
             if not callable(pack) or (type(pack) is types.FunctionType
                                       and pack.__code__ is counter._judged_code):
                 return do_draw(strategy, data)
@@ -1169,8 +1169,8 @@ class _ExampleCounter:
             # The map's draw of its inner strategy is under the same ``except`` as its
             # function: what a ``src`` function drawn there raises (``st.builds(f)``, a
             # ``@composite`` or a ``flatmap`` calling it, inside the ``.map``) is judged
-            # as it leaves that draw (attack 128), through the draw of this data object
-            # for the time of the map's own draw.
+            # as it leaves that draw, before the map's retry hides it, through the draw of
+            # this data object for the time of the map's own draw.
             inner_draw = data.draw
             namespace = getattr(data, '__dict__', None)
             put = isinstance(namespace, dict)
@@ -1237,12 +1237,12 @@ class _Discards:
       repository and not module-level code, must not be under ``src``. Frames outside the
       repository (the standard library, installed packages, oracle-guard's own wrappers)
       only call what they were handed: ``functools.singledispatch(assume)(False)`` or an
-      ``ExitStack`` callback in ``src`` is ``src``'s call (attack 130). Generated code
+      ``ExitStack`` callback in ``src`` is ``src``'s call. Generated code
       (``<...>`` file names) counts as the module whose globals it runs in: a ``dedupe``
-      that ``src`` compiles under ``"<dd>"`` is ``src``'s (attack 130c). Globals whose
+      that ``src`` compiles under ``"<dd>"`` is ``src``'s. Globals whose
       ``__file__`` says a file outside ``src`` must be that module's own namespace, by
       identity (``_module_globals``); a copy saying a test file is judged against the
-      code that made it (attack 130d).
+      code that made it, since a copy is anybody's to fill.
     """
 
     CONTROL = ('UnsatisfiedAssumption', 'StopTest', 'BackendCannotProceed')
@@ -1327,7 +1327,7 @@ class _Discards:
             generated = isinstance(file, str) and file.startswith('<')
             if generated:
                 at = f' (compiled as {file}, line {line})'
-                file = names.get('__file__')  # generated code: the module it runs in (130c)
+                file = names.get('__file__')  # generated code: the module it runs in
             if not isinstance(file, str) or file.startswith('<'):
                 continue
             rel = self._repo_path(file)
@@ -1335,10 +1335,10 @@ class _Discards:
                 return rel + at
             if generated and not self._module_globals(names, file, rel):
                 # globals that say a file that is not src but are not that module's: a copy
-                # made by whoever compiled the code (attack 130d), judged against it
+                # made by whoever compiled the code, judged against it
                 return f'code compiled as {code.co_filename}, line {line}, in globals that ' \
                     f'say {rel or file} but are not that module\'s'
-            if rel is None:  # outside the repository: it calls what it was handed (130)
+            if rel is None:  # outside the repository: it calls what it was handed
                 continue
             return None
         return None

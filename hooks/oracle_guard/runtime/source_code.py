@@ -26,7 +26,7 @@ namespace check (OG714).
 
 What is under a module name of the test roots is held to the same hook (``impostors``): a
 module the code under test puts in ``sys.modules`` under a helper's name is what the
-oracle's ``import`` binds, and Python never reads the helper's file (attacks 111, 123-125).
+oracle's ``import`` binds, and Python never reads the helper's file.
 Every module the hook loads (``SourceLoader.exec_module``, pytest's rewriter's
 ``exec_module``) is kept by identity under its name (``LOADED``); the builtins as they were
 when the plugin loaded are kept too (``BUILTINS_AT_START``, for OG714's builtins check).
@@ -254,7 +254,8 @@ def loaded(module: Any, path: str) -> None:
 def module_file(namespace: Any) -> str | None:
     """The real path of the module of the test roots whose globals ``namespace`` is, one
     the hook loaded (``LOADED``, by identity), or None when it is no such module's: a copy,
-    a dict made by hand, whatever ``__file__`` it holds (generated code, attack 130d)."""
+    a dict made by hand, whatever ``__file__`` it holds: generated code may run in a copy
+    of a test module's globals to pass for the test's own call."""
     name = namespace.get('__name__') if type(namespace) is dict else None
     kept = LOADED.get(name) if type(name) is str else None
     if kept is None:
