@@ -354,9 +354,7 @@ def test_a_property_whose_strategies_filter_and_assume_passes_ci(tmp_path) -> No
 # The discard judge takes a frame for Hypothesis's when its file is in the folder of
 # ``hypothesis.__file__``. src points that at the checkout (the folder above src/), so its
 # own frames count as Hypothesis's. Where the test environment lies outside the checkout, Hypothesis's real frames then count as foreign, and its own StopTest at the
-# end of a test case is "not raised by Hypothesis": OG717 in both runs. (With the test
-# environment inside the checkout, a `.venv` or `.tox`, the same move hides every discard:
-# a limit docs/gate-run.md names.)
+# end of a test case is "not raised by Hypothesis": OG717 in both runs.
 REPOINTED_SRC = 'import os\nimport sys\n\n\n' + FIND + '''
 
 _hyp = sys.modules.get(_find(BaseException, 'Unsatisfied' + 'Assumption').__module__.split('.')[0])

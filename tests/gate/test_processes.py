@@ -196,8 +196,7 @@ def test_a_helper_the_install_step_leaves_behind_is_killed_before_the_reference_
 # test command and the reference run have ended, to make the new test fail there. Started
 # by a test module of the test command, it is re-parented to the gate (a child subreaper on
 # Linux) and killed, with OG718, before the evidence runs start; the new test then passes
-# against the base (OG736). (The same daemon started by src in the reference run before it
-# has collected gets through: a limit docs/gate-run.md names.)
+# against the base (OG736).
 DAEMON = r'''
 import os
 import time
