@@ -112,14 +112,19 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> 'HookRepo':
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """``default_python``: the tests .ci/run leaves to the default Python. They drive whole
-    chains of programs (the real pre-commit, the gate's runs, the Action's steps), so
-    they run once; a module of tests/gate marked ``every_python`` holds the gate's ties to
-    the interpreter and runs on every Python, like the rest of the suite."""
+    """``default_python``: what .ci/run leaves to the default Python. On every Python run
+    the tests of what depends on the interpreter itself: tests/unit (the readers: ``ast``,
+    ``tokenize`` and the standard library change between versions), tests/plugin (the
+    plugin and the lock inside pytest and Hypothesis, whose releases differ by Python),
+    tests/properties, and the modules elsewhere marked ``every_python`` (the hooks' rules
+    that read source, the gate's start-up and test environment). The rest (the hooks' and
+    commands' rules over real repositories, the gate's scenarios and the end-to-end chains
+    of programs) runs once."""
     for item in items:
         folder = os.path.basename(os.path.dirname(str(item.fspath)))
-        chain = folder in ('gate', 'e2e') and item.get_closest_marker('every_python') is None
-        if chain or 'hook_repo' in getattr(item, 'fixturenames', ()):
+        if folder in ('unit', 'plugin', 'properties'):
+            continue
+        if item.get_closest_marker('every_python') is None:
             item.add_marker('default_python')
 
 

@@ -1,7 +1,12 @@
 """`oracle-guard check`: every hook in one process; row 26 (an honest change passes)."""
 from __future__ import annotations
 
+import pytest
+
 from oracle_guard.cli import main
+
+# Every hook once, in one process: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
 
 
 def test_code_only_change_passes_every_hook(guarded):

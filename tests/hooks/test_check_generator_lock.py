@@ -11,6 +11,9 @@ from builders.repos import PROPERTY_TEST
 
 from oracle_guard.hooks.check_generator_lock import main
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 LOCK = 'tests/domain_lock.json'
 
 

@@ -5,6 +5,9 @@ import pytest
 
 from oracle_guard.hooks.check_named_freezes import main
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 TODAY = '2026-11-29'
 LEDGER = '''\
 budget: 3

@@ -14,6 +14,9 @@ from oracle_guard.reading.env_conditions import python_minors
 from oracle_guard.reading.env_conditions import UNKNOWN
 from oracle_guard.hooks.check_named_freezes import main
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 HEADER = 'import os\nimport platform\nimport sys\nimport unittest\n\nimport pytest\n'
 
 

@@ -8,6 +8,9 @@ from builders.repos import sha256
 
 from oracle_guard.hooks.forbid_mixed_oracle_diff import main
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 MANIFEST = 'tests/fixtures/manifest.json'
 
 

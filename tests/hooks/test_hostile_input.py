@@ -17,6 +17,9 @@ from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import scan_file
 from oracle_guard.reading.scanner import ScanError
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 BILLION_LAUGHS = b'''\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
 b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]

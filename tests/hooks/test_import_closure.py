@@ -23,6 +23,9 @@ from oracle_guard.repo.tree_ids import folders_to_read
 from oracle_guard.repo.tree_ids import parse_tree
 from oracle_guard.repo.tree_ids import predict
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 PROP = 'tests/properties/test_domain.py'
 HELPER = '''\
 from hypothesis import strategies as st

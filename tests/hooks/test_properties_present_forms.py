@@ -3,8 +3,14 @@
 and hints that say what the change did to the module they name."""
 from __future__ import annotations
 
+import pytest
+
 from builders.repos import Repo
 from oracle_guard.hooks.check_properties_present import main
+
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 
 GUARDED_IMPORT = '''\
 try:

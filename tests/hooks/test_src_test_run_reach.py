@@ -16,6 +16,9 @@ from oracle_guard.hooks.forbid_mixed_oracle_diff import main
 from oracle_guard.reading.test_run_reach import may_reach
 from oracle_guard.reading.test_run_reach import new_sites
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 SRC = 'src/app.py'
 PLAIN = 'def parse(b):\n    return bytes(b)\n'
 

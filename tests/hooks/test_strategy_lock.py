@@ -9,6 +9,9 @@ import pytest
 from oracle_guard.commands import lock as lock_command
 from oracle_guard.hooks.check_generator_lock import main
 
+# Reads source as the interpreter parses it: .ci/run runs it on every Python.
+pytestmark = pytest.mark.every_python
+
 LOCK = 'tests/domain_lock.json'
 PROP = 'tests/properties/test_domain.py'
 LETTERS = 'abcdefghijklmnopqrstuvwxyz '
