@@ -5,8 +5,8 @@ import os
 import sys
 
 from oracle_guard.findings import ConfigError
-from oracle_guard.plain_toml import read_plain_toml
-from oracle_guard.records import FrozenRecord
+from oracle_guard.reading.plain_toml import read_plain_toml
+from oracle_guard.oracle.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
@@ -373,7 +373,7 @@ def parse_toml(text: str, source: str = PYPROJECT) -> dict[str, Any]:
     plain = read_plain_toml(text)
     if plain is not None:
         return plain
-    from oracle_guard.plain_toml import toml_1_1_only
+    from oracle_guard.reading.plain_toml import toml_1_1_only
 
     newer = toml_1_1_only(text)  # the same TOML on every Python: 1.0
     if newer is not None:

@@ -1,7 +1,7 @@
 """What a check returns: findings (rule broken, exit 1) and errors (bad input, exit 2)."""
 from __future__ import annotations
 
-from oracle_guard.records import FrozenRecord
+from oracle_guard.oracle.records import FrozenRecord
 
 
 class Finding(FrozenRecord):

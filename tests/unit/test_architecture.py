@@ -27,7 +27,7 @@ FORBIDDEN = {
 }
 # The folders every module must live in; the root holds only the shared machinery.
 ROOT_MODULES = {'__init__', 'cli', 'config', 'context', 'findings', 'history', 'install_origin',
-                'patterns', 'plain_toml', 'records', 'report', 'runner'}
+                'report', 'runner'}
 
 
 def module_names() -> dict[str, str]:

@@ -11,8 +11,8 @@ import pytest
 
 from oracle_guard.config import parse_toml
 from oracle_guard.findings import ConfigError
-from oracle_guard.plain_toml import read_plain_toml
-from oracle_guard.plain_toml import toml_1_1_only
+from oracle_guard.reading.plain_toml import read_plain_toml
+from oracle_guard.reading.plain_toml import toml_1_1_only
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -53,8 +53,8 @@ from collections.abc import Iterable
 from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.records import FrozenRecord
-from oracle_guard.records import Record
+from oracle_guard.oracle.records import FrozenRecord
+from oracle_guard.oracle.records import Record
 from oracle_guard.repo.gitrepo import TreeView
 
 TYPE_CHECKING = False

@@ -23,8 +23,8 @@ import math
 from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
-from oracle_guard.records import FrozenRecord
-from oracle_guard.records import Record
+from oracle_guard.oracle.records import FrozenRecord
+from oracle_guard.oracle.records import Record
 
 # Every commit reads the lock: no dataclasses (and so no inspect), typing or json at import.
 TYPE_CHECKING = False

@@ -9,10 +9,10 @@ if TYPE_CHECKING:  # pragma: no cover
 from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
-from oracle_guard.patterns import LazyPattern
+from oracle_guard.oracle.patterns import LazyPattern
 from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.records import FrozenRecord
-from oracle_guard.records import Record
+from oracle_guard.oracle.records import FrozenRecord
+from oracle_guard.oracle.records import Record
 
 FREEZABLE = ('order-dependent', 'time-dependent')
 # Known classes that are never frozen, with what to do instead.

@@ -9,8 +9,8 @@ from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_json
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.records import FrozenRecord
-from oracle_guard.records import Record
+from oracle_guard.oracle.records import FrozenRecord
+from oracle_guard.oracle.records import Record
 
 SOURCES = ('human', 'recorded', 'synthetic', 'untrusted')
 ROLES = ('input', 'oracle')

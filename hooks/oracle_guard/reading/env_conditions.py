@@ -29,7 +29,7 @@ import sys
 from collections.abc import Iterable
 from collections.abc import Mapping
 
-from oracle_guard.records import FrozenRecord
+from oracle_guard.oracle.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

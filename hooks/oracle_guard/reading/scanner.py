@@ -16,14 +16,14 @@ import gc
 import warnings
 
 from oracle_guard.config import is_test_module  # noqa: F401 -- pytest's python_files
-from oracle_guard.patterns import LazyPattern
+from oracle_guard.oracle.patterns import LazyPattern
 from oracle_guard.reading import syntax as ast  # `ast` without its import cost
 from oracle_guard.reading.module_body import module_statements
-from oracle_guard.records import FrozenRecord
+from oracle_guard.oracle.records import FrozenRecord
 from oracle_guard.reading.silence_prefilter import foreign_encoding  # noqa: F401 -- rule 36
 from oracle_guard.reading.silence_prefilter import might_silence  # noqa: F401 -- the byte prefilter
 from oracle_guard.reading.silence_prefilter import might_tamper  # noqa: F401 -- rule 35
-from oracle_guard.records import Record
+from oracle_guard.oracle.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -27,7 +27,7 @@ from oracle_guard.reading.env_conditions import silence_conditions
 from oracle_guard.findings import Finding
 from oracle_guard.oracle.baseline import silence_digest
 from oracle_guard.reading.scanner import Silence
-from oracle_guard.records import FrozenRecord
+from oracle_guard.oracle.records import FrozenRecord
 
 BASELINE = 'baseline'
 ENVIRONMENT_SKIP = 'environment'

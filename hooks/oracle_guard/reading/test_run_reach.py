@@ -47,7 +47,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from oracle_guard.patterns import LazyPattern
+from oracle_guard.oracle.patterns import LazyPattern
 from oracle_guard.reading import syntax as ast  # `ast` without its import cost
 from oracle_guard.reading.scanner import dotted_name
 

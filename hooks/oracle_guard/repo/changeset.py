@@ -25,8 +25,8 @@ from oracle_guard.repo.gitrepo import resolve
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import rev_exists
 from oracle_guard.repo.gitrepo import TreeView
-from oracle_guard.records import FrozenRecord
-from oracle_guard.records import Record
+from oracle_guard.oracle.records import FrozenRecord
+from oracle_guard.oracle.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

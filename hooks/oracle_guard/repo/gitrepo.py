@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 from oracle_guard.findings import ConfigError
-from oracle_guard.records import FrozenRecord
+from oracle_guard.oracle.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
