@@ -85,9 +85,11 @@ def test_add_zero(a):
 
 def test_a_new_unlocked_property_is_the_hooks_one_finding(tmp_path) -> None:
     repo = copy_template(build_template(str(tmp_path / 'template')), str(tmp_path / 'r'))
-    repo.pull_request({'tests/properties/test_new_props.py': NEW_PROPERTY}, bug=False)
+    # A new property test outside the properties folder: a file added under it would be
+    # an oracle change to approve as well (rule 56), a second cause.
+    repo.pull_request({'tests/test_new_props.py': NEW_PROPERTY}, bug=False)
     ci = repo.ci()
     assert ci.rc == 1, ci.out
     found = [line for line in ci.out.splitlines() if ': OG' in line]
     assert len(found) == 1 and found[0].startswith(
-        'tests/properties/test_new_props.py:7:1: OG601 unlocked property: test_add_zero'), ci.out
+        'tests/test_new_props.py:7:1: OG601 unlocked property: test_add_zero'), ci.out
