@@ -258,8 +258,8 @@ def _import_aliases(nodes: Iterable[ast.AST]) -> dict[str, str]:
     return names
 
 
-def _meanings(node: ast.AST, imports: dict[str, str],
-              bound: dict[str, frozenset[str]]) -> set[str]:
+def meanings(node: ast.AST, imports: dict[str, str],
+             bound: dict[str, frozenset[str]]) -> set[str]:
     """What ``node`` may stand for, through imports and names already bound."""
     if isinstance(node, ast.Name):
         found = set(bound.get(node.id, ()))
@@ -273,9 +273,9 @@ def _meanings(node: ast.AST, imports: dict[str, str],
                 node.value.id in _BUILTIN_FUNCTIONS and node.value.id not in imports and \
                 node.value.id not in bound:
             return {'builtins'}  # len.__self__ is the builtins module
-        return {f'{m}.{node.attr}' for m in _meanings(node.value, imports, bound)}
+        return {f'{m}.{node.attr}' for m in meanings(node.value, imports, bound)}
     if isinstance(node, ast.Subscript):
-        held = _meanings(node.value, imports, bound)
+        held = meanings(node.value, imports, bound)
         name = folded(node.slice)
         if not name:
             return set()
@@ -288,10 +288,10 @@ def _meanings(node: ast.AST, imports: dict[str, str],
     func = dotted_name(node.func)
     if func == 'getattr' and len(node.args) in (2, 3):
         attr = folded(node.args[1])
-        return {f'{m}.{attr}' for m in _meanings(node.args[0], imports, bound)} if attr else set()
+        return {f'{m}.{attr}' for m in meanings(node.args[0], imports, bound)} if attr else set()
     if func == 'vars' and len(node.args) == 1:
-        return {f'{m}.__dict__' for m in _meanings(node.args[0], imports, bound)}
-    if func == '__import__' or 'importlib.import_module' in _meanings(node.func, imports, bound):
+        return {f'{m}.__dict__' for m in meanings(node.args[0], imports, bound)}
+    if func == '__import__' or 'importlib.import_module' in meanings(node.func, imports, bound):
         name = folded(node.args[0])
         if name and func == '__import__':
             name = name.split('.', 1)[0]  # __import__("a.b") is a
@@ -349,13 +349,13 @@ def _bindings_of(node: ast.AST) -> list[tuple[str, ast.AST]]:
     return []
 
 
-def assignment_aliases(nodes: Iterable[ast.AST],
-                       imports: dict[str, str]) -> dict[str, frozenset[str]]:
+def assignment_aliases(nodes: Iterable[ast.AST], imports: dict[str, str],
+                       followed: Callable[[str], bool] = _followed) -> dict[str, frozenset[str]]:
     """Name -> every followed object a binder among ``nodes`` (an assignment, an annotated
     assignment, a walrus, a ``for`` or ``with`` target, a default argument) binds it to, in
     any scope of the file and in any order (``b = a`` above ``a = sys`` too): a name rebound
     to something else keeps what it was bound to, so a use anywhere is judged as a use of
-    each (rule 43)."""
+    each (rule 43); ``followed`` says which objects are followed (rule 43's by default)."""
     pairs = [pair for node in nodes for pair in _bindings_of(node)]
     bound: dict[str, frozenset[str]] = {}
     todo = list(range(len(pairs)))
@@ -364,10 +364,10 @@ def assignment_aliases(nodes: Iterable[ast.AST],
         name, value = pairs[todo.pop()]
         if isinstance(value, ast.Constant):
             continue  # most assignments
-        meanings = {m for m in _meanings(value, imports, bound) if _followed(m)}
-        if not meanings or meanings <= bound.get(name, frozenset()):
+        found = {m for m in meanings(value, imports, bound) if followed(m)}
+        if not found or found <= bound.get(name, frozenset()):
             continue
-        bound[name] = bound.get(name, frozenset()) | meanings
+        bound[name] = bound.get(name, frozenset()) | found
         if readers is None:  # the first binding: most modules have none
             readers = {}
             for at, (_, read) in enumerate(pairs):
@@ -400,7 +400,7 @@ class _Reader(ast.NodeVisitor):
         ['m.modules', 'sys.modules'])."""
         name = dotted_name(node)
         if name is None:  # vars(sys)["modules"], __import__("sys").meta_path
-            return sorted(_meanings(node, self.aliases, self.bound)) if isinstance(
+            return sorted(meanings(node, self.aliases, self.bound)) if isinstance(
                 node, (ast.Subscript, ast.Attribute, ast.Call)) else []
         head, _, rest = name.partition('.')
         real = self.aliases.get(head, head)
