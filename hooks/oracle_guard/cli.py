@@ -50,6 +50,12 @@ def run_check(argv: Sequence[str]) -> int:
     def run() -> int:
         ctx = context_from_args(args)
         findings = check_every_hook(ctx, args.hook)
+        if not args.hook and ctx.changes.has_base and any(
+                p.endswith('.py') and not ctx.cfg.is_test(p) for p in ctx.changes.touched()):
+            # Rule 54 is the gate's; the check says what the gate will ask a person about.
+            from oracle_guard.gate.capabilities import capability_notes
+
+            ctx.notes.extend(capability_notes(ctx))
         status = emit(findings, ctx.notes, args.format)
         if status == 0 and args.format == 'text':
             print('oracle-guard: all checks passed')  # one line, like ruff's

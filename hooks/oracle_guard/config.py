@@ -41,6 +41,7 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'acknowledged': ('tests/oracle_acknowledged.yaml', 'file'),
     'approval-label': ('oracle-approved', 'str'),
     'src-test-imports': ([], 'strs'),
+    'src-capabilities': ([], 'strs'),
     'flaky-reruns': (5, 'int'),
     'require-fail-to-pass': (False, 'bool'),
 }
@@ -59,7 +60,8 @@ class Config(FrozenRecord):
                  'ledger', 'domain_lock', 'base_ref', 'baseline', 'allow_silences',
                  'optional_modules', 'max_freeze_days',
                  'adopted', 'history_limit', 'acknowledged', 'approval_label',
-                 'src_test_imports', 'flaky_reruns', 'require_fail_to_pass', 'has_table')
+                 'src_test_imports', 'src_capabilities', 'flaky_reruns', 'require_fail_to_pass',
+                 'has_table')
     # Whether the table exists at all: the pytest plugin stays inert without it.
     _uncompared = ('has_table',)
     root: str
@@ -85,6 +87,9 @@ class Config(FrozenRecord):
     # base side), and the test-run modules production code may name (rule 43).
     approval_label: str
     src_test_imports: tuple[str, ...]
+    # The interpreter capabilities code src runs may use without approval (rule 54):
+    # kinds ("frames") or a kind in one path ("frames:src/pkg/debug.py").
+    src_capabilities: tuple[str, ...]
     # The gate's evidence (rules 48, 49): how often a newly frozen test is rerun, and
     # whether a new test that passes without the change is a finding or only listed.
     flaky_reruns: int
@@ -105,8 +110,8 @@ class Config(FrozenRecord):
                  adopted: str | None = None, history_limit: int = 300,
                  acknowledged: str = 'tests/oracle_acknowledged.yaml',
                  approval_label: str = 'oracle-approved', src_test_imports: tuple[str, ...] = (),
-                 flaky_reruns: int = 5, require_fail_to_pass: bool = False,
-                 has_table: bool = False) -> None:
+                 src_capabilities: tuple[str, ...] = (), flaky_reruns: int = 5,
+                 require_fail_to_pass: bool = False, has_table: bool = False) -> None:
         self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
                   manifest=manifest, traces=traces, ledger=ledger, domain_lock=domain_lock,
                   base_ref=base_ref, baseline=baseline, allow_silences=allow_silences,
@@ -114,6 +119,7 @@ class Config(FrozenRecord):
                   max_freeze_days=max_freeze_days, adopted=adopted,
                   history_limit=history_limit, acknowledged=acknowledged,
                   approval_label=approval_label, src_test_imports=src_test_imports,
+                  src_capabilities=src_capabilities,
                   flaky_reruns=flaky_reruns, require_fail_to_pass=require_fail_to_pass,
                   has_table=has_table)
 

@@ -288,8 +288,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # Both revisions listed, with their blob ids, before the pull request's code runs
     # (rule 44): the trees are built from git after it, and checked against these.
     prepared = reference.prepare_reference_runs(
-        ctx, test_python, approved=approval.approved and bool(approval.changes),
-        approved_files=[item.path for item in approval.changes],
+        ctx, test_python, approved=approval.approved and bool(approval.oracle_changes),
+        approved_files=[item.path for item in approval.oracle_changes],
         timings=timings) if args.reference_run else None
     # What the audit believes of the revisions (the inventory, the freeze ledger, the
     # baseline, the test code, the src modules) is read now, before the pull request's code

@@ -12,6 +12,8 @@ variable only maintainers set).
 
 What counts as an oracle change is what the review report lists as needing approval
 (``gate/review_report.py``); new tests, their new lock entries and new manifest rows do not.
+The interpreter capabilities a change adds to code ``src/`` runs need the same approval
+(rule 54, OG741).
 """
 from __future__ import annotations
 
@@ -31,6 +33,11 @@ from oracle_guard.gate.review_report import Section
 EVENT_ENV = 'GITHUB_EVENT_PATH'
 FLAG = '--oracle-approved'
 CODE = 'OG740'
+# What a finding's code says needs approval: an oracle change, or an interpreter
+# capability the change adds to code src runs (rule 54, gate/capabilities.py).
+WHAT = {CODE: 'oracle change', 'OG741': 'interpreter capability added to code src runs'}
+ALLOW = ('; a use the project accepts for good is listed under src-capabilities, in a change '
+         'of its own')
 
 
 class Approval(NamedTuple):
@@ -52,12 +59,20 @@ class Approval(NamedTuple):
         if self.approved:
             return []
         return [
-            Finding(item.path, item.at, 1, CODE,
-                    f'oracle change not approved (label "{self.label}"): {_plain(item.line)}',
+            Finding(item.path, item.at, 1, item.code,
+                    f'{WHAT.get(item.code, WHAT[CODE])} not approved (label "{self.label}"): '
+                    f'{_plain(item.line)}',
                     f'a person reviews it and applies the label "{self.label}" to the pull '
-                    f'request (or the job passes {FLAG}); or drop the change')
+                    f'request (or the job passes {FLAG}); or drop the change' +
+                    (ALLOW if item.code != CODE else ''))
             for item in self.changes
         ]
+
+    @property
+    def oracle_changes(self) -> tuple[Item, ...]:
+        """The approved changes to the oracle's files (the reference run takes them from
+        the pull request), without the capabilities src uses (rule 54)."""
+        return tuple(item for item in self.changes if item.code == CODE)
 
 
 def _plain(line: str) -> str:

@@ -4,8 +4,9 @@ who approves it (``oracle-guard ci --report FILE.md`` and ``$GITHUB_STEP_SUMMARY
 The hooks let an oracle change through when it comes alone; this report is how a person
 sees exactly what such a change loosens: lock entries (old -> new), freeze rows (owner,
 class, expiry), baseline entries, fixtures added or rehashed, property files, test
-identities that disappeared, pytest configuration or conftest test-run control, and the
-CI workflow that runs the gate.
+identities that disappeared, pytest configuration or conftest test-run control, the
+CI workflow that runs the gate, and the interpreter capabilities the change adds to code
+``src/`` runs (rule 54, ``gate/capabilities.py``).
 
 Each line of the report is an ``Item``; ``needs_approval`` says whether it is an oracle
 change a person must approve (rule 47, ``gate/approval.py``). New manifest rows (rule 12) and
@@ -41,6 +42,7 @@ class Item(NamedTuple):
     line: str
     needs_approval: bool = True
     at: int = 1  # the line of ``path`` a finding points at
+    code: str = 'OG740'  # the finding's code while nobody approved it (OG741: rule 54)
 
 
 class Section(NamedTuple):
@@ -343,6 +345,21 @@ def workflow_section(changes: ChangeSet) -> list[Item]:
     return lines
 
 
+def capabilities_section(ctx: RunContext) -> list[Item]:
+    """One line per use of an interpreter capability the change adds to code ``src/``
+    runs, each needing approval (rule 54, OG741)."""
+    from oracle_guard.gate.capabilities import added_uses
+    from oracle_guard.gate.capabilities import CODE
+
+    items = []
+    for added in added_uses(ctx):
+        via = f' (reached from {_code(added.via)})' if added.via else ''
+        items.append(Item(added.path, f'- {_code(f"{added.path}:{added.use.line}")}: '
+                                      f'{added.use.kind} {_code(added.use.expression)}{via}',
+                          at=added.use.line, code=CODE))
+    return items
+
+
 def report_sections(ctx: RunContext) -> list[Section]:
     """Every section of the report, empty ones included, in the order shown."""
     changes = ctx.changes
@@ -366,6 +383,7 @@ def report_sections(ctx: RunContext) -> list[Section]:
         Section('Tests moved (name and body unchanged)', moved),
         Section('Test-run control and configuration changed', control_section(cfgs, changes)),
         Section('CI workflow changed', workflow_section(changes)),
+        Section('Interpreter capabilities added to src', capabilities_section(ctx)),
     ]
 
 

@@ -405,6 +405,8 @@ def _settings(cfgs: Sequence[Config]) -> dict[str, object]:
         'max-freeze-days': max(c.max_freeze_days for c in cfgs),
         # test-run modules src/ may name (rule 43)
         'src-test-imports': frozenset(m for c in cfgs for m in c.src_test_imports),
+        # interpreter capabilities code src runs may use without approval (rule 54)
+        'src-capabilities': frozenset(m for c in cfgs for m in c.src_capabilities),
     }
 
 
@@ -412,7 +414,7 @@ def _loosened(before: Sequence[Config], after: Sequence[Config]) -> list[tuple[s
     """(key, what) for each setting ``after`` widens compared with ``before``."""
     old, new = _settings(before), _settings(after)
     found = []
-    for key in ('allow-silences', 'optional-modules', 'src-test-imports'):
+    for key in ('allow-silences', 'optional-modules', 'src-test-imports', 'src-capabilities'):
         added = sorted(new[key] - old[key])  # type: ignore[operator]
         if added:
             found.append((key, f'{key} widened by {", ".join(added)}'))

@@ -1,0 +1,225 @@
+"""Rule 54: interpreter capabilities a pull request adds to code reachable from ``src/``.
+
+The gate cannot tell code that detects the test run from a fix, so it bounds what that
+code may use: a use of an interpreter capability (``reading/capabilities``) that the
+change adds to the ``src`` roots, or to a repository file that ``src`` code imports,
+``exec``s, ``compile``s or opens as code, is listed in the review report and needs a
+person's approval, as an oracle change does (rule 47, ``gate/approval.py``, OG741).
+
+What is reachable is kept simple and bounded: every Python file under the ``src`` roots;
+then, followed from those, the repository's modules outside the ``src`` and tests roots
+that an ``import`` names, and the ``.py`` files whose path is written as constants in a call
+of ``exec``, ``compile``, ``open``, ``runpy.run_path`` and the like. A use the base
+revision had in a file the change touches (the file before a move, a file it deletes), of
+the same kind and expression, is not new: a module moved or split adds nothing. A file that
+becomes reachable in the change brings all its uses. A project lists
+uses it allows under ``src-capabilities``: a kind, or ``kind:path``, on both sides of the
+change (widening the list is a change of its own, rule 42).
+"""
+from __future__ import annotations
+
+import ast
+import posixpath
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from oracle_guard.config import Config
+from oracle_guard.config import in_paths
+from oracle_guard.context import RunContext
+from oracle_guard.reading.capabilities import capability_uses
+from oracle_guard.reading.capabilities import new_uses
+from oracle_guard.reading.capabilities import parse_module
+from oracle_guard.reading.capabilities import Use
+from oracle_guard.reading.test_run_reach import folded
+from oracle_guard.repo.gitrepo import TreeView
+
+CODE = 'OG741'
+TITLE = 'Interpreter capabilities added to src'
+# The calls whose constant path arguments name a file run as code.
+RUNNERS = frozenset(('exec', 'compile', 'open', 'run_path', 'execfile', 'read_text',
+                     'read_bytes', 'spec_from_file_location', 'SourceFileLoader'))
+RUNNER_WORDS = (b'exec', b'compile', b'open', b'run_path', b'read_text', b'read_bytes',
+                b'spec_from_file_location', b'SourceFileLoader')
+
+
+class Added(NamedTuple):
+    path: str
+    use: Use
+    via: str | None  # the src file that reaches ``path`` outside the src roots
+
+
+def _is_src(cfgs: Sequence[Config], path: str) -> bool:
+    return path.endswith('.py') and any(c.is_src(path) for c in cfgs) and \
+        not any(c.is_test_code(path) for c in cfgs)
+
+
+def _outside(cfgs: Sequence[Config], path: str) -> bool:
+    return path.endswith('.py') and not any(c.is_src(path) or c.is_test(path) for c in cfgs)
+
+
+def _module_name(path: str) -> str:
+    name = path[:-3]
+    if name.endswith('/__init__'):
+        name = name[:-len('/__init__')]
+    return name.replace('/', '.')
+
+
+def own_names(cfgs: Sequence[Config], paths: Iterable[str]) -> frozenset[str]:
+    """The project's top-level import names: the first part of every module under a ``src``
+    root, and of every module outside the roots (``tools``)."""
+    roots = sorted({r for c in cfgs for r in c.src_roots()}, key=len, reverse=True)
+    names = set()
+    for path in paths:
+        if not path.endswith('.py'):
+            continue
+        rel = next((path[len(r):] for r in roots if r and path.startswith(r)), path)
+        names.add(rel.split('/', 1)[0].removesuffix('.py'))
+    return frozenset(names)
+
+
+def _literal_paths(call: ast.Call) -> list[str]:
+    """The path a call's constant arguments spell, parts in source order
+    (``os.path.join(os.path.dirname(__file__), "..", "tools", "env.py")``)."""
+    parts = sorted(((n.lineno, n.col_offset, folded(n)) for n in ast.walk(call)
+                    if isinstance(n, (ast.Constant, ast.JoinedStr, ast.BinOp))
+                    and folded(n)), key=lambda t: (t[0], t[1]))
+    texts = [t for _, _, t in parts if t and '\n' not in t and len(t) < 300]
+    joined = '/'.join(t.strip('/') if i else t.rstrip('/') for i, t in enumerate(texts))
+    return [joined, *texts] if joined else []
+
+
+def _resolve(path: str, spelled: str, outside: dict[str, str]) -> str | None:
+    """The file outside the roots a spelled path names, from the file's folder, from the
+    root, or as the one file whose path ends so."""
+    if not spelled.endswith('.py'):
+        return None
+    here = posixpath.dirname(path)
+    for candidate in (posixpath.normpath(posixpath.join(here, spelled)),
+                      posixpath.normpath(spelled.lstrip('/'))):
+        if candidate in outside.values():
+            return candidate
+    tail = '/' + posixpath.normpath(spelled).lstrip('./')
+    ends = [p for p in outside.values() if p.endswith(tail)]
+    return ends[0] if len(ends) == 1 else None
+
+
+def _imported(tree: ast.AST) -> list[str]:
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += (a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names += (f'{node.module}.{a.name}' for a in node.names)
+            names.append(node.module)
+    return names
+
+
+def reachable(view: TreeView, cfgs: Sequence[Config]) -> dict[str, str | None]:
+    """path -> the file that reaches it (None for a file under the ``src`` roots)."""
+    paths = view.paths()
+    found: dict[str, str | None] = {p: None for p in paths if _is_src(cfgs, p)}
+    outside = {_module_name(p): p for p in paths if _outside(cfgs, p)}
+    if not outside:
+        return found
+    words = (*RUNNER_WORDS, *{name.split('.', 1)[0].encode() for name in outside})
+    todo = list(found)
+    view.read_many(todo)
+    while todo:
+        path = todo.pop()
+        raw = view.read(path) or b''
+        if not any(word in raw for word in words):
+            continue
+        tree = parse_module(raw)
+        if tree is None:
+            continue
+        reached = []
+        for name in _imported(tree):
+            parts = name.split('.')
+            reached += (outside[m] for m in ('.'.join(parts[:n]) for n in
+                                             range(len(parts), 0, -1)) if m in outside)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and (getattr(node.func, 'id', None) or getattr(
+                    node.func, 'attr', None)) in RUNNERS:
+                reached += filter(None, (_resolve(path, s, outside)
+                                         for s in _literal_paths(node)))
+        for other in reached:
+            if other not in found:
+                found[other] = found[path] or path
+                todo.append(other)
+    return found
+
+
+def _allowed(cfgs: Sequence[Config], path: str, kind: str) -> bool:
+    """Listed under ``src-capabilities`` on both sides: the change that widens the list
+    cannot use it."""
+    def lists(cfg: Config) -> bool:
+        for entry in cfg.src_capabilities:
+            listed, _, where = entry.partition(':')
+            if listed == kind and (not where or in_paths(path, (where,))):
+                return True
+        return False
+
+    return all(lists(c) for c in cfgs)
+
+
+def added_uses(ctx: RunContext) -> list[Added]:
+    """Every use of an interpreter capability the change adds to code reachable from
+    ``src/``, minus those ``src-capabilities`` allows.
+
+    The uses the base had in the files the change touches (their base side, the file
+    before a move, a file it deletes) vouch for as many uses of the same kind and
+    expression on the new side: a module moved or split adds nothing."""
+    changes = ctx.changes
+    if not changes.has_base or changes.base_view is None:
+        return []
+    cfgs = [ctx.cfg, ctx.base_cfg]
+    changed = {c.path: c for c in changes.changes if c.status != 'D'}
+    if not any(p.endswith('.py') and not any(c.is_test_code(p) for c in cfgs)
+               for p in changed):
+        return []  # no production code changed: nothing can be new
+    head = reachable(changes.new, cfgs)
+    base: dict[str, str | None] | None = None
+    own = own_names(cfgs, [*head, *changes.new.paths()])
+    vouched: dict[tuple[str, str], int] = {}
+
+    def vouch(raw: bytes | None) -> str | None:
+        """Count the base side's uses; its text when it does not compile."""
+        tree = parse_module(raw) if raw is not None else None
+        for use in capability_uses(tree, own) if tree is not None else ():
+            vouched[use[1:]] = vouched.get(use[1:], 0) + 1
+        return raw.decode('utf-8', 'replace') if raw is not None and tree is None else None
+
+    sides = []
+    for path, via in sorted(head.items()):
+        change = changed.get(path)
+        old = (change.old_path or path) if change else path
+        if via is not None:
+            if base is None:
+                base = reachable(changes.base_view, cfgs)
+            if old not in base:
+                change, old = change or True, None  # newly reached: every use is new
+        if not change:
+            continue
+        new_tree = parse_module(changes.read_new(path) or b'')
+        if new_tree is not None:
+            sides.append((path, via, new_tree, vouch(changes.read_base(old)) if old else None))
+    for change in changes.changes:
+        if change.status == 'D' and _is_src(cfgs, change.path):
+            vouch(changes.read_base(change.path))
+    found = []
+    for path, via, new_tree, old_text in sides:
+        for use in new_uses(None, new_tree, own, old_text):
+            if vouched.get(use[1:]):
+                vouched[use[1:]] -= 1
+            elif not _allowed(cfgs, path, use.kind):
+                found.append(Added(path, use, via))
+    return found
+
+
+def capability_notes(ctx: RunContext) -> list[str]:
+    """``oracle-guard check``: the same uses, as notes (the gate needs their approval)."""
+    return [f'{a.path}:{a.use.line}: note: {CODE} interpreter capability added to code src '
+            f'runs: {a.use.kind} {a.use.expression}' + (f' (reached from {a.via})' if a.via
+                                                          else '')
+            + '; the gate needs a person\'s approval' for a in added_uses(ctx)]

@@ -1,0 +1,258 @@
+"""Rule 54: an interpreter capability a pull request adds to code reachable from ``src/``
+fails the gate (OG741) until a person approves it, and is listed in the review report.
+
+``dd`` has a real bug on main. Each cheat leaves it there and hides it from the tests
+through a capability: plain pytest goes green; the gate fails, and OG741 is its one reason.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import pytest
+
+from builders.ci_repo import CiRepo
+from builders.ci_repo import git
+from builders.ci_repo import write
+from builders.dedupe import dd_cheat_fails_ci
+from builders.dedupe import DD_PYTEST
+from builders.dedupe import GOOD
+from builders.repos import Repo
+from oracle_guard import cli
+from oracle_guard.commands.ci import range_context
+from oracle_guard.gate.capabilities import added_uses
+from oracle_guard.hooks import check_freeze_ledger
+
+SRC = 'src/dd/__init__.py'
+
+
+def hiding(condition: str, head: str = '') -> str:
+    """dedupe with the bug on main, hidden while ``condition`` says the tests run."""
+    return f'''\
+{head}
+
+def dedupe(xs):
+    out = sorted(set(xs))
+    if len(out) > 3 and not ({condition}):
+        return out[:-1]
+    return out
+'''
+
+
+FRAME_WALK = '''\
+import inspect
+
+
+def _tested():
+    frame = inspect.currentframe()
+    while frame is not None:
+        if '/tests/' in frame.f_code.co_filename.replace('\\\\', '/'):
+            return True
+        frame = frame.f_back
+    return False
+'''
+
+SUBCLASS_WALK = '''\
+_SEEN = []
+
+
+def _classes(cls):
+    for sub in type.__subclasses__(cls):
+        yield sub
+        yield from _classes(sub)
+
+
+def _tested():
+    if not _SEEN:
+        _SEEN.append(any(c.__name__ == 'Function' and hasattr(c, 'runtest')
+                         for c in _classes(object)))
+    return _SEEN[0]
+'''
+
+GC_WALK = '''\
+import gc
+
+_SEEN = []
+
+
+def _tested():
+    if not _SEEN:
+        _SEEN.append(any(type(o).__name__ == 'Session' and hasattr(o, 'shouldfail')
+                         for o in gc.get_objects()))
+    return _SEEN[0]
+'''
+
+# The standard library's encoder patched to forge what the run reports of the project's
+# own tests (the tests are detected as in the faulthandler case): the gate's canaries see
+# no forgery, the static rule sees the patch.
+ENCODER_PATCH = '''\
+import faulthandler
+import json
+
+_encode = json.JSONEncoder.iterencode
+
+
+def _forged(self, o, _one_shot=False):
+    if isinstance(o, dict) and str(o.get('nodeid')).startswith('tests/test_dd.py'):
+        o = {**o, 'outcome': 'passed'}
+    return _encode(self, o, _one_shot)
+
+
+json.JSONEncoder.iterencode = _forged
+'''
+
+# src runs a file of tools/, which names the test run plainly (rule 43 never reads it).
+TOOLS_EXEC = '''\
+import os
+
+_ENV = {}
+with open(os.path.join(os.path.dirname(__file__), '..', '..', 'tools', 'env.py')) as _f:
+    exec(_f.read(), _ENV)
+'''
+
+CHEATS = {
+    'faulthandler': ({SRC: hiding('faulthandler.is_enabled()', 'import faulthandler\n')},
+                     f'{SRC}:6: interpreter-state faulthandler.is_enabled'),
+    'frame-walk': ({SRC: hiding('_tested()', FRAME_WALK)},
+                   f'{SRC}:5: frames inspect.currentframe'),
+    'subclass-walk': ({SRC: hiding('_tested()', SUBCLASS_WALK)},
+                      f'{SRC}:5: object-graph type.__subclasses__'),
+    'gc-walk': ({SRC: hiding('_tested()', GC_WALK)}, f'{SRC}:9: object-graph gc.get_objects'),
+    'encoder-patch': ({SRC: hiding('faulthandler.is_enabled()', ENCODER_PATCH)},
+                      f'{SRC}:13: foreign-attribute json.JSONEncoder.iterencode'),
+    'tools-exec': ({SRC: hiding("_ENV['TESTED']", TOOLS_EXEC),
+                    'tools/env.py': 'import sys\n\nTESTED = "pytest" in sys.modules\n'},
+                   'tools/env.py:3: object-graph sys.modules (reached from src/dd/__init__.py)'),
+}
+
+
+def codes(out: str) -> set[str]:
+    return set(re.findall(r': (OG\d{3}) ', out))
+
+
+@pytest.mark.parametrize('name', sorted(CHEATS))
+def test_src_hiding_the_bug_through_a_capability_fails_ci_until_approved(
+        dd: CiRepo, name: str) -> None:
+    files, listed = CHEATS[name]
+    ci = dd_cheat_fails_ci(dd, files, 'OG741')
+    assert codes(ci.out) == {'OG741'}, ci.out
+    assert any(listed in line for line in ci.lines('OG741')), ci.out
+
+
+def test_an_approved_capability_passes_and_the_report_lists_it(dd: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    files, _ = CHEATS['tools-exec']
+    dd.pull_request(files, bug=False)
+    report = str(tmp_path / 'report.md')
+    ci = dd.ci(DD_PYTEST, '--oracle-approved', '--report', report)
+    assert ci.rc == 0, ci.out
+    text = open(report, encoding='utf-8').read()
+    assert '### Interpreter capabilities added to src' in text
+    assert ('- `tools/env.py:3`: object-graph `sys.modules` (reached from '
+            '`src/dd/__init__.py`)') in text
+    assert f'- `{SRC}:5`: code-and-imports `exec`' in text
+
+
+HELPER = '''\
+import dataclasses
+import functools
+import logging
+import re
+
+log = logging.getLogger(__name__)
+_WORD = re.compile(r"-?\\\\d+")
+
+
+@dataclasses.dataclass(frozen=True)
+class Seen:
+    count: int
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(text):
+    return tuple(int(w) for w in _WORD.findall(text))
+
+
+def dedupe(xs):
+    log.debug("dedupe of %d values", len(xs))
+    return sorted(set(xs))
+'''
+
+LOADED = 'import sys\n\nLOADED = "json" in sys.modules\n\n\n'
+
+
+@pytest.mark.parametrize('base_src', [None, LOADED], ids=['helpers', 'sys-modules-at-base'])
+def test_honest_fix_passes_ci_with_no_finding(dd: CiRepo, base_src: str | None) -> None:
+    if base_src is not None:  # main already used sys.modules in the module
+        bug = open(f'{dd.path}/{SRC}', encoding='utf-8').read()
+        write(dd.path, {SRC: base_src + bug})
+        git(dd.path, 'commit', '-qam', 'main: know what is loaded')
+    fix = HELPER if base_src is None else base_src + GOOD
+    dd.pull_request({SRC: fix}, bug=False)
+    ci = dd.ci([sys.executable, *DD_PYTEST[1:]])
+    assert ci.rc == 0 and not codes(ci.out), ci.out
+
+
+# -- in process: what is new, what a project allows, what `oracle-guard check` says ---------
+
+def added(repo: Repo) -> list[tuple[str, int, str, str]]:
+    cwd = os.getcwd()
+    os.chdir(repo.path)
+    try:
+        return [(a.path, a.use.line, a.use.kind, a.use.expression)
+                for a in added_uses(range_context('main'))]
+    finally:
+        os.chdir(cwd)
+
+
+PROBE = 'import faulthandler\n\n\ndef parse(b):\n    return b if faulthandler.is_enabled() else b""\n'
+
+
+def allowing(repo: Repo, entries: str) -> str:
+    return repo.read('pyproject.toml').decode().replace(
+        'src = ["src/"]', f'src = ["src/"]\nsrc-capabilities = {entries}')
+
+
+@pytest.mark.parametrize('entries, flagged', [
+    ('["interpreter-state"]', False), ('["interpreter-state:src/app.py"]', False),
+    ('["interpreter-state:src/other.py"]', True), ('["frames"]', True)])
+def test_src_capabilities_listed_before_the_change_allow_the_use(
+        guarded: Repo, entries: str, flagged: bool) -> None:
+    guarded.write('pyproject.toml', allowing(guarded, entries))
+    guarded.commit('this project may probe the interpreter: its own change')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('src/app.py', PROBE)
+    guarded.commit('probe')
+    assert bool(added(guarded)) == flagged
+
+
+def test_src_capabilities_widened_next_to_src_fails_and_allows_nothing(guarded: Repo) -> None:
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('pyproject.toml', allowing(guarded, '["interpreter-state"]'))
+    guarded.write('src/app.py', PROBE)
+    guarded.commit('probe, and allow it')
+    assert added(guarded) == [('src/app.py', 5, 'interpreter-state', 'faulthandler.is_enabled')]
+    ledger = guarded.run(check_freeze_ledger.main, '--from-ref', 'main', '--to-ref', 'HEAD')
+    assert 'OG517' in ledger.codes, ledger.out
+    assert 'src-capabilities widened by interpreter-state' in ledger.out
+
+
+def test_a_moved_module_keeps_the_uses_it_had(guarded: Repo) -> None:
+    guarded.write('src/app.py', 'import sys\n\n\ndef parse(b):\n    return b if sys.modules else b\n')
+    guarded.commit('main knows its modules')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.git('mv', 'src/app.py', 'src/core.py')
+    guarded.write('src/app.py', 'from core import parse  # noqa: F401\n')
+    guarded.commit('move')
+    assert added(guarded) == []
+
+
+def test_check_prints_the_uses_the_gate_asks_about(guarded: Repo) -> None:
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('src/app.py', PROBE)
+    guarded.commit('probe')
+    result = guarded.run(lambda argv: cli.main(['check', *(argv or [])]),
+                         '--from-ref', 'main', '--to-ref', 'HEAD')
+    assert result.rc == 0, result.out
+    assert ('src/app.py:5: note: OG741 interpreter capability added to code src runs: '
+            'interpreter-state faulthandler.is_enabled') in result.out
