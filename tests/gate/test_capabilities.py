@@ -256,3 +256,14 @@ def test_check_prints_the_uses_the_gate_asks_about(guarded: Repo) -> None:
     assert result.rc == 0, result.out
     assert ('src/app.py:5: note: OG741 interpreter capability added to code src runs: '
             'interpreter-state faulthandler.is_enabled') in result.out
+
+
+def test_a_repository_module_src_starts_to_import_brings_its_uses(guarded: Repo) -> None:
+    """tools/probe.py was on main, unreachable from src; the change imports it."""
+    guarded.write('tools/probe.py', 'import gc\n\nCOUNT = gc.get_count()\n')
+    guarded.commit('a maintenance script')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('src/app.py', 'from tools import probe\n\n\ndef parse(b):\n'
+                                '    return b if probe.COUNT else b""\n')
+    guarded.commit('use the probe')
+    assert added(guarded) == [('tools/probe.py', 3, 'object-graph', 'gc.get_count')]

@@ -39,7 +39,7 @@ TITLE = 'Interpreter capabilities added to src'
 # The calls whose constant path arguments name a file run as code.
 RUNNERS = frozenset(('exec', 'compile', 'open', 'run_path', 'execfile', 'read_text',
                      'read_bytes', 'spec_from_file_location', 'SourceFileLoader'))
-RUNNER_WORDS = (b'exec', b'compile', b'open', b'run_path', b'read_text', b'read_bytes',
+RUNNER_WORDS = (b'exec', b'compile', b'open(', b'run_path', b'read_text', b'read_bytes',
                 b'spec_from_file_location', b'SourceFileLoader')
 
 
@@ -122,7 +122,10 @@ def reachable(view: TreeView, cfgs: Sequence[Config]) -> dict[str, str | None]:
     outside = {_module_name(p): p for p in paths if _outside(cfgs, p)}
     if not outside:
         return found
-    words = (*RUNNER_WORDS, *{name.split('.', 1)[0].encode() for name in outside})
+    # Only a file that can name one is parsed: a word of a runner, or an import of a
+    # top-level name the repository has outside the roots.
+    tops = {name.split('.', 1)[0].encode() for name in outside}
+    words = (*RUNNER_WORDS, *(b'import ' + t for t in tops), *(b'from ' + t for t in tops))
     todo = list(found)
     view.read_many(todo)
     while todo:
