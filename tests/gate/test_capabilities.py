@@ -267,3 +267,16 @@ def test_a_repository_module_src_starts_to_import_brings_its_uses(guarded: Repo)
                                 '    return b if probe.COUNT else b""\n')
     guarded.commit('use the probe')
     assert added(guarded) == [('tools/probe.py', 3, 'object-graph', 'gc.get_count')]
+
+
+def test_a_package_that_is_its_own_src_root_configures_itself_freely(guarded: Repo) -> None:
+    """src = ["app/"]: the package is imported by the root's own name, not foreign."""
+    guarded.write('pyproject.toml', guarded.read('pyproject.toml').decode().replace(
+        'src = ["src/"]', 'src = ["app/"]'))
+    guarded.write('app/__init__.py', 'LIMIT = 1\n')
+    guarded.write('app/cli.py', 'def main():\n    return 0\n')
+    guarded.commit('the package at the root')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('app/cli.py', 'import app\n\n\ndef main():\n    app.LIMIT = 2\n    return 0\n')
+    guarded.commit('raise the limit')
+    assert added(guarded) == []

@@ -69,7 +69,8 @@ def own_names(cfgs: Sequence[Config], paths: Iterable[str]) -> frozenset[str]:
     """The project's top-level import names: the first part of every module under a ``src``
     root, and of every module outside the roots (``tools``)."""
     roots = sorted({r for c in cfgs for r in c.src_roots()}, key=len, reverse=True)
-    names = set()
+    # a root that is the package itself (src = ["dd/"]) is imported by its own name
+    names = {r.rstrip('/').rsplit('/', 1)[-1] for r in roots if r.strip('/')}
     for path in paths:
         if not path.endswith('.py'):
             continue
