@@ -38,6 +38,30 @@ def test_this_repository_runs_every_hook_as_its_users_do():
         assert {k: v for k, v in ours.items() if k != 'language'} == expected, ours['id']
 
 
+
+def test_each_hook_entry_is_an_installed_plain_script_of_its_hook():
+    """pre-commit runs each hook's `entry`: a script pip installs (pyproject's
+    `script-files`) that imports `sys` and its hook's `main`, nothing before them: not
+    pip's console-script wrapper, which imports `re` first (docs/architecture.md)."""
+    import ast
+    import importlib
+
+    with open(os.path.join(ROOT, '.pre-commit-hooks.yaml'), encoding='utf-8') as f:
+        entries = [h['entry'] for h in yaml.safe_load(f)]
+    with open(os.path.join(ROOT, 'pyproject.toml'), encoding='utf-8') as f:
+        installed = re.search(r'^script-files = \[(.*?)\]', f.read(), re.S | re.M).group(1)
+    assert sorted(re.findall(r'"scripts/([^"]+)"', installed)) == sorted(entries)
+    for entry in entries:
+        with open(os.path.join(ROOT, 'scripts', entry), encoding='utf-8') as f:
+            tree = ast.parse(f.read())
+        imports = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        hook = 'oracle_guard.hooks.' + entry[len('oracle-guard-'):].replace('-', '_')
+        assert [ast.dump(node) for node in imports] == [
+            ast.dump(ast.parse('import sys').body[0]),
+            ast.dump(ast.parse(f'from {hook} import main').body[0]),
+        ], entry
+        assert callable(importlib.import_module(hook).main), entry
+
 def test_help_lists_every_command_with_one_line(capsys):
     assert main(['--help']) == 0
     out = capsys.readouterr().out
