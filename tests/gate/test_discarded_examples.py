@@ -32,8 +32,8 @@ from builders.dedupe import SMALL_UNIT_TESTS
 from builders.dedupe import SOMETIMES_DISCARDING_SRC
 from builders.recorded_runs import recorded_run
 from oracle_guard.runtime import source_code
-from oracle_guard.runtime.run_record import _Discards
-from oracle_guard.runtime.run_record import _ExampleCounter
+from oracle_guard.runtime.example_count import Discards
+from oracle_guard.runtime.example_count import ExampleCounter
 
 pytestmark = pytest.mark.reference_run
 
@@ -462,7 +462,7 @@ def discard(call: Callable[[], Any]) -> BaseException:
 
 
 def judge(root: str, exc: BaseException) -> str | None:
-    return _Discards(root, lambda rel: rel.startswith('src/')).by_src(exc)
+    return Discards(root, lambda rel: rel.startswith('src/')).by_src(exc)
 
 
 LINES = {name: n for n, line in enumerate(SRC.splitlines(), 1)
@@ -567,7 +567,7 @@ def test_a_discard_judged_honest_where_first_seen_is_judged_again_further_out(
     frame further out that called that draw (a ``do_draw`` of ``src``'s): the
     test case's judge, further out, must still see it; it is counted once."""
     root, dd, _ = repo
-    counter = _ExampleCounter(None, None, 0, _Discards(root, lambda rel: rel.startswith('src/')))
+    counter = ExampleCounter(None, None, 0, Discards(root, lambda rel: rel.startswith('src/')))
 
     def draw() -> None:  # stands for the judged draw: no frame of the repository inside it
         try:

@@ -68,8 +68,8 @@ def install_step(dist: str, files: dict[str, str]) -> str:
 # 132: og_boot.pth's import line runs og_boot at every start-up of the environment's
 # interpreter; it makes the plugin's judge of discards answer "not src's" for every one.
 BOOT = install_step('og_boot', {'og_boot.pth': 'import og_boot\n', 'og_boot.py': (
-    'try:\n    from oracle_guard.runtime import run_record\n'
-    '    run_record._Discards.by_src = lambda self, exc: None\n'
+    'try:\n    from oracle_guard.runtime import example_count\n'
+    '    example_count.Discards.by_src = lambda self, exc: None\n'
     'except Exception:\n    pass\n')})
 
 
@@ -346,7 +346,7 @@ def test_the_run_records_code_measure_ignores_the_hash_order_a_cache_file_was_wr
     # process wrote) with the code compiled from the source here: the same measure.
     import marshal
 
-    from oracle_guard.runtime.run_record import code_fingerprint
+    from oracle_guard.runtime.source_code import code_fingerprint
 
     source = PLUGGY_WITH_A_SET
     dumped = tmp_path / 'code.bin'

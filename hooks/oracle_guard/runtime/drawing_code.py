@@ -232,7 +232,7 @@ def origin(value: Any, root: str) -> str:
 
     if isinstance(file, str) and file.startswith('<'):
         claimed = getattr(function, '__globals__', {}).get('__file__')
-        if isinstance(claimed, str):  # as _Discards names generated code (its globals')
+        if isinstance(claimed, str):  # as Discards names generated code (its globals')
             return f'{shown(claimed)} (compiled as {file}, line {code.co_firstlineno})'
         return f'code compiled as {file}, line {code.co_firstlineno}'
     return f'{shown(str(file))}:{code.co_firstlineno}'

@@ -80,10 +80,11 @@ def _start_run_record(pluginmanager: pytest.PytestPluginManager) -> None:
     session that dies during start-up leaves a record.
     """
     from oracle_guard.runtime import run_record
+    from oracle_guard.runtime.run_recorder import RunRecorder
 
     folder = run_record.recording_folder()
     if folder and not pluginmanager.has_plugin(run_record.PLUGIN_NAME):
-        pluginmanager.register(run_record.RunRecorder(folder), run_record.PLUGIN_NAME)
+        pluginmanager.register(RunRecorder(folder), run_record.PLUGIN_NAME)
 
 
 def _comment_ids(holder: Any) -> list[str]:
@@ -262,7 +263,7 @@ class FreezeGuard:
     def _bases(self, item: pytest.Item) -> list[tuple[str, str]]:
         """(test file, class identity) of the classes the item's class derives from."""
         assert self.cfg is not None
-        from oracle_guard.runtime.run_record import base_classes
+        from oracle_guard.runtime.code_identity import base_classes
 
         found = []
         for filename, base in base_classes(getattr(item, 'cls', None)):
@@ -277,7 +278,7 @@ class FreezeGuard:
         assert self.cfg is not None
         if getattr(item, 'cls', None) is None:
             return None
-        from oracle_guard.runtime.run_record import inherited_from
+        from oracle_guard.runtime.code_identity import inherited_from
 
         found = inherited_from(getattr(item, 'obj', None), str(item.path), identity)
         if found is None:
