@@ -92,9 +92,9 @@ def synthetic(folder: str, tests: int) -> str:
 def run_variant(suite: str, pycache: str, variant: str) -> tuple[float, str]:
     """(CPU seconds, pytest's last line) of one run of the test command with ``variant``."""
     from oracle_guard.config import load_config
-    from oracle_guard.gate import audit
     from oracle_guard.gate import canaries
     from oracle_guard.gate import stream
+    from oracle_guard.gate.inventory import static_inventory
     from oracle_guard.gate.sealed import uses_hypothesis
     from oracle_guard.repo.gitrepo import TreeView
 
@@ -116,7 +116,7 @@ def run_variant(suite: str, pycache: str, variant: str) -> tuple[float, str]:
         if variant == 'full':
             cfg = load_config(suite)
             view = TreeView(suite, 'HEAD')
-            tests = sorted({path for path, _ in audit.static_inventory(view, cfg)})
+            tests = sorted({path for path, _ in static_inventory(view, cfg)})
             oracle = [p for p in tests if cfg.is_property(p)]
             plan = canaries.plant_canaries(
                 os.path.join(folder, 'canaries'), secrets.token_hex(16), root=suite,

@@ -175,7 +175,7 @@ def collected_exclusions(view: TreeView, cfg: Config, command: list[str]
     import subprocess
     import tempfile
 
-    from oracle_guard.gate.audit import static_inventory
+    from oracle_guard.gate.inventory import static_inventory
     from oracle_guard.oracle.ledger import function_of
     from oracle_guard.oracle.ledger import identity_of
 

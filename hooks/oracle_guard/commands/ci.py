@@ -259,6 +259,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # run: the pull request's code runs there and could rewrite files on disk.
     from oracle_guard.gate import review_report
     from oracle_guard.gate import audit
+    from oracle_guard.gate import audit_context
+    from oracle_guard.gate import inventory as gate_inventory
     from oracle_guard.gate import sealed
     from oracle_guard.gate import reference
     from oracle_guard.gate import base_collection
@@ -296,8 +298,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     # runs (rule 44): after the install step git may give other bytes for a blob (its loose
     # object rewritten), and the audit would take forged freezes for the ledger's. The
     # views keep what they read; the reference trees are checked against the blob ids.
-    inventory = {**audit.static_inventory(head_view, cfg),
-                 **audit.moved_out_of_collection(ctx.changes, cfg)}
+    inventory = {**gate_inventory.static_inventory(head_view, cfg),
+                 **gate_inventory.moved_out_of_collection(ctx.changes, cfg)}
     test_files = sorted({path for path, _ in inventory})
     oracle_files = [p for p in test_files if cfg.is_property(p)]
     tracked = frozenset(head_view.paths())
@@ -313,8 +315,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         read_baseline(head_view, cfg.baseline)  # kept by the view for the audit
     except ConfigError:
         pass  # check-named-freezes reports it
-    src_modules = audit.src_modules(head_view, cfg)
-    src_gone = audit.src_gone(TreeView(cfg.root, ctx.changes.base), head_view, cfg) \
+    src_modules = gate_inventory.src_modules(head_view, cfg)
+    src_gone = gate_inventory.src_gone(TreeView(cfg.root, ctx.changes.base), head_view, cfg) \
         if ctx.changes.has_base else frozenset()  # rule 41
     base_side = ctx.changes.base_view
     plugin_rules = (installed_plugins.project_names(base_side, head_view),
@@ -419,7 +421,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                 findings.append(finding)
         ctx.notes.extend(run.notes)
         exit_code, record = run.exit_code, run.record
-        audit_ctx = audit.AuditContext(
+        audit_ctx = audit_context.AuditContext(
             cfg=cfg, record=record, inventory=inventory,
             ledger=ledger, today=today, src_modules=src_modules,
             junit_expected=junit if is_pytest_command(command) and unnamed is None else None,

@@ -32,7 +32,7 @@ import tempfile
 
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
-from oracle_guard.gate.audit import BaseCollection
+from oracle_guard.gate.audit_context import BaseCollection
 from oracle_guard.gate.reference import _Side
 from oracle_guard.gate.reference import BOOTSTRAP
 from oracle_guard.gate.reference import DROPPED_ENV

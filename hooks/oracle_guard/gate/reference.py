@@ -70,6 +70,8 @@ from oracle_guard.context import RunContext
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gate import audit
+from oracle_guard.gate import audit_context
+from oracle_guard.gate import inventory as gate_inventory
 from oracle_guard.gate import canaries
 from oracle_guard.gate import stream
 from oracle_guard.gate.processes import Reaper
@@ -793,9 +795,9 @@ def _unexplained_exit(run: Run, elsewhere: Sequence[str]) -> list[Finding]:
 
 
 def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: TreeView,
-                    inventory: dict[tuple[str, str], audit.TestDef],
+                    inventory: dict[tuple[str, str], gate_inventory.TestDef],
                     ledger: FreezeLedger | None, today: datetime.date,
-                    base_collection: audit.BaseCollection | None = None,
+                    base_collection: audit_context.BaseCollection | None = None,
                     src_gone: frozenset[str] = frozenset()) -> list[Finding]:
     record = run.record
     findings: list[Finding] = []
@@ -806,9 +808,9 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
                         'run the gate with the test environment\'s interpreter '
                         '(--test-python) with oracle-guard and the project\'s test '
                         'dependencies installed')]
-    ctx = audit.AuditContext(cfg=cfg.replace(root=tree.root), record=record,
+    ctx = audit_context.AuditContext(cfg=cfg.replace(root=tree.root), record=record,
                              inventory=inventory, ledger=ledger, today=today,
-                             src_modules=audit.src_modules(code, cfg), view=oracle,
+                             src_modules=gate_inventory.src_modules(code, cfg), view=oracle,
                              base_collection=base_collection, src_gone=src_gone)
     broken_modules = {}
     for problem in record.collect_problems:
@@ -891,7 +893,8 @@ def changed_tests(base: TreeView | None, head: TreeView, paths: Iterable[str]
     found: dict[str, list[str]] = {}
     for path in sorted(paths):
         before, after = functions(base, path), functions(head, path)
-        inventory = {t.identity for t in audit.file_inventory(head.read(path) or b'', path)}
+        inventory = {t.identity
+                     for t in gate_inventory.file_inventory(head.read(path) or b'', path)}
         new = [i for i, body in after.items() if before.get(i) != body and i in inventory]
         if new:
             found[path] = new
@@ -938,7 +941,7 @@ class ReferenceRuns:
         self.timings = timings if timings is not None else Timings()
         self.watcher: threading.Thread | None = None
         # The base revision's own collection (rule 39b), when the gate ran one.
-        self.base_collection: audit.BaseCollection | None = None
+        self.base_collection: audit_context.BaseCollection | None = None
         # Kills what an evidence run leaves running before the next one (OG718).
         self.reaper: Reaper | None = None
 
@@ -1017,11 +1020,11 @@ class ReferenceRuns:
         with self.timings.step('reference tree build'):
             tree = self.build('reference', self.head)
             oracle_tests = sorted(p for p in tree.sources if self.cfg.is_property(p)
-                                  and is_test_module(p) and not audit._skipped_folder(p))
-            inventory: dict[tuple[str, str], audit.TestDef] = {}
+                                  and is_test_module(p) and not gate_inventory.skipped_folder(p))
+            inventory: dict[tuple[str, str], gate_inventory.TestDef] = {}
             for path in oracle_tests:
                 source = self.oracle.view_of(path).read(path)
-                for test in audit.file_inventory(source or b'', path):
+                for test in gate_inventory.file_inventory(source or b'', path):
                     inventory[(path, test.identity)] = test
         child = None
         # A property file the static inventory finds no test in (a state machine's
@@ -1061,8 +1064,8 @@ class ReferenceRuns:
                                              self.head.view, inventory,
                                              self.ledger(self.oracle), self.ctx.today,
                                              self.base_collection,
-                                             audit.src_gone(self.base_view, self.head_view,
-                                                            self.cfg))
+                                             gate_inventory.src_gone(self.base_view,
+                                                                     self.head_view, self.cfg))
         finally:
             # Its CPU is counted when it is reaped; its wall time ends when it exited.
             if self.watcher is not None:
@@ -1156,7 +1159,7 @@ class ReferenceRuns:
             'passed']
         lines = [f'- `{n}`: passes without your change' for n in passing]
         if self.cfg.require_fail_to_pass:
-            inventory = audit.static_inventory(
+            inventory = gate_inventory.static_inventory(
                 self.head_view, self.cfg.replace(tests=tuple(sorted(tests)), properties=()))
             for nodeid in passing:
                 path, identity = nodeid.split('::', 1)

@@ -243,7 +243,7 @@ def oracle_helpers_section(cfg: Config, changes: ChangeSet) -> list[Item]:
 def _tests(view: TreeView | None, path: str) -> dict[str, tuple[str, str]]:
     """identity -> (function name, body as syntax) of each test pytest's default rules
     collect from one file of ``view``."""
-    from oracle_guard.gate.audit import file_inventory
+    from oracle_guard.gate.inventory import file_inventory
     from oracle_guard.hooks.forbid_mixed_oracle_diff import test_body
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
