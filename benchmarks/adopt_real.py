@@ -107,7 +107,7 @@ def silence_census(root: str) -> dict[str, object]:
     from oracle_guard.config import load_config
     from oracle_guard.hooks.check_named_freezes import scan_file
     from oracle_guard.reading.declared_dependencies import read_project_facts
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
     from oracle_guard.reading.silence_acceptance import dotted_name
     from oracle_guard.reading.silence_acceptance import SilenceJudge
     from oracle_guard.reading.env_conditions import silence_conditions

@@ -96,7 +96,7 @@ def run_variant(suite: str, pycache: str, variant: str) -> tuple[float, str]:
     from oracle_guard.gate import stream
     from oracle_guard.gate.inventory import static_inventory
     from oracle_guard.gate.sealed import uses_hypothesis
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     shutil.rmtree(os.path.join(pycache, os.path.abspath(suite).lstrip(os.sep)),
                   ignore_errors=True)

@@ -24,7 +24,7 @@ from oracle_guard.reading.helper_modules import HelperModules
 from oracle_guard.reading.scanner import is_test_module
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 
 def main(argv: list[str]) -> int:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Mapping
     from typing import Any
 
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
 PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'

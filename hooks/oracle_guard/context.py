@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Callable
 
     from oracle_guard.repo.changeset import ChangeSet
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
 
 class RunContext:

@@ -42,7 +42,7 @@ from oracle_guard.repo.gitrepo import git
 from oracle_guard.repo.gitrepo import GitError
 from oracle_guard.repo.gitrepo import git_env
 from oracle_guard.repo.gitrepo import resolve_or_none
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.context import Check
 from oracle_guard.context import RunContext
 

@@ -25,7 +25,7 @@ from oracle_guard.repo.gitrepo import EMPTY_TREE
 from oracle_guard.repo.gitrepo import head_documents_folders_and_objects
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.repo.staged_cache import index_key
 from oracle_guard.repo.staged_cache import lookup
 from oracle_guard.repo.staged_cache import store

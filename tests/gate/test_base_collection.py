@@ -103,7 +103,7 @@ def test_base_collection_for_the_cases_alone_collects_the_property_files_only(
     from oracle_guard.config import load_config
     from oracle_guard.gate.base_collection import BaseCollector
     from oracle_guard.gate.base_collection import scope
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     cfg = load_config(impl_dd.path)
     head = base = TreeView(impl_dd.path, 'HEAD')
@@ -133,7 +133,7 @@ def test_base_collection_is_made_only_for_cases_written_outside_the_property(
     # fixture's params from src, or a pytest_generate_tests hook does.
     from oracle_guard.config import load_config
     from oracle_guard.gate.base_collection import cases_from_code
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     literal = ('import pytest\n\nCASES = [1, 2, pytest.param(3, id="three")]\n\n\n'
                '@pytest.mark.parametrize("n", CASES)\ndef test_a(n):\n    assert n\n\n\n'

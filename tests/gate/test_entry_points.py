@@ -35,7 +35,7 @@ from oracle_guard.gate.integrity_probe import requirements as probe_requirements
 from oracle_guard.gate.integrity_probe import search_path as probe_search_path
 from oracle_guard.gate.sealed import COMPUTED
 from oracle_guard.gate.sealed import entry_points_in
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 
 # -- the same, run by the project's own `hypothesis` entry point ----------------------

@@ -15,7 +15,7 @@ from oracle_guard.hooks.check_freeze_ledger import ledger_findings
 from oracle_guard.hooks.check_freeze_ledger import main
 from oracle_guard.oracle.ledger import parse_ledger
 from oracle_guard.repo.gitrepo import GitError
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 TODAY = '2026-06-01'
 LEDGER = 'tests/freeze_ledger.yaml'

@@ -271,16 +271,16 @@ def test_requires_python_of_setup_cfg_still_decides_the_matrix(repo):
 def test_requires_python_of_pyproject_decides_and_setup_cfg_is_not_read(repo, monkeypatch):
     """pyproject.toml's requires-python decides the matrix over setup.cfg's; the matrix
     then needs nothing of setup.cfg (its dependencies are rule 41's, read only there)."""
-    from oracle_guard.repo import gitrepo
+    from oracle_guard.repo import tree_view
 
     reads = []
-    real = gitrepo.TreeView.read
+    real = tree_view.TreeView.read
 
     def read(self, path):  # type: ignore[no-untyped-def]
         reads.append(path)
         return real(self, path)
 
-    monkeypatch.setattr(gitrepo.TreeView, 'read', read)
+    monkeypatch.setattr(tree_view.TreeView, 'read', read)
     source = ('@pytest.mark.skipif(sys.version_info >= (3, 11), reason="x")\n'
               'def test_a():\n    assert 1\n')
     repo.write('setup.cfg', '[options]\npython_requires = >=3.9\n')

@@ -597,7 +597,7 @@ def test_the_byte_check_of_rule_39_holds_to_the_calls_it_stands_for(guarded: Rep
     from oracle_guard.reading.helper_modules import HelperModules
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.config import load_config
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     _baselined_own_skip(guarded)
     guarded.write('tests/_support.py', NEED)

@@ -225,7 +225,7 @@ def test_a_commits_grep_reads_heads_tree_and_the_staged_files(guarded, monkeypat
     and the staged files are judged by their staged bytes: an added file that says the
     word is in the answer, a file that says it only at HEAD (deleted, renamed away, the
     word edited out) is not; of the paths kept, what a grep of the index answers."""
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     guarded.write('tests/uses.py', 'import shared\n')
     guarded.write('tests/gone.py', 'import shared\n')

@@ -67,7 +67,7 @@ def test_head_and_files_answers_as_rev_parse_and_cat_file_do(repo):
 
 
 def test_read_many_reads_what_read_would_with_one_process(repo, monkeypatch):
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
     repo.write('a.py', 'a = 1\n')
     repo.write('b.py', 'b = 2\n')
     repo.write('folder/c.py', 'c = 3\n')

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from oracle_guard.findings import ConfigError
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 
 def reference(view: TreeView, path: str):  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import pytest
 from oracle_guard.hooks.check_properties_present import main
 from oracle_guard.repo.changeset import staged_against
 from oracle_guard.repo.gitrepo import head_documents_and_folders
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 
 def ls_tree(repo, folder: str) -> list[tuple[str, str, str]]:  # type: ignore[no-untyped-def]

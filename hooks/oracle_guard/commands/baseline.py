@@ -30,7 +30,7 @@ from oracle_guard.oracle.baseline import UnparsableFile
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
 from oracle_guard.repo.gitrepo import repo_root
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.runner import guarded
 
 

@@ -47,7 +47,7 @@ from oracle_guard.repo.gitrepo import git
 from oracle_guard.repo.gitrepo import GitError
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import resolve_or_none
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.oracle.ledger import read_ledger
 from oracle_guard.report import FORMATS

@@ -39,7 +39,7 @@ from oracle_guard.repo.gitrepo import git_ok
 from oracle_guard.repo.gitrepo import repo_root
 from oracle_guard.repo.gitrepo import rev_exists
 from oracle_guard.repo.gitrepo import split_z
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.manifest import FixtureManifest
 from oracle_guard.oracle.manifest import FixtureRow
 from oracle_guard.oracle.manifest import parse_manifest

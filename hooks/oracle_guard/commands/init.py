@@ -325,7 +325,7 @@ class Layout:
 
     def __init__(self, root: str, files: Sequence[str]) -> None:
         from oracle_guard.reading.pytest_exclusions import CollectionScope
-        from oracle_guard.repo.gitrepo import TreeView
+        from oracle_guard.repo.tree_view import TreeView
 
         self.root = root
         self.files = list(files)

@@ -11,7 +11,7 @@ from oracle_guard.gate.inventory import TestDef
 from oracle_guard.oracle.ledger import FreezeLedger
 from oracle_guard.oracle.ledger import FreezeRow
 from oracle_guard.oracle.ledger import function_of
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.runtime.run_record import RunRecord
 
 

@@ -42,7 +42,7 @@ from oracle_guard.gate.reference import ISOLATED
 from oracle_guard.gate.reference import TreeBuilder
 from oracle_guard.oracle.ledger import function_of
 from oracle_guard.oracle.ledger import identity_of
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 TIMEOUT = 1800
 # The probe's output variable (runtime/collection_probe.py, which imports pytest: the gate

@@ -32,7 +32,7 @@ from oracle_guard.reading.capabilities import new_uses
 from oracle_guard.reading.capabilities import parse_module
 from oracle_guard.reading.capabilities import Use
 from oracle_guard.reading.test_run_reach import folded
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 CODE = 'OG741'
 TITLE = 'Interpreter capabilities added to src'

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 DECLARING = ('pyproject.toml', 'setup.cfg', 'setup.py')
 # The test machinery's own plugins (rule 46 checks their files against RECORD, OG726):

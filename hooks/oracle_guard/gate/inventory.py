@@ -14,7 +14,7 @@ from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
 from oracle_guard.reading.scanner import test_functions
 from oracle_guard.repo.changeset import ChangeSet
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 
 # pytest's default ``norecursedirs``: folders it never looks into.

@@ -92,8 +92,8 @@ from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
 from oracle_guard.reading.scanner import test_functions
 from oracle_guard.reading.strategy_reader import module_candidates
-from oracle_guard.repo.gitrepo import Entry
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import Entry
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RECORD_ENV
 from oracle_guard.runtime.run_record import RunRecord

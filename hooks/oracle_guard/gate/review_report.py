@@ -22,7 +22,7 @@ from typing import NamedTuple
 from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.config import Config
 from oracle_guard.findings import ConfigError
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.context import RunContext
 
 TYPE_CHECKING = False

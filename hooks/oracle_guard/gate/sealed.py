@@ -59,7 +59,7 @@ from oracle_guard.gate import integrity
 from oracle_guard.gate import stream
 from oracle_guard.gate.timings import Timings
 from oracle_guard.repo.changeset import ChangeSet
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RunRecord
 

@@ -13,7 +13,7 @@ from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import git_ok
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.runner import run_hook
 
 # Commits that touch no fixture, manifest, trace store, ledger or schema return before
@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.config import Config
-    from oracle_guard.repo.gitrepo import Entry
+    from oracle_guard.repo.tree_view import Entry
     from oracle_guard.oracle.manifest import FixtureManifest
     from oracle_guard.oracle.manifest import FixtureRow
     from oracle_guard.context import RunContext

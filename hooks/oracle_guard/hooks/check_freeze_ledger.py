@@ -16,7 +16,7 @@ from oracle_guard.config import table_config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.ledger import empty_ledger
 from oracle_guard.oracle.ledger import FREEZABLE
 from oracle_guard.oracle.ledger import FREEZE_ID_FORMAT

@@ -39,8 +39,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.reading.scanner import ImportAliases
     from oracle_guard.repo.changeset import Change
     from oracle_guard.repo.changeset import ChangeSet
-    from oracle_guard.repo.gitrepo import Entry
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import Entry
+    from oracle_guard.repo.tree_view import TreeView
 
 HOOK = 'check-generator-lock'
 LOCK_HINT = 'run `oracle-guard lock`, review the diff, and commit the lock in a change of its own'
@@ -1051,7 +1051,7 @@ def _build_closure(ctx: RunContext, head: str, roots: Sequence[str], cache: Any)
     imports from the per-blob cache or, for a blob never seen, from one batch read."""
     from oracle_guard.reading.import_closure import build
     from oracle_guard.repo.gitrepo import cat_file_batch
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     cfg = ctx.cfg
     at_head = TreeView(ctx.changes.root, head)

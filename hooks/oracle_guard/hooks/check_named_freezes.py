@@ -10,7 +10,7 @@ from oracle_guard.repo.changeset import RANGE
 from oracle_guard.repo.changeset import range_env
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.runner import run_hook
 
 # Most commits stage test files without a silence: the scanner (and ast) is imported

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
     from oracle_guard.config import Config
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
     from oracle_guard.context import RunContext
 
 

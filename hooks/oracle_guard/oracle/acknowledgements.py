@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.ledger import FreezeRow
 
 TOP_FIELDS = ('acknowledged',)

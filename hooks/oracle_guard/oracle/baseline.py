@@ -55,7 +55,7 @@ from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.oracle.records import FrozenRecord
 from oracle_guard.oracle.records import Record
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover

@@ -21,7 +21,7 @@ from oracle_guard.oracle.documents import load_json
 from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.ledger import FreezeLedger
 from oracle_guard.oracle.ledger import FreezeRow
 from oracle_guard.oracle.ledger import parse_ledger

@@ -10,7 +10,7 @@ from oracle_guard.oracle.documents import LinedDict
 from oracle_guard.oracle.documents import load_yaml
 from oracle_guard.findings import ConfigError
 from oracle_guard.oracle.patterns import LazyPattern
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.records import FrozenRecord
 from oracle_guard.oracle.records import Record
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.config import Config
     from oracle_guard.findings import Finding
     from oracle_guard.oracle.baseline import Baseline
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
 # Findings on a line of test code that predates the guard and that a baseline entry accepts.
 PATCH_CODES = ('OG308', 'OG310')

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 
 from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.records import FrozenRecord
 
 # Top-level import name -> distributions that provide it, where the names differ beyond

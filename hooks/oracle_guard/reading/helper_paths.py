@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Sequence
 
     from oracle_guard.config import Config
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
 # Imports no helper module can answer: the runners themselves (a module of the
 # repository shadowing them is rule 34's) and the standard library.

@@ -15,7 +15,7 @@ import shlex
 
 from oracle_guard.config import Config
 from oracle_guard.config import PYPROJECT
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 _INI_SECTIONS = (('pytest.ini', 'pytest'), ('tox.ini', 'pytest'), ('setup.cfg', 'tool:pytest'))
 _OPTIONS = ('--deselect', '--ignore', '--ignore-glob')

@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     from collections.abc import Iterable
 
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
 FREEZE_ID = LazyPattern(r'\bFZ-\d+\b')
 

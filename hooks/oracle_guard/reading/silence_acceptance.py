@@ -16,7 +16,7 @@ from oracle_guard.oracle.baseline import read_baseline
 from oracle_guard.config import Config
 from oracle_guard.reading.declared_dependencies import read_project_facts
 from oracle_guard.reading.declared_dependencies import read_requires_python
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.reading.declared_dependencies import ProjectFacts
 from oracle_guard.reading.env_conditions import ALWAYS
 from oracle_guard.reading.env_conditions import ConditionReader

@@ -24,7 +24,7 @@ from oracle_guard.repo.gitrepo import GitError
 from oracle_guard.repo.gitrepo import resolve
 from oracle_guard.repo.gitrepo import resolve_or_none
 from oracle_guard.repo.gitrepo import rev_exists
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.records import FrozenRecord
 from oracle_guard.oracle.records import Record
 

@@ -43,7 +43,7 @@ from oracle_guard.config import Config
 from oracle_guard.config import find_root
 from oracle_guard.config import load_config
 from oracle_guard.findings import ConfigError
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 from oracle_guard.oracle.ledger import empty_ledger
 from oracle_guard.oracle.ledger import FreezeLedger
 from oracle_guard.oracle.ledger import FreezeRow
