@@ -31,7 +31,7 @@ from oracle_guard.reading.capabilities import capability_uses
 from oracle_guard.reading.capabilities import new_uses
 from oracle_guard.reading.capabilities import parse_module
 from oracle_guard.reading.capabilities import Use
-from oracle_guard.reading.test_run_reach import folded
+from oracle_guard.reading.static_values import folded
 from oracle_guard.repo.tree_view import TreeView
 
 CODE = 'OG741'

@@ -40,9 +40,9 @@ import ast
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from oracle_guard.reading.static_values import folded
+from oracle_guard.reading.static_values import meanings
 from oracle_guard.reading.test_run_reach import assignment_aliases
-from oracle_guard.reading.test_run_reach import folded
-from oracle_guard.reading.test_run_reach import meanings
 
 KINDS = ('frames', 'interpreter-state', 'object-graph', 'code-and-imports', 'process-control',
          'foreign-attribute', 'builtins')
