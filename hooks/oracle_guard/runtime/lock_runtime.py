@@ -18,7 +18,7 @@ too; ``assume()`` calls are left to the static hook (invisible before the test r
 the runtime count is a lower bound of the static one.
 
 Lock version 2: each argument's live strategy object is turned into its canonical form
-(``strategy_form.live_form``, read from what Hypothesis stored: the function and
+(``live_strategy_form.live_form``, read from what Hypothesis stored: the function and
 arguments of each lazy strategy, the branches of ``one_of``, the elements of
 ``sampled_from``, the transforms) and compared with the locked form like the hook does.
 Parts only the source can show (the draws of a ``@composite`` body or of ``data()``,
@@ -219,7 +219,7 @@ def _closure_value(function: Any, name: str, depth: int = 0) -> Any:
 
 
 def live_forms(test: Any) -> dict[str, Any]:
-    from oracle_guard.oracle.strategy_form import live_form
+    from oracle_guard.oracle.live_strategy_form import live_form
     return {name: live_form(strategy) for name, strategy in
             sorted(given_strategies(test).items())}
 
