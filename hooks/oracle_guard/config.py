@@ -357,7 +357,7 @@ def normalize_path(value: str, *, folder: bool, source: str, line: int, key: str
     return path
 
 
-def _key_line(text: str, key: str) -> int:
+def key_line(text: str, key: str) -> int:
     """The line of ``key`` in the table, for a message (a valid table never asks)."""
     import re
 
@@ -410,7 +410,7 @@ def read_table(text: str, source: str = PYPROJECT) -> dict[str, Any] | None:
     if table is None:
         return None
     if not isinstance(table, dict):
-        raise ConfigError(source, _key_line(text, 'oracle-guard'), f'[{TABLE}] must be a table')
+        raise ConfigError(source, key_line(text, 'oracle-guard'), f'[{TABLE}] must be a table')
     return table
 
 
@@ -424,13 +424,13 @@ def config_from_table(root: str, table: Mapping[str, Any] | None, text: str = ''
         if key not in SCHEMA:
             known = ', '.join(sorted(SCHEMA))
             raise ConfigError(
-                source, _key_line(text, key), f'unknown key {key!r} in [{TABLE}]',
+                source, key_line(text, key), f'unknown key {key!r} in [{TABLE}]',
                 f'use one of: {known}',
             )
         try:
             values[_attr(key)] = _coerce(key, value, source=source, line=0)
         except ConfigError as exc:  # the line is looked up only for a message
-            raise ConfigError(exc.path, _key_line(text, key), exc.message, exc.hint) from None
+            raise ConfigError(exc.path, key_line(text, key), exc.message, exc.hint) from None
     return cfg.replace(**values)
 
 

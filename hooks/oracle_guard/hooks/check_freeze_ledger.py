@@ -11,7 +11,7 @@ from __future__ import annotations
 from oracle_guard.repo.changeset import COMMIT
 from oracle_guard.repo.changeset import NO_BASE
 from oracle_guard.config import Config
-from oracle_guard.config import _key_line
+from oracle_guard.config import key_line
 from oracle_guard.config import table_config
 from oracle_guard.config import PYPROJECT
 from oracle_guard.findings import ConfigError
@@ -457,7 +457,7 @@ def settings_loosening_findings(ctx: RunContext) -> list[Finding]:
     text = (changes.read_new(PYPROJECT) or b'').decode('utf-8', 'replace')
     findings = []
     for key, what in _loosened(before, after):
-        in_table = _key_line(text, key) if PYPROJECT in sources else 0
+        in_table = key_line(text, key) if PYPROJECT in sources else 0
         path = PYPROJECT if in_table else sources[-1]
         findings.append(Finding(
             path, in_table or 1, 1, 'OG517',

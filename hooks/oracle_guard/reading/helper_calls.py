@@ -20,8 +20,8 @@ from __future__ import annotations
 import ast
 import posixpath
 
-from oracle_guard.reading.scanner import _reason_ids
-from oracle_guard.reading.scanner import _statements
+from oracle_guard.reading.scanner import all_statements
+from oracle_guard.reading.scanner import reason_ids
 from oracle_guard.reading.scanner import Silence
 from oracle_guard.reading.scanner import test_functions
 
@@ -131,7 +131,7 @@ def _bindings(tree: ast.Module, path: str, helpers, wanted) -> tuple[dict, dict]
                 functions[node.name] = (path, node.name)
     if helpers is None:
         return functions, modules
-    for node in _statements(tree):
+    for node in all_statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found = helpers.module(alias.name, 0)
@@ -222,7 +222,7 @@ def new_calls(path: str, tree: ast.Module, text: str, helpers, base_tree: ast.Mo
             name = _dotted(call.func) or target[1]
             found.append(Silence(
                 call.lineno, call.col_offset + 1, entry.kind,
-                _reason_ids(call, call, lines, 'expectedFailure'),
+                reason_ids(call, call, lines, 'expectedFailure'),
                 (identity,) if identity in tests else (), 'test',
                 f'{name}() calls {target[0]}::{target[1]}, whose {entry.kind} the baseline '
                 'holds, in a call the base did not have, and is a new silence',

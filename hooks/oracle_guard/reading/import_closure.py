@@ -70,9 +70,9 @@ def _code_digest() -> str:
             marks.append(f'{info.st_size}.{info.st_mtime_ns}')
         except OSError:
             marks.append('?')
-    from oracle_guard.repo.tree_ids import _hasher
+    from oracle_guard.repo.tree_ids import hasher
 
-    return _hasher(20)(' '.join(marks).encode()).hexdigest()[:16]
+    return hasher(20)(' '.join(marks).encode()).hexdigest()[:16]
 
 
 def import_specs(tree: ast.Module) -> list[Spec]:

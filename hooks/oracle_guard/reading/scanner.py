@@ -225,7 +225,7 @@ class ImportAliases:
         self.helper_modules: dict[str, str] = {}
         self.uses_helpers = False  # a name was bound through a helper module
         assignments = []
-        statements = _statements(tree)
+        statements = all_statements(tree)
         owner_class = {id(item): node.name for node in statements
                        if isinstance(node, ast.ClassDef) for item in node.body}
         for node in statements:
@@ -386,7 +386,7 @@ class ImportAliases:
         return None
 
 
-def _statements(tree: ast.Module) -> list[ast.stmt]:
+def all_statements(tree: ast.Module) -> list[ast.stmt]:
     """Every statement at any depth; imports and assignments never hide in expressions.
 
     Walking statement lists only, not every expression node, is what keeps alias
@@ -502,7 +502,7 @@ def _does_something(func: ast.AST, aliases: ImportAliases) -> tuple[bool, bool]:
     return False, uses_given
 
 
-def _reason_ids(call: ast.Call | None, node: ast.AST, lines: list[str], kind: str) -> tuple[str, ...]:
+def reason_ids(call: ast.Call | None, node: ast.AST, lines: list[str], kind: str) -> tuple[str, ...]:
     ids: list[str] = []
     if call is not None:
         for arg in [*call.args, *(k.value for k in call.keywords)]:
@@ -574,7 +574,7 @@ class _SilenceFinder(ast.NodeVisitor):
             owner = self.classes[-1][1] + self.classes[-1][0].name
         self.silences.append(Silence(
             line=node.lineno, col=node.col_offset + 1, kind=kind,  # type: ignore[attr-defined]
-            freeze_ids=_reason_ids(call, node, self.lines, kind),
+            freeze_ids=reason_ids(call, node, self.lines, kind),
             targets=targets, scope=scope, code=spelling, node=node, call=call, owner=owner,
         ))
 
@@ -653,7 +653,7 @@ class _SilenceFinder(ast.NodeVisitor):
                 continue
             self.silences.append(Silence(
                 line=node.lineno, col=node.col_offset + 1, kind='skip',
-                freeze_ids=_reason_ids(None, node, self.lines, 'expectedFailure'),
+                freeze_ids=reason_ids(None, node, self.lines, 'expectedFailure'),
                 targets=targets, scope=scope, code='__test__ = False (not collected)',
                 node=node,
             ))
@@ -1029,10 +1029,10 @@ class _ComputedNames:
     def __init__(self, tree: ast.Module, text: str | None, every_node: bool = True) -> None:
         self.text = text
         self.assigned: dict[str, list[ast.AST]] = {}
-        # Assignments are statements (``_statements`` finds them at any depth); only a
+        # Assignments are statements (``all_statements`` finds them at any depth); only a
         # walrus hides in an expression, and it is spelled ``:=``.
         nodes: Iterable[ast.AST] = ast.walk(tree) if every_node or text is None or \
-            ':=' in text else _statements(tree)
+            ':=' in text else all_statements(tree)
         for node in nodes:
             if isinstance(node, ast.Assign):
                 for target in node.targets:

@@ -41,7 +41,7 @@ def _sort_key(item: tuple[bytes, tuple[bytes, bytes]]) -> bytes:
     return name + b'/' if mode == TREE_MODE else name  # git's order: a tree as "name/"
 
 
-def _hasher(width: int):  # type: ignore[no-untyped-def]
+def hasher(width: int):  # type: ignore[no-untyped-def]
     """SHA-1 or SHA-256, from the small C modules (hashlib would load OpenSSL)."""
     try:
         if width == 20:
@@ -61,7 +61,7 @@ def _hasher(width: int):  # type: ignore[no-untyped-def]
 def tree_id(entries: Entries, width: int) -> bytes:
     body = b''.join(mode + b' ' + name + b'\0' + oid
                     for name, (mode, oid) in sorted(entries.items(), key=_sort_key))
-    return _hasher(width)(b'tree %d\0' % len(body) + body).digest()
+    return hasher(width)(b'tree %d\0' % len(body) + body).digest()
 
 
 def folders_to_read(root: str, changes: Iterable[Change]) -> list[str]:
