@@ -10,7 +10,6 @@ import os
 
 from oracle_guard.repo.changeset import ALL_FILES
 from oracle_guard.repo.changeset import NO_BASE
-from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.repo.gitrepo import git_ok
 from oracle_guard.repo.tree_view import TreeView
@@ -65,19 +64,6 @@ def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
     from oracle_guard.oracle.manifest import parse_manifest
 
     return None if raw is None else parse_manifest(raw, path)
-
-
-def base_manifest_or_none(changes: ChangeSet, path: str) -> FixtureManifest | None:
-    """The manifest at the base revision; None when there is none or it does not parse."""
-    raw = changes.read_base(path)
-    if raw is None:
-        return None
-    from oracle_guard.oracle.manifest import parse_manifest
-
-    try:
-        return parse_manifest(raw, path)
-    except ConfigError:
-        return None
 
 
 def changed_rows(base: FixtureManifest | None, new: FixtureManifest) -> list[FixtureRow]:
@@ -214,6 +200,8 @@ def check(ctx: RunContext) -> list[Finding]:
     touched = changes.touched()
     base: FixtureManifest | None = None
     if changes.has_base:
+        from oracle_guard.oracle.manifest import base_manifest_or_none
+
         base = base_manifest_or_none(changes, cfg.manifest) if cfg.manifest in touched else manifest
     changed = changed_rows(base, manifest) if changes.has_base else []
     if whole_tree:
@@ -257,6 +245,8 @@ def history_check(ctx: RunContext) -> list[Finding]:
     manifest = load_manifest(view, cfg.manifest)
     if manifest is None:
         return []  # deleting the manifest with src/ is OG201; with fixtures left, OG108 now
+    from oracle_guard.oracle.manifest import base_manifest_or_none
+
     base = base_manifest_or_none(changes, cfg.manifest)
     changed = changed_rows(base, manifest)
     from oracle_guard.oracle.fixture_provenance import ProvenanceCheck

@@ -69,7 +69,7 @@ def pytest_config_change(path: str, changes: ChangeSet,
 
 def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
     """Rows that existed at the base and were edited or removed; new rows are fine."""
-    from oracle_guard.hooks.check_fixture_manifest import base_manifest_or_none
+    from oracle_guard.oracle.manifest import base_manifest_or_none
     from oracle_guard.oracle.manifest import parse_manifest
 
     base = base_manifest_or_none(changes, path)

@@ -12,6 +12,10 @@ from oracle_guard.findings import Finding
 from oracle_guard.oracle.records import FrozenRecord
 from oracle_guard.oracle.records import Record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pragma: no cover
+    from oracle_guard.repo.changeset import ChangeSet
+
 SOURCES = ('human', 'recorded', 'synthetic', 'untrusted')
 ROLES = ('input', 'oracle')
 ROW_FIELDS = ('sha256', 'source', 'purpose', 'trace_id', 'schema', 'rewritable_by_agent', 'role')
@@ -143,3 +147,14 @@ def parse_manifest(raw: bytes, path: str) -> FixtureManifest:
         repo_path = folder + key
         manifest.rows[repo_path] = FixtureRow(key, repo_path, line, row)
     return manifest
+
+
+def base_manifest_or_none(changes: ChangeSet, path: str) -> FixtureManifest | None:
+    """The manifest at the base revision; None when there is none or it does not parse."""
+    raw = changes.read_base(path)
+    if raw is None:
+        return None
+    try:
+        return parse_manifest(raw, path)
+    except ConfigError:
+        return None
