@@ -491,7 +491,7 @@ def failed(result: dict[str, object]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from oracle_guard.install_origin import installed_origin
+    from oracle_guard.reading.install_origin import installed_origin
 
     parser = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
     parser.add_argument('sdists', nargs='+')

@@ -72,7 +72,7 @@ def clean_venv(path: str, source: str | None) -> bench.CleanVenv:
 
 def prepare(sdist: str, work: str) -> Project:
     """Unpack, commit, adopt with the README's commands, pack."""
-    from oracle_guard.install_origin import installed_origin
+    from oracle_guard.reading.install_origin import installed_origin
     from oracle_guard.reading.scanner import is_test_module
 
     origin = installed_origin()

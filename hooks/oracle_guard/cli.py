@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         (sys.stdout if argv else sys.stderr).write(usage() + '\n')
         return 0 if argv else 2
     if argv[0] in ('--version', '-V'):
-        from oracle_guard.install_origin import version_line
+        from oracle_guard.reading.install_origin import version_line
         print(version_line())
         return 0
     command, rest = argv[0], argv[1:]

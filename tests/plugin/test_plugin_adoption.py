@@ -61,7 +61,7 @@ def test_baselined_silence_is_accepted_and_a_new_one_is_not(project, monkeypatch
 
 
 def test_plugin_warns_when_the_hooks_are_pinned_to_another_commit(project):
-    from oracle_guard.install_origin import installed_origin
+    from oracle_guard.reading.install_origin import installed_origin
 
     write_test(project, 'def test_a():\n    assert 1\n')
     entry = ('repos:\n  - repo: https://example.invalid/oracle-guard\n    rev: {rev}\n'

@@ -26,8 +26,8 @@ FORBIDDEN = {
     'commands': {'cli'},
 }
 # The folders every module must live in; the root holds only the shared machinery.
-ROOT_MODULES = {'__init__', 'cli', 'config', 'context', 'findings', 'history', 'install_origin',
-                'report', 'runner'}
+ROOT_MODULES = {'__init__', 'cli', 'config', 'context', 'findings', 'history', 'report',
+                'runner'}
 
 
 def module_names() -> dict[str, str]:

@@ -39,6 +39,19 @@ def test_this_repository_runs_every_hook_as_its_users_do():
 
 
 
+def test_the_hook_ids_the_configuration_readers_know_are_the_package_hooks():
+    """reading/ sits below hooks/, so its readers of a pre-commit configuration (the hooks'
+    args, the rev the hooks are pinned to) keep their own list of the hook ids: it is the
+    package's and the manifest's."""
+    from oracle_guard.hooks import EVERY_HOOK
+    from oracle_guard.hooks import HOOKS
+    from oracle_guard.reading.precommit_config import HOOK_IDS
+
+    with open(os.path.join(ROOT, '.pre-commit-hooks.yaml'), encoding='utf-8') as f:
+        declared = {h['id'] for h in yaml.safe_load(f)}
+    assert HOOK_IDS == {*HOOKS, EVERY_HOOK} == declared
+
+
 def test_each_hook_entry_is_an_installed_plain_script_of_its_hook():
     """pre-commit runs each hook's `entry`: a script pip installs (pyproject's
     `script-files`) that imports `sys` and its hook's `main`, nothing before them: not

@@ -65,7 +65,7 @@ class CannotEdit(Exception):
 def hook_repo_url() -> str:
     """Where this oracle-guard comes from: the URL or folder it was installed from, its
     package metadata, else a placeholder."""
-    from oracle_guard.install_origin import installed_origin
+    from oracle_guard.reading.install_origin import installed_origin
 
     origin = installed_origin().url
     if origin and not origin.startswith('file://'):
@@ -523,7 +523,7 @@ def codeowners_lines(cfg: Any, owner: str) -> list[str]:
 
 
 def run_init(args: argparse.Namespace) -> int:
-    from oracle_guard.install_origin import installed_origin
+    from oracle_guard.reading.install_origin import installed_origin
 
     root = repo_root()
     scaffold = Scaffold(root)

@@ -576,7 +576,7 @@ class FreezeGuard:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.cfg is not None:
-            from oracle_guard.install_origin import version_mismatch
+            from oracle_guard.reading.install_origin import version_mismatch
 
             mismatch = version_mismatch(self.cfg.root)
             if mismatch:

@@ -76,7 +76,8 @@ def installed_origin() -> Origin:
         head = _git_head(folder)
         if head:
             return Origin(folder, head)
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # the folder that holds the package (oracle_guard/reading/install_origin.py)
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     head = _git_head(here)
     if head:
         top = here
@@ -106,8 +107,7 @@ def pinned_hook_revs(root: str) -> list[str]:
             config = yaml.safe_load(f)
     except Exception:  # noqa: BLE001 -- the hooks report a broken config, not the plugin
         return []
-    from oracle_guard.hooks import EVERY_HOOK
-    from oracle_guard.hooks import HOOKS
+    from oracle_guard.reading.precommit_config import HOOK_IDS
 
     revs = []
     repos = config.get('repos') if isinstance(config, dict) else None
@@ -115,8 +115,7 @@ def pinned_hook_revs(root: str) -> list[str]:
         if not isinstance(repo, dict) or repo.get('repo') in ('local', 'meta'):
             continue
         hooks = repo.get('hooks') if isinstance(repo.get('hooks'), list) else []
-        if any(isinstance(h, dict) and (h.get('id') in HOOKS or h.get('id') == EVERY_HOOK)
-               for h in hooks) and \
+        if any(isinstance(h, dict) and h.get('id') in HOOK_IDS for h in hooks) and \
                 isinstance(repo.get('rev'), str):
             revs.append(repo['rev'])
     return revs
