@@ -27,8 +27,8 @@ from builders.venvs import site_packages
 from oracle_guard.gate.integrity import inspect_environment
 from oracle_guard.gate.integrity import integrity_findings
 from oracle_guard.gate.integrity import integrity_notes
-from oracle_guard.gate.reference import ISOLATED
-from oracle_guard.gate.reference import START_UP
+from oracle_guard.gate.reference_process import ISOLATED
+from oracle_guard.gate.reference_process import START_UP
 
 pytestmark = [pytest.mark.reference_run, pytest.mark.every_python]
 

@@ -686,7 +686,7 @@ def test_the_imports_of_a_file_are_found_as_a_walk_of_every_node_finds_them() ->
     import pathlib
     import sys
 
-    from oracle_guard.gate.reference import _parse_imports
+    from oracle_guard.gate.reference_tree import parse_imports
 
     def walked(source: bytes) -> list[tuple[str, int]]:
         found = []
@@ -739,4 +739,4 @@ def test_the_imports_of_a_file_are_found_as_a_walk_of_every_node_finds_them() ->
     sources = [hidden.encode()] + [p.read_bytes() for p in sorted(root.rglob('*.py'))]
     assert len(walked(sources[0])) >= 20  # 3.9: no match statement, no except*
     for source in sources:
-        assert _parse_imports(source, 'x.py') == walked(source)
+        assert parse_imports(source, 'x.py') == walked(source)

@@ -263,6 +263,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     from oracle_guard.gate import inventory as gate_inventory
     from oracle_guard.gate import sealed
     from oracle_guard.gate import reference
+    from oracle_guard.gate import reference_tree
     from oracle_guard.gate import base_collection
     from oracle_guard.gate import installed_plugins
     from oracle_guard.gate import interpreter
@@ -343,7 +344,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
         base_view = TreeView(cfg.root, ctx.changes.base)
         if base_collection.needed(head_view, cfg, base_view):
             collected_scope = base_collection.scope(head_view, cfg, base_view)
-            base_listed = reference._Side(base_view)
+            base_listed = reference_tree.Side(base_view)
     if args.install_command:
         with timings.step('install step'):
             mark = reaper.mark()

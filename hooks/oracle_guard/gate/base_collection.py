@@ -33,13 +33,13 @@ import tempfile
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
 from oracle_guard.gate.audit_context import BaseCollection
-from oracle_guard.gate.reference import _Side
-from oracle_guard.gate.reference import BOOTSTRAP
-from oracle_guard.gate.reference import DROPPED_ENV
-from oracle_guard.gate.reference import import_roots
-from oracle_guard.gate.reference import is_test_side
-from oracle_guard.gate.reference import ISOLATED
-from oracle_guard.gate.reference import TreeBuilder
+from oracle_guard.gate.reference_tree import Side
+from oracle_guard.gate.reference_process import BOOTSTRAP
+from oracle_guard.gate.reference_process import DROPPED_ENV
+from oracle_guard.gate.reference_process import import_roots
+from oracle_guard.gate.reference_tree import is_test_side
+from oracle_guard.gate.reference_process import ISOLATED
+from oracle_guard.gate.reference_tree import TreeBuilder
 from oracle_guard.oracle.ledger import function_of
 from oracle_guard.oracle.ledger import identity_of
 from oracle_guard.repo.tree_view import TreeView
@@ -54,11 +54,11 @@ class BaseCollector:
     """Writes the base tree and starts its collection at once; ``wait`` gives the result."""
 
     def __init__(self, cfg: Config, base: TreeView, python: str,
-                 only: list[str] | None = None, side: _Side | None = None) -> None:
+                 only: list[str] | None = None, side: Side | None = None) -> None:
         """``side``: the base listed before the install step (rule 44): its blob ids are
         what every file of the tree is checked against (``forged``)."""
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-base-collect-')
-        side = side or _Side(base)
+        side = side or Side(base)
         self.sources: dict[str, bytes] = {}
         builder = TreeBuilder(cfg, side, side)
         builder.add_code()

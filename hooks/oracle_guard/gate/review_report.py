@@ -226,7 +226,7 @@ def oracle_helpers_section(cfg: Config, changes: ChangeSet) -> list[Item]:
     if not any(p.endswith('.py') and not cfg.is_test(p) and not cfg.is_src(p)
                for p in touched):
         return []  # no such module changed: the base's imports need not be followed
-    from oracle_guard.gate.reference import oracle_helpers
+    from oracle_guard.gate.reference_tree import oracle_helpers
 
     helpers = set(oracle_helpers(cfg, changes.base_view))
     lines = []

@@ -1,0 +1,234 @@
+"""The pytest process of a reference or evidence run (``PytestChild``): the test
+environment's interpreter started as ``python -I -S`` with the bootstrap that lets pytest
+start, its environment, its output and its run record."""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from dataclasses import field
+
+from oracle_guard.findings import ConfigError
+from oracle_guard.findings import Finding
+from oracle_guard.gate import canaries
+from oracle_guard.gate import stream
+from oracle_guard.gate.processes import Reaper
+from oracle_guard.gate.reference_tree import Tree
+from oracle_guard.gate.sealed import exit_status_findings
+from oracle_guard.gate.sealed import uses_hypothesis
+from oracle_guard.runtime.run_record import read_record
+from oracle_guard.runtime.run_record import RECORD_ENV
+from oracle_guard.runtime.run_record import RunRecord
+
+
+# Environment variables of the gate's job a pytest process would read as options.
+DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD',
+               'PYTEST_CURRENT_TEST', 'PYTEST_XDIST_WORKER', 'PYTEST_XDIST_WORKER_COUNT',
+               'PYTEST_RUN_FORKED', RECORD_ENV)
+
+
+# The child of the test environment's interpreter, started as ``python -I -S -c
+# BOOTSTRAP`` (``ISOLATED``). `-I` keeps out what a checkout could use to run code before
+# pytest does: the current folder on sys.path, PYTHONPATH/PYTHONSTARTUP/PYTHONHOME, the
+# user site. `-S` keeps out what the install step could (rule 46): ``site`` runs
+# every ``import`` line of the site folders' ``.pth`` files at start-up, and a ``.pth`` that
+# a hand-written ``RECORD`` lists is no stray (OG727), yet its code would run in the gate's
+# own runs before pytest and the plugin, and could change them in memory. So the bootstrap
+# (``START_UP``) does ``site``'s work on sys.path itself: a venv's prefix from its
+# ``pyvenv.cfg`` (the base interpreter's site folders too when it includes them), the site
+# folders ``site.getsitepackages`` names for those prefixes (``site`` imported under -S only
+# defines its functions), each followed by the folders its ``.pth`` files' path lines name,
+# in ``site``'s order; it runs no ``import`` line, ``sitecustomize`` or ``usercustomize``.
+# The project is then made importable by putting the tree's src roots first on sys.path
+# here, after pytest itself is imported (a `src/pytest.py` cannot stand in for it), and
+# nothing else of the tree; no .pth file is written anywhere. The roots come as JSON in
+# argv[1].
+ISOLATED = ('-I', '-S')
+
+
+START_UP = '''\
+import os, sys
+def _site_path():
+    import site
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    prefixes = [sys.prefix, sys.exec_prefix]
+    for folder in (here, os.path.dirname(here)):
+        cfg = os.path.join(folder, "pyvenv.cfg")
+        if os.path.isfile(cfg):
+            system = "true"
+            with open(cfg, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    key, _, value = line.partition("=")
+                    if value and key.strip().lower() == "include-system-site-packages":
+                        system = value.strip().lower()
+            sys.prefix = sys.exec_prefix = os.path.dirname(here)
+            prefixes = [sys.prefix] + (prefixes if system == "true" else [])
+            break
+    known = {os.path.normcase(os.path.abspath(p)) for p in sys.path}
+    def add(path):
+        path = os.path.abspath(path)
+        if os.path.normcase(path) not in known and os.path.exists(path):
+            known.add(os.path.normcase(path))
+            sys.path.append(path)
+    for folder in site.getsitepackages(prefixes):
+        if not os.path.isdir(folder):
+            continue
+        add(folder)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(".pth") or (name.startswith(".") and sys.version_info >= (3, 13)):
+                continue
+            try:
+                with open(os.path.join(folder, name), "rb") as f:
+                    lines = os.fsdecode(f.read()).splitlines()
+            except OSError:
+                continue
+            for line in lines:
+                if line.startswith(("#", "import ", "import\t")) or not line.strip():
+                    continue
+                add(os.path.join(folder, line.rstrip()))
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+_site_path()
+del _site_path
+'''
+
+
+BOOTSTRAP = START_UP + (
+    'import json\n'
+    'import pytest\n'
+    'sys.path[:0] = json.loads(sys.argv[1])\n'
+    'raise SystemExit(pytest.main(sys.argv[2:]))\n'
+)
+
+
+OUTPUT_TAIL = 12  # lines of the child's output shown when a run did not complete
+
+
+@dataclass
+class Run:
+    record: RunRecord
+    exit_code: int
+    output: str
+    # The sealed run's findings on this run (rule 45): its stream, exit status, canaries.
+    sealed: list[Finding] = field(default_factory=list)
+
+    def tail(self) -> str:
+        lines = [line for line in self.output.splitlines() if line.strip()]
+        return '\n'.join(lines[-OUTPUT_TAIL:])
+
+
+# -- running pytest in a tree -----------------------------------------------------------------
+def import_roots(tree: str, src: Sequence[str]) -> list[str]:
+    """sys.path entries that make the tree's src roots importable: a src root that is a
+    package itself (``mypkg/__init__.py``) is imported from its parent."""
+    roots = []
+    for root in src:
+        folder = os.path.join(tree, *[p for p in root.split('/') if p])
+        if os.path.isfile(os.path.join(folder, '__init__.py')):
+            folder = os.path.dirname(folder.rstrip(os.sep))
+        roots.append(folder)
+    return list(dict.fromkeys(roots))
+
+
+class PytestChild:
+    """One pytest process in a reference tree, started at once; ``wait`` gives its Run.
+    Its output goes to a file, so the gate need not read it while it runs."""
+
+    def __init__(self, tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
+                 today: datetime.date, extra_plugins: Sequence[str] = (),
+                 sealed: bool = False) -> None:
+        self.work = tempfile.mkdtemp(prefix='oracle-guard-record-')
+        record = os.path.join(self.work, 'record')
+        os.mkdir(record)
+        self.record_folder = record
+        env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
+        env[RECORD_ENV] = record
+        # The reference run is sealed like the test command (rule 45): its record is the
+        # gate's copy of the stream, and canaries planted from a secret of its own prove
+        # that the pull request's src/ in it did not make failures pass.
+        self.listener: stream.EventListener | None = None
+        self.plan: canaries.CanaryPlan | None = None
+        if sealed:
+            def read(path: str) -> bytes | None:
+                try:
+                    with open(os.path.join(tree.root, path), 'rb') as f:
+                        return f.read()
+                except OSError:
+                    return None
+
+            tests = [p for p in args if p in tree.sources]
+            self.plan = canaries.plant_canaries(
+                os.path.join(self.work, 'canaries'), secrets.token_hex(16), root=tree.root,
+                test_files=tests, oracle_files=tests, read=read,
+                hypothesis=uses_hypothesis(tests, read))
+            self.listener = stream.EventListener(self.work).__enter__()
+            env.update({**self.listener.env(), **self.plan.env()})
+        command = [python, *ISOLATED, '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
+                   '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
+                   # One module that cannot be imported must not hide the others' outcomes.
+                   '--continue-on-collection-errors',
+                   f'--oracle-guard-today={today.isoformat()}',
+                   *[a for p in extra_plugins for a in ('-p', p)], *args, '-p', 'oracle_guard']
+        self.output = open(os.path.join(self.work, 'output.txt'), 'w+b')  # noqa: SIM115
+        self.proc: subprocess.Popen[bytes] | None = None
+        # An interpreter that cannot be started is bad input, said when the run is waited
+        # for: the sealed run's own inspection of the test environment says it first.
+        self.error: ConfigError | None = None
+        try:
+            self.proc = subprocess.Popen(command, cwd=tree.root, env=env,
+                                         stdin=subprocess.DEVNULL, stdout=self.output,
+                                         stderr=subprocess.STDOUT)
+        except OSError as exc:
+            self.error = ConfigError('--test-python', 0,
+                                     f'cannot run {python!r}: {exc.strerror}',
+                                     'give the interpreter of the test environment')
+
+    def wait(self) -> Run:
+        try:
+            if self.proc is None:
+                assert self.error is not None
+                raise self.error
+            code = self.proc.wait()
+            code = 128 - code if code < 0 else code
+            self.output.seek(0)
+            text = self.output.read().decode('utf-8', 'replace')
+            if self.listener is None or self.plan is None:
+                return Run(read_record(self.record_folder), code, text)
+            self.listener.close()
+            full = self.listener.record()
+            found = [*stream.contradictions(self.listener.streams),
+                     *stream.cross_checks(full, read_record(self.record_folder), None),
+                     *exit_status_findings(full, code),
+                     *canaries.judge_canaries(self.plan, full)]
+            found = [Finding(f.path, f.line, f.col, f.code, f'reference run: {f.message}', f.hint)
+                     for f in found]
+            return Run(self.plan.without(full), code, text, found)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+        self.output.close()
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def run_pytest(tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
+               today: datetime.date, extra_plugins: Sequence[str] = (),
+               reaper: Reaper | None = None, leftovers: list[Finding] | None = None) -> Run:
+    """One pytest process in ``tree``, waited for; with ``reaper``, what it leaves running
+    is killed and said in ``leftovers`` (OG718)."""
+    mark = reaper.mark() if reaper is not None else frozenset()
+    run = PytestChild(tree, python, src, args, today, extra_plugins).wait()
+    if reaper is not None and leftovers is not None:
+        for finding in reaper.leftovers(mark, 'an evidence run (rules 48, 49)'):
+            if finding not in leftovers:
+                leftovers.append(finding)
+    return run
