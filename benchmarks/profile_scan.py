@@ -64,6 +64,8 @@ def _patch(timer: PhaseTimer) -> list[tuple[object, str, object]]:
     """Wrap the scan's phases where check_file looks them up; returns what to restore."""
     from oracle_guard.hooks import check_named_freezes as hook
     from oracle_guard.reading import env_conditions
+    from oracle_guard.reading import import_aliases
+    from oracle_guard.reading import runner_access
     from oracle_guard.reading import scan_cache
     from oracle_guard.reading import scanner
     from oracle_guard.reading import silence_acceptance
@@ -75,10 +77,10 @@ def _patch(timer: PhaseTimer) -> list[tuple[object, str, object]]:
         (silence_prefilter, 'might_tamper', 'byte prefilter (rule 35)'),
         (silence_prefilter, 'foreign_encoding', 'coding cookie (rule 36)'),
         (scanner, 'parse_python', 'parse (ast.parse)'),
-        (scanner, 'ImportAliases', 'alias collection'),
+        (import_aliases, 'ImportAliases', 'alias collection'),
         (scanner, 'scan_silences', 'silence walk'),
-        (scanner, 'tampering', 'rule 35 walk'),
-        (scanner, 'computed_access', 'rule 35b walk'),
+        (runner_access, 'tampering', 'rule 35 walk'),
+        (runner_access, 'computed_access', 'rule 35b walk'),
         (env_conditions.ConditionReader, 'of_tree', 'environment conditions (reader)'),
         (silence_acceptance.SilenceJudge, 'judge', 'judgement (rules 39-41)'),
         (silence_acceptance.SilenceJudge, 'facts_of', 'facts of a silence (digest, conditions)'),

@@ -18,12 +18,12 @@ import pytest
 from builders.scan_cases import HERE
 from builders.scan_cases import HOSTILE
 from builders.scan_cases import real_forms_cases
-from oracle_guard.reading.scanner import computed_access
-from oracle_guard.reading.scanner import ImportAliases
+from oracle_guard.reading.runner_access import computed_access
+from oracle_guard.reading.import_aliases import ImportAliases
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import scan_silences
 from oracle_guard.reading.scanner import ScanError
-from oracle_guard.reading.scanner import tampering
+from oracle_guard.reading.runner_access import tampering
 from oracle_guard.reading.silence_prefilter import might_compute
 from oracle_guard.reading.silence_prefilter import might_silence
 from oracle_guard.reading.silence_prefilter import might_tamper
@@ -106,11 +106,11 @@ def test_a_parametrized_file_without_an_empty_parameter_set_is_not_parsed():
 def test_the_rule_35_walk_skips_lines_without_its_words():
     source = ('import pytest\n' + 'x = [1, 2, 3]\n' * 50 + 'pytest.skip = None\n')
     tree = parse_python(source.encode(), 't.py')
-    from oracle_guard.reading.scanner import _tamper_words
-    from oracle_guard.reading.scanner import _word_lines
-    from oracle_guard.reading.scanner import walk_lines
+    from oracle_guard.reading.runner_access import tamper_words
+    from oracle_guard.reading.source_lines import word_lines
+    from oracle_guard.reading.source_lines import walk_lines
 
-    walked = walk_lines(tree, _word_lines(source, _tamper_words(ImportAliases(tree))))
+    walked = walk_lines(tree, word_lines(source, tamper_words(ImportAliases(tree))))
     assert len(walked) < len(list(ast.walk(tree))) // 10
     assert tampering(tree, None, source) == tampering(tree) == [
         (52, 1, 'assigns pytest.skip, an attribute of pytest')]
@@ -120,11 +120,11 @@ def test_the_rule_35b_walk_skips_lines_without_its_words():
     source = ('import pytest\n' + 'x = [1, 2, 3]\n' * 50 +
               'skip = getattr(pytest.mark, NAME)\n')
     tree = parse_python(source.encode(), 't.py')
-    from oracle_guard.reading.scanner import _compute_words
-    from oracle_guard.reading.scanner import _word_lines
-    from oracle_guard.reading.scanner import walk_lines
+    from oracle_guard.reading.runner_access import compute_words
+    from oracle_guard.reading.source_lines import word_lines
+    from oracle_guard.reading.source_lines import walk_lines
 
-    walked = walk_lines(tree, _word_lines(source, _compute_words(ImportAliases(tree))))
+    walked = walk_lines(tree, word_lines(source, compute_words(ImportAliases(tree))))
     assert len(walked) < len(list(ast.walk(tree))) // 10
     assert computed_access(tree, source) == computed_access(tree, source, every_node=True) \
         == [(52, 8, 'getattr of a computed name on pytest.mark')]

@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from oracle_guard.reading.property_reader import Profile
     from oracle_guard.reading.property_reader import ProfileSources
     from oracle_guard.reading.property_reader import PropertyTest
-    from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.reading.import_aliases import ImportAliases
     from oracle_guard.repo.changeset import Change
     from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.repo.tree_view import Entry
@@ -166,7 +166,7 @@ def patched_hypothesis(path: str, raw: bytes) -> list[Finding]:
     import ast
     import re
 
-    from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.reading.import_aliases import ImportAliases
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
 

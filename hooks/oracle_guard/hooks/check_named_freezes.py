@@ -147,13 +147,13 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
             # parse), so such a verdict is never cached.
             scan.uses_helpers = helpers is not None
             return scan
-    from oracle_guard.reading.scanner import computed_access
-    from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.reading.runner_access import computed_access
+    from oracle_guard.reading.import_aliases import ImportAliases
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import scan_silences
     from oracle_guard.reading.scanner import source_text
     from oracle_guard.reading.scanner import ScanError
-    from oracle_guard.reading.scanner import tampering
+    from oracle_guard.reading.runner_access import tampering
 
     unparsable = ('make the file valid Python 3 (UTF-8): a test file nobody can parse '
                   'cannot be checked')

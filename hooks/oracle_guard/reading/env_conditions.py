@@ -33,7 +33,7 @@ from oracle_guard.oracle.records import FrozenRecord
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
-    from oracle_guard.reading.scanner import ImportAliases
+    from oracle_guard.reading.import_aliases import ImportAliases
 
 # The newest Python 3 minor version the matrix knows (3.15 was released in October 2026).
 LATEST_MINOR = 15
@@ -266,7 +266,7 @@ class ConditionReader:
     def of_tree(cls, tree: ast.Module, aliases: ImportAliases | None = None
                 ) -> ConditionReader:
         """``aliases``: the scanner's, when it has read this tree already."""
-        from oracle_guard.reading.scanner import ImportAliases
+        from oracle_guard.reading.import_aliases import ImportAliases
 
         return cls((aliases or ImportAliases(tree)).names, module_bindings(tree))
 

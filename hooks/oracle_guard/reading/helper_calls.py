@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import posixpath
 
-from oracle_guard.reading.scanner import all_statements
+from oracle_guard.reading.import_aliases import all_statements
 from oracle_guard.reading.scanner import reason_ids
 from oracle_guard.reading.scanner import Silence
 from oracle_guard.reading.scanner import test_functions

@@ -22,9 +22,9 @@ import ast
 import posixpath
 
 from oracle_guard.reading.helper_paths import HelperPaths
-from oracle_guard.reading.scanner import HELPER
-from oracle_guard.reading.scanner import ImportAliases
-from oracle_guard.reading.scanner import is_runner_object
+from oracle_guard.reading.import_aliases import HELPER
+from oracle_guard.reading.import_aliases import ImportAliases
+from oracle_guard.reading.import_aliases import is_runner_object
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
 

@@ -9,7 +9,7 @@ from typing import Any
 from oracle_guard.oracle.domain_lock import Unverifiable
 from oracle_guard.oracle.domain_lock import is_unverifiable
 from oracle_guard.reading.module_body import module_statements  # noqa: F401 -- its home before
-from oracle_guard.reading.scanner import ImportAliases
+from oracle_guard.reading.import_aliases import ImportAliases
 
 STRING_CONSTANTS = {
     'string.digits': '0123456789', 'string.hexdigits': '0123456789abcdefABCDEF',

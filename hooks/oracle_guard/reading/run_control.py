@@ -243,7 +243,7 @@ class _ControlFinder:
     """Collects the statements of a module that can change what runs or how it counts."""
 
     def __init__(self, tree: ast.Module) -> None:
-        from oracle_guard.reading.scanner import ImportAliases
+        from oracle_guard.reading.import_aliases import ImportAliases
 
         self.aliases = ImportAliases(tree)
         # Names bound by an import: attribute assignment through one patches a module.

@@ -88,6 +88,8 @@ def _scanner_digest() -> str:
     package = os.path.dirname(here)
     digest = hashlib.sha256(f'{__version__} {sys.version}'.encode())
     for path in (os.path.join(here, 'scanner.py'), os.path.join(here, 'silence_prefilter.py'),
+                 os.path.join(here, 'import_aliases.py'), os.path.join(here, 'source_lines.py'),
+                 os.path.join(here, 'runner_access.py'),
                  os.path.join(here, 'helper_modules.py'),
                  os.path.join(here, 'silence_acceptance.py'),
                  os.path.join(here, 'env_conditions.py'),

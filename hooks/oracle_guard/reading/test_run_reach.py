@@ -501,7 +501,7 @@ class _Reader(ast.NodeVisitor):
 
 class _LineReader(_Reader):
     """The reader, visiting only nodes with a line in ``hits`` (sorted line numbers; a
-    definition's decorators count as its lines), as ``scanner.walk_lines`` walks. Imports
+    definition's decorators count as its lines), as ``source_lines.walk_lines`` walks. Imports
     are on lines with the word ``import``, so the aliases are collected as in a full visit."""
 
     def __init__(self, hits: list[int]) -> None:
@@ -574,7 +574,7 @@ def _hit_lines(tree: ast.AST, lines: _Lines) -> tuple[set[int], dict[str, str]]:
     """The lines a site can be on (see the module's docstring) of the NFKC text, but the
     names assignments bind (``reach_sites`` adds those), and the import aliases of the
     modules sites resolve through."""
-    from oracle_guard.reading.scanner import walk_lines
+    from oracle_guard.reading.source_lines import walk_lines
 
     imports = _import_aliases(walk_lines(tree, sorted(lines.of('import'))))
     hits = {n for n, line in enumerate(lines.lines, 1) if '"' in line or "'" in line}

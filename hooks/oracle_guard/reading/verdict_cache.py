@@ -41,9 +41,10 @@ if TYPE_CHECKING:  # pragma: no cover
 _MAX_BYTES = 8 << 20
 _HEX = frozenset('0123456789abcdef')
 # The modules a property module's verdict comes from (beside this one).
-_SOURCES = ('reading/scanner.py', 'reading/silence_prefilter.py', 'reading/property_reader.py',
-            'reading/module_values.py', 'hooks/check_properties_present.py',
-            'reading/verdict_cache.py')
+_SOURCES = ('reading/scanner.py', 'reading/import_aliases.py', 'reading/source_lines.py',
+            'reading/runner_access.py', 'reading/silence_prefilter.py',
+            'reading/property_reader.py', 'reading/module_values.py',
+            'hooks/check_properties_present.py', 'reading/verdict_cache.py')
 
 
 def _code_digest() -> str:
