@@ -281,7 +281,7 @@ def test_given_after_a_line_starting_with_a_hash_is_still_a_property(guarded, sp
 
 
 def test_a_comment_saying_given_does_not_make_a_property_module(guarded):
-    from oracle_guard.hooks.check_generator_lock import might_hold_properties
+    from oracle_guard.reading.property_prefilter import might_hold_properties
 
     source = 'def test_vargs():\n    # no vargs given\n    assert 1\n'
     guarded.write('tests/test_lambdify.py', source)
@@ -298,7 +298,7 @@ def test_the_property_prefilter_holds_to_the_tokens_python_reads():
     import io
     import tokenize
 
-    from oracle_guard.hooks.check_generator_lock import might_hold_properties
+    from oracle_guard.reading.property_prefilter import might_hold_properties
 
     def reference(source: bytes) -> bool:
         tokens = tokenize.tokenize(io.BytesIO(source).readline)

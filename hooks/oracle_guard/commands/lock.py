@@ -18,12 +18,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracle_guard.commands import refuse_unattended
-from oracle_guard.hooks.check_generator_lock import is_conftest
-from oracle_guard.hooks.check_generator_lock import ProfileCandidates
 from oracle_guard.config import add_config_arguments
 from oracle_guard.config import apply_arguments
 from oracle_guard.config import Config
 from oracle_guard.config import load_config
+from oracle_guard.findings import ConfigError
 from oracle_guard.oracle.domain_lock import DomainLock
 from oracle_guard.oracle.domain_lock import dump_lock
 from oracle_guard.oracle.domain_lock import is_unverifiable
@@ -31,22 +30,23 @@ from oracle_guard.oracle.domain_lock import loosened
 from oracle_guard.oracle.domain_lock import read_lock_bytes
 from oracle_guard.oracle.domain_lock import render
 from oracle_guard.oracle.domain_lock import skips_generation
-from oracle_guard.findings import ConfigError
-from oracle_guard.repo.gitrepo import git
-from oracle_guard.repo.gitrepo import repo_root
-from oracle_guard.repo.gitrepo import split_z
+from oracle_guard.oracle.strategy_form import compare
+from oracle_guard.oracle.strategy_form import is_unresolved
+from oracle_guard.oracle.strategy_form import unresolved_parts
+from oracle_guard.reading.lock_judgement import ProfileCandidates
+from oracle_guard.reading.property_prefilter import is_conftest
 from oracle_guard.reading.property_reader import is_config_file
 from oracle_guard.reading.property_reader import ProfileSources
 from oracle_guard.reading.property_reader import PropertyTest
 from oracle_guard.reading.property_reader import read_config_text
 from oracle_guard.reading.property_reader import read_profiles
 from oracle_guard.reading.property_reader import read_properties
-from oracle_guard.runner import guarded
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
-from oracle_guard.oracle.strategy_form import compare
-from oracle_guard.oracle.strategy_form import is_unresolved
-from oracle_guard.oracle.strategy_form import unresolved_parts
+from oracle_guard.repo.gitrepo import git
+from oracle_guard.repo.gitrepo import repo_root
+from oracle_guard.repo.gitrepo import split_z
+from oracle_guard.runner import guarded
 
 # Settings fields locked from the profile when the test does not set them itself.
 _AMBIENT = ('max_examples', 'deadline_ms')

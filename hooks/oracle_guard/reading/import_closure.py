@@ -47,9 +47,10 @@ _MAX_BYTES = 4 << 20
 _SEP = '\x1f'
 _HEX = frozenset('0123456789abcdef')
 # The modules a closure comes from (beside this one): the reader's import rules and
-# module paths, the hook's prefilter, the tree ids.
+# module paths, the hook and its prefilter, the readers of the helpers' users, the tree ids.
 _SOURCES = ('reading/import_closure.py', 'reading/strategy_reader.py',
-            'hooks/check_generator_lock.py', 'repo/tree_ids.py')
+            'hooks/check_generator_lock.py', 'reading/property_prefilter.py',
+            'reading/property_modules.py', 'reading/property_users.py', 'repo/tree_ids.py')
 # (kind, module, level): 'e' the module itself, 'p' the module and every one below it.
 Spec = tuple  # (str, str, int)
 
