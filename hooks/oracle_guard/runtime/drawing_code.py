@@ -42,7 +42,7 @@ ROOTS = (('hypothesis.strategies._internal.strategies', 'SearchStrategy'),
          ('hypothesis.internal.conjecture.providers', 'PrimitiveProvider'),
          ('hypothesis.internal.conjecture.engine', 'ConjectureRunner'),
          ('hypothesis.core', 'StateForActualGivenExecution'))
-# (module, class, attribute): where the plugin's per-call judges stand (run_record).
+# (module, class, attribute): where the plugin's per-call judges stand (example_count).
 WRAPPED = (('hypothesis.strategies._internal.strategies', 'MappedStrategy', 'do_draw'),
            ('hypothesis.internal.conjecture.data', 'ConjectureData', 'draw'),
            ('hypothesis.core', 'StateForActualGivenExecution', 'execute_once'))

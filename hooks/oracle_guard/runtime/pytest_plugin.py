@@ -27,7 +27,7 @@ Options (group "oracle-guard"): ``--oracle-guard-today=YYYY-MM-DD`` (the date ex
 are compared with) and ``--oracle-guard-root=DIR`` (where pyproject.toml and the
 ledger live, when that is not pytest's rootdir). ``-p no:oracle_guard`` turns it off.
 
-Under ``oracle-guard ci`` it also writes the run record (``runtime/run_record.py``).
+Under ``oracle-guard ci`` it also writes the run record (``runtime/run_recorder.py``).
 """
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ holds only if every such module is compiled from bytes the plugin reads, in this
   bytes of the source's hash; pytest 8: its size and mtime). Anyone who can write the
   run's tree can write that header. ``ignore_rewriter_cache`` makes its ``_read_pyc``
   find nothing for the test roots, so ``exec_module`` calls ``_rewrite_test`` (whose
-  wrapper in ``run_record`` sends the digest);
+  wrapper in ``run_recorder`` sends the digest);
 * a module the rewriter does not take (a helper beside the property, a package's
   ``__init__``, every module under ``--assert=plain``) is loaded by Python's own
   ``SourceFileLoader``, which trusts ``__pycache__`` the same way. ``SourceFinder``, first
