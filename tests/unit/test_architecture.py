@@ -19,7 +19,7 @@ PACKAGE = os.path.dirname(os.path.abspath(oracle_guard.__file__))
 # folder -> folders (and root modules) it must never import.
 UPPER = {'hooks', 'commands', 'gate', 'runtime', 'cli', 'runner', 'report'}
 FORBIDDEN = {
-    'oracle': UPPER,
+    'oracle': UPPER | {'reading'},  # reading/ uses oracle/ (the silence judge), never the reverse
     'reading': UPPER,
     'repo': UPPER,
     'hooks': {'commands', 'gate', 'cli'},
