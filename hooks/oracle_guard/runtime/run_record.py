@@ -19,8 +19,9 @@ own in that folder (``record-<pid>.jsonl``; pytest-xdist workers each write one)
   whether the test loop completed, and per test whether the code that ran is the code
   compiled from the test file's source).
 
-The plugin only writes facts; ``gate/audit.py`` judges them. Reading the folder back
-is ``read_record``.
+The plugin only writes facts; ``gate/audit.py`` judges them. The plugin object that
+writes them is ``run_recorder.RunRecorder``; this module holds the record's format and its
+reading back (``read_record``), what the gate reads the run with.
 """
 from __future__ import annotations
 
