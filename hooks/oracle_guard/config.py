@@ -21,12 +21,12 @@ PYPROJECT = 'pyproject.toml'
 TABLE = 'tool.oracle-guard'
 
 # key -> (default, kind); kind is 'paths' (folders, files and globs: see entry_matches),
-# 'dir', 'file', 'str', 'strs', 'int' or 'bool'.
+# 'dirs' (one folder or a list of folders), 'file', 'str', 'strs', 'int' or 'bool'.
 SCHEMA: dict[str, tuple[Any, str]] = {
     'src': (['src/'], 'paths'),
     'tests': (['tests/'], 'paths'),
     'properties': (['tests/properties/'], 'paths'),
-    'fixtures': ('tests/fixtures/', 'dir'),
+    'fixtures': ('tests/fixtures/', 'dirs'),
     'manifest': ('tests/fixtures/manifest.json', 'file'),
     'traces': ('tests/fixtures/traces.txt', 'file'),
     'ledger': ('tests/freeze_ledger.yaml', 'file'),
@@ -68,7 +68,8 @@ class Config(FrozenRecord):
     src: tuple[str, ...]
     tests: tuple[str, ...]
     properties: tuple[str, ...]
-    fixtures: str
+    # The fixture folders: every file below one of them needs a manifest row.
+    fixtures: tuple[str, ...]
     manifest: str
     traces: str
     ledger: str
@@ -99,7 +100,7 @@ class Config(FrozenRecord):
     def __init__(self, root: str, src: tuple[str, ...] = ('src/',),
                  tests: tuple[str, ...] = ('tests/',),
                  properties: tuple[str, ...] = ('tests/properties/',),
-                 fixtures: str = 'tests/fixtures/',
+                 fixtures: tuple[str, ...] | str = ('tests/fixtures/',),
                  manifest: str = 'tests/fixtures/manifest.json',
                  traces: str = 'tests/fixtures/traces.txt',
                  ledger: str = 'tests/freeze_ledger.yaml',
@@ -112,6 +113,8 @@ class Config(FrozenRecord):
                  approval_label: str = 'oracle-approved', src_test_imports: tuple[str, ...] = (),
                  src_capabilities: tuple[str, ...] = (), flaky_reruns: int = 5,
                  require_fail_to_pass: bool = False, has_table: bool = False) -> None:
+        if isinstance(fixtures, str):
+            fixtures = (fixtures,)
         self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
                   manifest=manifest, traces=traces, ledger=ledger, domain_lock=domain_lock,
                   base_ref=base_ref, baseline=baseline, allow_silences=allow_silences,
@@ -163,9 +166,22 @@ class Config(FrozenRecord):
 
     def is_fixture(self, path: str) -> bool:
         return (
-            path.startswith(self.fixtures)
+            any(path.startswith(folder) for folder in self.fixtures)
             and path not in (self.manifest, self.traces)
         )
+
+    def fixtures_label(self) -> str:
+        """The fixture folders as a person reads them in a message."""
+        return ', '.join(self.fixtures)
+
+    def manifest_folder(self) -> str:
+        """What the manifest's keys are relative to: its own folder when there is one
+        fixture folder, the repository root when there are several (a key then names
+        its file from the root, ``tests/data/cases.json``)."""
+        if len(self.fixtures) > 1:
+            return ''
+        folder = self.manifest.rpartition('/')[0]
+        return f'{folder}/' if folder else ''
 
 
 GLOB_CHARS = frozenset('*?[')
@@ -447,6 +463,18 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
                            else True, source=source, line=line, key=key)
             for v in value
         ))
+    if kind == 'dirs':
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value or \
+                not all(isinstance(v, str) for v in value):
+            raise ConfigError(source, line, f'{key!r} must be a folder or a list of folders')
+        folders = tuple(dict.fromkeys(normalize_path(v, folder=True, source=source,
+                                                     line=line, key=key) for v in value))
+        if '' in folders or any(is_glob(f) for f in folders):
+            raise ConfigError(source, line, f'{key!r}: each entry is a folder inside the '
+                              'repository, not its root or a glob')
+        return folders
     if kind in ('dir', 'file'):
         if not isinstance(value, str):
             raise ConfigError(source, line, f'{key!r} must be a string path')
@@ -520,7 +548,7 @@ def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     """Hook ``args:`` that override the pyproject table, one flag per key."""
     group = parser.add_argument_group('configuration (overrides [tool.oracle-guard])')
     for key, (_default, kind) in SCHEMA.items():
-        if kind in ('paths', 'strs'):
+        if kind in ('paths', 'strs', 'dirs'):
             group.add_argument(f'--{key}', action='append', metavar='VALUE', dest=_attr(key))
         elif kind == 'int':
             group.add_argument(f'--{key}', type=int, metavar='N', dest=_attr(key))

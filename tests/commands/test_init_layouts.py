@@ -253,10 +253,12 @@ def test_init_puts_the_fixture_root_aside_when_the_tests_fixtures_folder_is_a_pa
     repo.commit('a test app named fixtures')
     done = adopt(repo)
     cfg = load_config(repo.path)
-    assert cfg.fixtures == 'tests/oracle-guard-fixtures/', done['out']
+    # Its data folder (no Python file below it) is guarded beside the fixture root.
+    assert cfg.fixtures == ('tests/oracle-guard-fixtures/', 'tests/fixtures/fixtures/'), \
+        done['out']
     assert 'tests/fixtures/ is a Python package' in str(done['out'])
     manifest = json.loads(repo.read(cfg.manifest))
-    assert manifest['fixtures'] == {}
+    assert list(manifest['fixtures']) == ['tests/fixtures/fixtures/db.json']
     # An edit of the test app's code is a test change like any other, not a fixture
     # changed behind the manifest's back.
     repo.write('tests/fixtures/models.py', 'NAMES = ("a", "b")  # the two names\n')

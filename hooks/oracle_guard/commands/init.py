@@ -25,6 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from oracle_guard.commands import automated_run
+from oracle_guard.commands.init_fixtures import guard_data_folders
+from oracle_guard.commands.init_fixtures import unguarded_data_folders
 from oracle_guard.commands import refuse_unattended
 from oracle_guard.hooks import HOOKS
 from oracle_guard.config import config_from_table
@@ -553,6 +555,7 @@ def run_init(args: argparse.Namespace) -> int:
                     'you name the files whose answers a person owns (properties = [...])')
     said.extend(notes)
     roots = table_values(args.src, args.tests, layout)
+    guard_data_folders(root, files, layout, roots, args.leave_out or (), said)
     reach = found.src_test_imports(roots['src'], roots['tests'])
     if reach:
         layout['src-test-imports'] = reach
@@ -587,12 +590,14 @@ def run_init(args: argparse.Namespace) -> int:
     if PRE_COMMIT_CONFIG in plans:
         scaffold.pre_commit(*plans[PRE_COMMIT_CONFIG])
     fixtures = [f for f in files if cfg.is_fixture(f)]
+    said_after = unguarded_data_folders(root, files, cfg, args.leave_out or ())
     baseline_exists = os.path.lexists(os.path.join(root, cfg.baseline))
     for line in scaffold.wrote + scaffold.kept:
         print(line)
     followed = []
     if fixtures and manifest_new:
-        followed.append(('fixtures', ['add', cfg.fixtures.rstrip('/'), '--source', 'human',
+        holding = [f.rstrip('/') for f in cfg.fixtures if any(p.startswith(f) for p in fixtures)]
+        followed.append(('fixtures', ['add', *holding, '--source', 'human',
                                       '--purpose', PREDATES]))
     if lock_new:
         followed.append(('lock', ['--dry-run'] if args.dry_run else []))
@@ -604,12 +609,17 @@ def run_init(args: argparse.Namespace) -> int:
     for command, argv in followed:
         if args.dry_run and command == 'fixtures':
             print(f'would add manifest rows for {len(fixtures)} fixture(s) under '
-                  f'{cfg.fixtures} (source human, predating the guard)')
+                  f'{cfg.fixtures_label()} (source human, predating the guard)')
             continue
-        status = _run_command(command, argv, root)
+        status = _run_command(command, argv, root, quiet=command == 'fixtures')
+        if command == 'fixtures' and not status:
+            print(f'added {len(fixtures)} manifest row(s) to {cfg.manifest} for the fixtures '
+                  f'under {cfg.fixtures_label()} (source human, predating the guard)')
         if status:
             scaffold.problems.append(f'`oracle-guard {command} {" ".join(argv)}` exited '
                                      f'{status}\n')
+    for line in said_after:
+        print(f'note: {line}')
     if args.codeowners:
         codeowners(scaffold, cfg, args.codeowners)
     for problem in scaffold.problems:
@@ -627,18 +637,27 @@ PREDATES = ('predates oracle-guard: recorded as it was when the guard was adopte
             'a person has not yet said what it asserts')
 
 
-def _run_command(command: str, argv: list[str], root: str) -> int:
+def _run_command(command: str, argv: list[str], root: str, quiet: bool = False) -> int:
+    """Run another command in the repository; ``quiet``: its output is shown only when it
+    fails (a row per fixture is thousands of lines on a real suite)."""
+    import contextlib
     import importlib
+    import io
 
     from oracle_guard.commands import COMMANDS
 
     module = importlib.import_module(COMMANDS[command])
     cwd = os.getcwd()
     os.chdir(root)
+    out = io.StringIO()
     try:
-        return int(module.main(argv))
+        with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
+            status = int(module.main(argv))
     finally:
         os.chdir(cwd)
+    if status and quiet:
+        sys.stdout.write(out.getvalue())
+    return status
 
 
 def codeowners(scaffold: Scaffold, cfg: Any, owner: str) -> None:
@@ -692,6 +711,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                              'oracle-guard was installed from)')
     parser.add_argument('--codeowners', metavar='OWNER',
                         help='add CODEOWNERS lines giving OWNER (@team) the oracle files')
+    parser.add_argument('--leave-out', action='append', metavar='DIR',
+                        help='a data folder under the tests roots not to guard as fixtures '
+                             '(repeatable)')
     parser.add_argument('--dry-run', action='store_true', help='show what would be written')
     parser.add_argument('--force', action='store_true',
                         help='rewrite the ledger, manifest, trace store, lock and baseline '

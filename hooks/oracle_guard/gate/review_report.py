@@ -173,7 +173,9 @@ def fixtures_section(cfg: Config, changes: ChangeSet) -> list[Item]:
     path = cfg.manifest
     if path not in changes.touched():
         return []
-    base, new, problem = _read_both(changes, path, parse_manifest)
+    folder = cfg.manifest_folder()
+    base, new, problem = _read_both(changes, path,
+                                    lambda raw, name: parse_manifest(raw, name, folder))
     if problem:
         return [Item(path, f'- {_code(path)} changed and cannot be read: {problem}')]
     old_rows = base.rows if base else {}

@@ -57,13 +57,14 @@ def recorded_sha256(view: TreeView, path: str, on_disk: str | None) -> str | Non
     return sha256_of(TreeView(view.root, ''), path) or on_disk
 
 
-def load_manifest(view: TreeView | None, path: str) -> FixtureManifest | None:
+def load_manifest(view: TreeView | None, path: str,
+                  folder: str | None = None) -> FixtureManifest | None:
     if view is None:
         return None
     raw = view.read_document(path)
     from oracle_guard.oracle.manifest import parse_manifest
 
-    return None if raw is None else parse_manifest(raw, path)
+    return None if raw is None else parse_manifest(raw, path, folder)
 
 
 def changed_rows(base: FixtureManifest | None, new: FixtureManifest) -> list[FixtureRow]:
@@ -171,7 +172,7 @@ def change_is_relevant(cfg: Config, touched: set[str]) -> bool:
     manifest, trace store, ledger or possible schema cost nothing more."""
     oracle = {cfg.manifest, cfg.traces, cfg.ledger}
     return any(
-        p in oracle or p.startswith(cfg.fixtures) or p.endswith(SCHEMA_SUFFIXES)
+        p in oracle or cfg.is_fixture(p) or p.endswith(SCHEMA_SUFFIXES)
         for p in touched
     )
 
@@ -181,8 +182,8 @@ def check(ctx: RunContext) -> list[Finding]:
     if changes.mode not in (ALL_FILES, NO_BASE) and not change_is_relevant(cfg, changes.touched()):
         return []
     view = changes.new
-    entries = {e.path: e for e in view.entries([cfg.fixtures]) if cfg.is_fixture(e.path)}
-    manifest = load_manifest(view, cfg.manifest)
+    entries = {e.path: e for e in view.entries(list(cfg.fixtures)) if cfg.is_fixture(e.path)}
+    manifest = load_manifest(view, cfg.manifest, cfg.manifest_folder())
     whole_tree = changes.mode in (ALL_FILES, NO_BASE)
     if manifest is None:
         if not whole_tree and entries and changes.read_base(cfg.manifest) is not None:
@@ -202,7 +203,8 @@ def check(ctx: RunContext) -> list[Finding]:
     if changes.has_base:
         from oracle_guard.oracle.manifest import base_manifest_or_none
 
-        base = base_manifest_or_none(changes, cfg.manifest) if cfg.manifest in touched else manifest
+        base = base_manifest_or_none(changes, cfg.manifest, cfg.manifest_folder()) \
+            if cfg.manifest in touched else manifest
     changed = changed_rows(base, manifest) if changes.has_base else []
     if whole_tree:
         rows = list(manifest.rows.values())
@@ -242,12 +244,12 @@ def history_check(ctx: RunContext) -> list[Finding]:
     if cfg.manifest not in changes.touched():
         return []
     view = changes.new
-    manifest = load_manifest(view, cfg.manifest)
+    manifest = load_manifest(view, cfg.manifest, cfg.manifest_folder())
     if manifest is None:
         return []  # deleting the manifest with src/ is OG201; with fixtures left, OG108 now
     from oracle_guard.oracle.manifest import base_manifest_or_none
 
-    base = base_manifest_or_none(changes, cfg.manifest)
+    base = base_manifest_or_none(changes, cfg.manifest, cfg.manifest_folder())
     changed = changed_rows(base, manifest)
     from oracle_guard.oracle.fixture_provenance import ProvenanceCheck
 

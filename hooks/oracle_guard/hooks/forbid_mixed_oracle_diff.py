@@ -67,19 +67,21 @@ def pytest_config_change(path: str, changes: ChangeSet,
     return None
 
 
-def changed_manifest_rows(changes: ChangeSet, path: str) -> list[str]:
-    """Rows that existed at the base and were edited or removed; new rows are fine."""
+def changed_manifest_rows(changes: ChangeSet, path: str, folder: str | None = None
+                          ) -> list[str]:
+    """Rows that existed at the base and were edited or removed; new rows are fine.
+    ``folder``: what the manifest's keys are relative to (Config.manifest_folder)."""
     from oracle_guard.oracle.manifest import base_manifest_or_none
     from oracle_guard.oracle.manifest import parse_manifest
 
-    base = base_manifest_or_none(changes, path)
+    base = base_manifest_or_none(changes, path, folder)
     if base is None:
         return [] if changes.read_base(path) is None else ['(the whole manifest)']
     raw = changes.read_new(path)
     if raw is None:
         return sorted(base.rows)
     try:
-        new = parse_manifest(raw, path)
+        new = parse_manifest(raw, path, folder)
     except ConfigError:
         return ['(the whole manifest)']
     return sorted(p for p, row in base.rows.items()
@@ -135,8 +137,9 @@ def oracle_changes(cfgs: Sequence[Config], changes: ChangeSet) -> list[tuple[str
         what = pytest_config_change(path, changes, tests)
         if what:
             found.append((path, what))
-    for manifest in sorted({c.manifest for c in cfgs} & touched):
-        rows = changed_manifest_rows(changes, manifest)
+    folders = {c.manifest: c.manifest_folder() for c in cfgs}
+    for manifest in sorted(set(folders) & touched):
+        rows = changed_manifest_rows(changes, manifest, folders[manifest])
         if rows:
             found.append((manifest, f'existing manifest rows: {_shown(rows)}'))
     return found

@@ -25,7 +25,7 @@ SHA256 = re.compile(r'^[0-9a-f]{64}$')
 
 class FixtureRow(FrozenRecord):
     __slots__ = ('key', 'path', 'line', 'raw')
-    key: str  # as written: relative to the manifest's folder
+    key: str  # as written: relative to the manifest's key folder
     path: str  # relative to the repository root
     line: int
     raw: dict[str, Any]
@@ -52,21 +52,23 @@ class FixtureRow(FrozenRecord):
 
 
 class FixtureManifest(Record):
-    __slots__ = ('path', 'rows', 'problems')
+    __slots__ = ('path', 'rows', 'problems', 'folder')
     path: str
     rows: dict[str, FixtureRow]  # by repository path
     problems: list[Finding]  # rows that are present but malformed
+    # What the keys are relative to: the manifest's own folder, or the repository root
+    # ('') when the configuration names several fixture folders (Config.manifest_folder).
+    folder: str
 
-    def __init__(self, path: str, rows: dict[str, FixtureRow], problems: list[Finding]
-                 ) -> None:
+    def __init__(self, path: str, rows: dict[str, FixtureRow], problems: list[Finding],
+                 folder: str | None = None) -> None:
         self.path = path
         self.rows = rows
         self.problems = problems
-
-    @property
-    def folder(self) -> str:
-        folder = posixpath.dirname(self.path)
-        return f'{folder}/' if folder else ''
+        if folder is None:
+            folder = posixpath.dirname(path)
+            folder = f'{folder}/' if folder else ''
+        self.folder = folder
 
 
 def row_key_problem(key: str) -> str | None:
@@ -114,8 +116,9 @@ def _row_problems(manifest_path: str, key: str, row: dict[str, Any], line: int) 
     return problems
 
 
-def parse_manifest(raw: bytes, path: str) -> FixtureManifest:
-    """Parse a manifest; a document that is not a manifest at all is a ConfigError."""
+def parse_manifest(raw: bytes, path: str, folder: str | None = None) -> FixtureManifest:
+    """Parse a manifest; a document that is not a manifest at all is a ConfigError.
+    ``folder``: what the keys are relative to (default: the manifest's own folder)."""
     data = load_json(raw, path)
     if not isinstance(data, dict):
         raise ConfigError(path, 1, 'the manifest must be a JSON object with "version" and "fixtures"')
@@ -129,7 +132,7 @@ def parse_manifest(raw: bytes, path: str) -> FixtureManifest:
     fixtures = data.get('fixtures', {})
     if not isinstance(fixtures, dict):
         raise ConfigError(path, data.line_of('fixtures'), '"fixtures" must be an object')
-    manifest = FixtureManifest(path, {}, [])
+    manifest = FixtureManifest(path, {}, [], folder)
     folder = manifest.folder
     for key, row in fixtures.items():
         line = fixtures.line_of(key)
@@ -149,12 +152,13 @@ def parse_manifest(raw: bytes, path: str) -> FixtureManifest:
     return manifest
 
 
-def base_manifest_or_none(changes: ChangeSet, path: str) -> FixtureManifest | None:
+def base_manifest_or_none(changes: ChangeSet, path: str,
+                          folder: str | None = None) -> FixtureManifest | None:
     """The manifest at the base revision; None when there is none or it does not parse."""
     raw = changes.read_base(path)
     if raw is None:
         return None
     try:
-        return parse_manifest(raw, path)
+        return parse_manifest(raw, path, folder)
     except ConfigError:
         return None
