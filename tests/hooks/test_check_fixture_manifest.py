@@ -241,3 +241,72 @@ def test_symlinked_manifest_is_refused_in_every_mode(guarded, tmp_path):
         result = guarded.run(main, *args)
         assert result.rc == 2, args
         assert f'{MANIFEST}:1: is a symlink' in result.err
+
+
+# -- several fixture folders: the data folders init guards (tests/data/ beside tests/fixtures/)
+
+CASES = 'tests/data/cases.json'
+
+
+def with_data_folder(repo):
+    """``guarded`` with ``fixtures = ["tests/fixtures/", "tests/data/"]``: the manifest's
+    keys are then repository paths, its existing row rekeyed in the same commit."""
+    text = repo.read('pyproject.toml').decode()
+    repo.write('pyproject.toml', text + 'fixtures = ["tests/fixtures/", "tests/data/"]\n',
+               dedent=False)
+    repo.write(CASES, b'[[1, 2, 3]]\n')
+    doc = manifest(repo)
+    doc['fixtures'] = {f'tests/fixtures/{key}': row for key, row in doc['fixtures'].items()}
+    doc['fixtures'][CASES] = {'sha256': sha256(b'[[1, 2, 3]]\n'), 'source': 'human',
+                              'purpose': 'sums the tests check'}
+    repo.write_json(MANIFEST, doc)
+    repo.commit('guard tests/data/')
+    return repo
+
+
+def test_several_fixture_folders_pass_when_every_file_has_its_row(guarded):
+    with_data_folder(guarded)
+    assert guarded.run(main, '--all-files').rc == 0
+    assert guarded.run(main, '--from-ref', 'HEAD^', '--to-ref', 'HEAD').rc == 0
+
+
+def test_byte_changed_in_a_second_fixture_folder_fails_in_every_mode(guarded):
+    with_data_folder(guarded)
+    guarded.write(CASES, b'[[1, 2, 4]]\n')
+    guarded.write('src/app.py', 'def parse(b):\n    return bytes(b)\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG101'] and result.out.startswith(f'{CASES}:1:1: OG101'), result.out
+    guarded.commit('edit the answer key with the code')
+    assert guarded.run(main, '--all-files').codes == ['OG101']
+    assert guarded.run(main, '--from-ref', 'HEAD^', '--to-ref', 'HEAD').codes == ['OG101']
+
+
+def test_new_file_in_a_second_fixture_folder_needs_its_row(guarded):
+    with_data_folder(guarded)
+    guarded.write('tests/data/more.json', b'[]\n')
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG102']
+    assert result.out.startswith('tests/data/more.json:1:1: OG102')
+
+
+def test_with_several_fixture_folders_a_key_is_a_repository_path(guarded):
+    # A key relative to the manifest's folder names tests/fixtures/tests/data/cases.json:
+    # a file that does not exist, and the real one has no row.
+    with_data_folder(guarded)
+    doc = manifest(guarded)
+    doc['fixtures']['data/cases.json'] = doc['fixtures'].pop(CASES)
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    result = guarded.run(main, '--all-files')
+    assert sorted(result.codes) == ['OG102', 'OG103'], result.out
+    assert 'data/cases.json: manifest row names a file that is not in the repository' \
+        in result.out
+
+
+def test_one_fixture_folder_in_a_list_keeps_keys_relative_to_the_manifest(guarded):
+    text = guarded.read('pyproject.toml').decode()
+    guarded.write('pyproject.toml', text + 'fixtures = ["tests/fixtures/"]\n', dedent=False)
+    guarded.commit('the same folder, as a list')
+    assert guarded.run(main, '--all-files').rc == 0

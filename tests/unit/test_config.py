@@ -61,6 +61,11 @@ def test_table_values_are_normalized(tmp_path):
     ('flaky-reruns = "5"', 'whole number'),
     ('require-fail-to-pass = "yes"', 'must be true or false'),
     ('require-fail-to-pass = 1', 'must be true or false'),
+    ('fixtures = []', "'fixtures' must be a folder or a list of folders"),
+    ('fixtures = [3]', "'fixtures' must be a folder or a list of folders"),
+    ('fixtures = ["tests/**/data/"]', 'not its root or a glob'),
+    ('fixtures = ["."]', 'not its root or a glob'),
+    ('fixtures = ["../data/"]', 'leaves the repository'),
 ])
 def test_bad_settings_name_file_and_line(tmp_path, line, message):
     (tmp_path / 'pyproject.toml').write_text(f'[project]\nname = "x"\n\n[tool.oracle-guard]\n{line}\n')
@@ -209,3 +214,18 @@ def test_decode_utf8_sig_is_the_codec(raw):
             return (exc.start, exc.end, exc.reason)
 
     assert outcome(decode_utf8_sig) == outcome(lambda r: r.decode('utf-8-sig'))
+
+
+def test_fixtures_take_one_folder_or_a_list_and_key_the_manifest_accordingly(tmp_path):
+    (tmp_path / 'pyproject.toml').write_text('[tool.oracle-guard]\nfixtures = "tests/fx"\n')
+    cfg = load_config(str(tmp_path))
+    assert cfg.fixtures == ('tests/fx/',)
+    assert cfg.manifest_folder() == 'tests/fixtures/'  # the manifest's own folder
+    (tmp_path / 'pyproject.toml').write_text(
+        '[tool.oracle-guard]\nfixtures = ["tests/fixtures/", "tests/data", "pkg/tests/fixtures/"]\n')
+    cfg = load_config(str(tmp_path))
+    assert cfg.fixtures == ('tests/fixtures/', 'tests/data/', 'pkg/tests/fixtures/')
+    assert cfg.manifest_folder() == ''  # several folders: keys are repository paths
+    assert cfg.is_fixture('tests/data/cases.json') and cfg.is_fixture('pkg/tests/fixtures/a.bin')
+    assert not cfg.is_fixture('tests/fixtures/manifest.json')
+    assert not cfg.is_fixture('tests/database.json')
