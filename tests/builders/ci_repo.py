@@ -241,17 +241,19 @@ def adopted_with(path: str, files: Mapping[str, str | None]) -> CiRepo:
 
 
 def adopt(path: str, pyproject: str, project: Mapping[str, str],
-          after: Sequence[Mapping[str, str | None]] = ()) -> CiRepo:
+          after: Sequence[Mapping[str, str | None]] = (),
+          init_args: Sequence[str] = ()) -> CiRepo:
     """A new repository at ``path``: ``pyproject`` and ``project`` committed on main, the
     guard adopted with the README's commands (``oracle-guard init``, its files committed
-    on their own), then each of ``after`` committed on main (the last one is the bug)."""
+    on their own, ``init_args`` added to its command line), then each of ``after``
+    committed on main (the last one is the bug)."""
     repo = CiRepo(path)
     subprocess.run(('git', 'init', '-q', '-b', 'main', path), check=True)
     write(path, {'pyproject.toml': pyproject, **project})
     git(path, 'add', '-A')
     git(path, 'commit', '-q', '-m', 'project')
     init = subprocess.run((sys.executable, '-m', 'oracle_guard.cli', 'init', '--hook-repo',
-                           path, '--rev', 'HEAD'), cwd=path, env=repo.env(),
+                           path, '--rev', 'HEAD', *init_args), cwd=path, env=repo.env(),
                           capture_output=True, text=True)
     assert init.returncode == 0, init.stdout + init.stderr
     git(path, 'add', '-A')
