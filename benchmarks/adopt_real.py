@@ -429,7 +429,7 @@ def _fixture_cheat(sh: Shell, root: str, cfg, tracked: list[str],  # type: ignor
     # 5. one byte appended to a fixture (manifested in a commit of its own first if none)
     fixtures = [p for p in tracked if cfg.is_fixture(p)]
     if not fixtures:
-        fixture = f'{cfg.fixtures}oracle_guard_bench.bin'
+        fixture = f'{cfg.fixtures[0]}oracle_guard_bench.bin'
         os.makedirs(os.path.dirname(os.path.join(root, fixture)), exist_ok=True)
         with open(os.path.join(root, fixture), 'wb') as f:
             f.write(b'expected answer\n')
