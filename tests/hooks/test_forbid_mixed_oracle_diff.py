@@ -80,6 +80,30 @@ def test_src_change_with_existing_manifest_row_edit_fails(guarded):
     assert 'existing manifest rows: tests/fixtures/headers/ok.bin' in result.out
 
 
+def test_src_change_with_a_rehashed_row_of_a_second_fixture_folder_names_its_path(guarded):
+    # With several fixture folders the keys are repository paths: the message names the
+    # data file itself, not a path under the manifest's folder.
+    text = guarded.read('pyproject.toml').decode()
+    guarded.write('pyproject.toml', text + 'fixtures = ["tests/fixtures/", "tests/data/"]\n',
+                  dedent=False)
+    guarded.write('tests/data/cases.json', b'[1]\n')
+    doc = json.loads(guarded.read(MANIFEST))
+    doc['fixtures'] = {f'tests/fixtures/{key}': row for key, row in doc['fixtures'].items()}
+    doc['fixtures']['tests/data/cases.json'] = {'sha256': sha256(b'[1]\n'), 'source': 'human',
+                                                'purpose': 'the cases'}
+    guarded.write_json(MANIFEST, doc)
+    guarded.commit('guard tests/data/')
+    touch_src(guarded)
+    guarded.write('tests/data/cases.json', b'[2]\n')
+    doc['fixtures']['tests/data/cases.json'].update(sha256=sha256(b'[2]\n'),
+                                                    purpose='what the new code returns')
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    result = guarded.run(main)
+    assert result.codes == ['OG201']
+    assert 'existing manifest rows: tests/data/cases.json' in result.out, result.out
+
+
 def test_src_change_with_manifest_row_removed_fails(guarded):
     touch_src(guarded)
     doc = json.loads(guarded.read(MANIFEST))
