@@ -310,3 +310,33 @@ def test_one_fixture_folder_in_a_list_keeps_keys_relative_to_the_manifest(guarde
     guarded.write('pyproject.toml', text + 'fixtures = ["tests/fixtures/"]\n', dedent=False)
     guarded.commit('the same folder, as a list')
     assert guarded.run(main, '--all-files').rc == 0
+
+
+def test_many_new_rows_are_hashed_from_batched_blob_reads(guarded, monkeypatch):
+    # The adoption commit of a project with thousands of data files judges a row per file:
+    # a git process per file made that commit wait a minute.
+    from builders.repos import git_calls
+    from oracle_guard.repo.gitrepo import TreeView
+
+    doc = manifest(guarded)
+    for n in range(250):
+        data = f'case {n}\n'.encode()
+        guarded.write(f'tests/fixtures/cases/{n:03}.txt', data)
+        doc['fixtures'][f'cases/{n:03}.txt'] = {'sha256': sha256(data), 'source': 'human',
+                                                 'purpose': f'case {n}'}
+    guarded.write('tests/fixtures/cases/007.txt', b'tampered\n')
+    guarded.write_json(MANIFEST, doc)
+    guarded.add()
+    streamed: list[str] = []
+    chunks = TreeView.chunks
+
+    def counted(self, path):  # type: ignore[no-untyped-def]
+        streamed.append(path)
+        return chunks(self, path)
+
+    monkeypatch.setattr(TreeView, 'chunks', counted)
+    calls = git_calls(monkeypatch)
+    result = guarded.run(main)
+    assert result.codes == ['OG101'] and 'tests/fixtures/cases/007.txt' in result.out
+    assert streamed == [], len(streamed)
+    assert calls.count('cat-file') < 10, calls.count('cat-file')
