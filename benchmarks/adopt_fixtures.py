@@ -8,6 +8,8 @@ of it each run:
 
 * ``init``: ``oracle-guard init`` (it names ``tests/data/`` in ``fixtures`` and writes a
   manifest row per file, reading the index blobs with ``git cat-file --batch``);
+* ``adoption commit``: ``check-fixture-manifest`` on what init wrote, staged (the hook of
+  the adoption commit judges every new row: one ``git cat-file --batch`` per 200 blobs);
 * ``check --all-files``: ``oracle-guard check --all-files`` on the adopted repository;
 * ``one process per file``: the hashing init did before (``git diff --quiet``, ``git
   ls-files --error-unmatch`` and ``git cat-file blob`` for each file), for comparison.
@@ -93,6 +95,8 @@ def main() -> int:
             rows = len(json.load(open(os.path.join(repo, 'tests/fixtures/manifest.json')))
                        ['fixtures'])
             subprocess.run((*GIT, 'add', '-A'), cwd=repo, check=True)
+            figures.setdefault('adoption commit', []).append(
+                timed([*cli, 'check', '--hook', 'check-fixture-manifest'], repo))
             subprocess.run((*GIT, 'commit', '-q', '-m', 'Adopt oracle-guard'), cwd=repo,
                            check=True)
             figures.setdefault('check --all-files', []).append(
