@@ -369,8 +369,8 @@ def cmd_status(ws: Workspace, args: argparse.Namespace) -> int:
     lines: list[str] = []
     for problem in ws.manifest.problems:
         lines.append(f'invalid:      {problem.path}:{problem.line}: {problem.message}')
-    files = [p for folder in cfg.fixtures for p in ws.files_under(folder)
-             if cfg.is_fixture(p)]
+    files = list(dict.fromkeys(p for folder in cfg.fixtures for p in ws.files_under(folder)
+                               if cfg.is_fixture(p)))
     for path in files:
         if path not in ws.manifest.rows:
             lines.append(f'unmanifested: {path}\n'
