@@ -410,3 +410,31 @@ def test_concurrent_adds_keep_every_row(repo):
     leftovers = [n for n in os.listdir(os.path.join(repo.path, 'tests/fixtures'))
                  if n.endswith('.oracle-guard-tmp')]
     assert leftovers == []
+
+
+# -- several fixture folders ---------------------------------------------------------
+
+def test_add_and_status_key_rows_by_repository_path_with_several_fixture_folders(guarded):
+    text = guarded.read('pyproject.toml').decode()
+    guarded.write('pyproject.toml', text + 'fixtures = ["tests/fixtures/", "tests/data/"]\n',
+                  dedent=False)
+    doc = json.loads(guarded.read(MANIFEST))
+    doc['fixtures'] = {f'tests/fixtures/{key}': row for key, row in doc['fixtures'].items()}
+    guarded.write_json(MANIFEST, doc)
+    guarded.write('tests/data/cases.json', b'[1]\n')
+    guarded.write('tests/data/more/edge.json', b'[0]\n')
+    guarded.commit('a second fixture folder, before its rows')
+    status = guarded.run(main, 'status')
+    assert status.rc == 1
+    assert 'unmanifested: tests/data/cases.json' in status.out
+    added = guarded.run(main, 'add', 'tests/data', '--source', 'human', '--purpose', 'the cases')
+    assert added.rc == 0, added.err
+    assert sorted(rows(guarded)) == ['tests/data/cases.json', 'tests/data/more/edge.json',
+                                     'tests/fixtures/headers/ok.bin']
+    assert rows(guarded)['tests/data/cases.json']['sha256'] == sha256(b'[1]\n')
+    guarded.commit('rows for tests/data/')
+    assert hook(guarded, '--all-files').rc == 0
+    guarded.write('tests/data/more/edge.json', b'[1]\n')
+    status = guarded.run(main, 'status')
+    assert status.rc == 1
+    assert status.out.startswith('modified:     tests/data/more/edge.json'), status.out
