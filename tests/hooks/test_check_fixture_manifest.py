@@ -316,7 +316,7 @@ def test_many_new_rows_are_hashed_from_batched_blob_reads(guarded, monkeypatch):
     # The adoption commit of a project with thousands of data files judges a row per file:
     # a git process per file made that commit wait a minute.
     from builders.repos import git_calls
-    from oracle_guard.repo.gitrepo import TreeView
+    from oracle_guard.repo.tree_view import TreeView
 
     doc = manifest(guarded)
     for n in range(250):
