@@ -600,7 +600,8 @@ def run_init(args: argparse.Namespace) -> int:
         followed.append(('fixtures', ['add', *holding, '--source', 'human',
                                       '--purpose', PREDATES]))
     if lock_new:
-        followed.append(('lock', ['--dry-run'] if args.dry_run else []))
+        followed.append(('lock', (['--dry-run'] if args.dry_run else []) +
+                         (['--rates'] if args.rates else [])))
     if force or not baseline_exists:
         followed.append(('baseline', ['--dry-run'] if args.dry_run else []))
     if force and automated_run(os.environ):
@@ -715,6 +716,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help='a data folder under the tests roots not to guard as fixtures '
                              '(repeatable)')
     parser.add_argument('--dry-run', action='store_true', help='show what would be written')
+    parser.add_argument('--rates', action='store_true',
+                        help="lock each property's share of rejected draws too (runs the "
+                             'properties: oracle-guard lock --rates)')
     parser.add_argument('--force', action='store_true',
                         help='rewrite the ledger, manifest, trace store, lock and baseline '
                              'even if they exist (and run under CI or inside oracle-guard ci)')

@@ -229,6 +229,67 @@ def collected_forms(cfg: Config, notes: list[str]) -> dict[str, Any]:
     return forms if isinstance(forms, dict) else {}
 
 
+def measured_rates(cfg: Config, notes: list[str]) -> dict[str, list[int]]:
+    """identity -> [test cases drawn, rejected] of each Hypothesis test under the properties,
+    from a run of them against the working tree's src (rule 55; only on --rates). The run
+    has the draw counter alone as oracle-guard's plugin: a property the lock does not hold
+    yet still draws."""
+    import json
+    import subprocess
+    import tempfile
+
+    from oracle_guard.runtime.draw_rates import RATES_ENV
+
+    paths = [p.rstrip('/') or '.' for p in cfg.properties
+             if os.path.exists(os.path.join(cfg.root, p))]
+    if not paths:
+        notes.append(f'--rates: no {cfg.properties_label()} to run')
+        return {}
+    with tempfile.TemporaryDirectory() as scratch:
+        target = os.path.join(scratch, 'rates.json')
+        command = [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
+                   '-p', 'no:oracle_guard', '-p', 'oracle_guard.runtime.draw_rates', *paths]
+        proc = subprocess.run(command, cwd=cfg.root, capture_output=True, text=True,
+                              env={**os.environ, RATES_ENV: target})
+        try:
+            with open(target, encoding='utf-8') as f:
+                rates = json.load(f)
+        except (OSError, ValueError):
+            tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+            notes.append('--rates: pytest wrote no rates (exit code '
+                         f'{proc.returncode}): {" | ".join(tail)}')
+            return {}
+    if proc.returncode:
+        notes.append(f'--rates: the properties did not all pass (exit code {proc.returncode});'
+                     ' the shares are those of the draws they made')
+    return rates if isinstance(rates, dict) else {}
+
+
+def apply_rates(data: dict[str, Any], rates: dict[str, Any], only: Sequence[str],
+                allow_loosen: bool, notes: list[str]) -> None:
+    """Each locked property's ``rejected_share`` from ``rates`` (rule 55): a higher share
+    than the one locked is a loosening, kept out unless allowed."""
+    from oracle_guard.oracle.rejected_share import MIN_DRAWS
+    from oracle_guard.oracle.rejected_share import share
+
+    for identity, counts in sorted(rates.items()):
+        entry = data['properties'].get(identity)
+        if entry is None or (only and identity not in only) or \
+                not (isinstance(counts, list) and len(counts) == 2):
+            continue
+        value = share(int(counts[0]), int(counts[1]))
+        if value is None:
+            notes.append(f'{identity}: rejected_share not recorded: {counts[0]} test cases '
+                         f'drawn, fewer than {MIN_DRAWS}')
+            continue
+        old = entry.get('rejected_share')
+        if old is not None and loosened('rejected_share', old, value) and not allow_loosen:
+            notes.append(f'{identity}: rejected_share kept at {render(old)}; measured '
+                         f'{render(value)} (pass --allow-loosen to raise it)')
+            continue
+        entry['rejected_share'] = value
+
+
 def fill_from_run(static: Any, live: Any) -> Any:
     """The static form with every part it could not read taken from the live form."""
     if is_unresolved(static):
@@ -415,6 +476,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--collect', action='store_true',
                         help='lock what the source does not show from a `pytest '
                              '--collect-only` run (imports the tests)')
+    parser.add_argument('--rates', action='store_true',
+                        help="record each property's share of draws its filters, assume and "
+                             'preconditions reject (runs the properties; rule 55)')
     parser.add_argument('--upgrade', action='store_true',
                         help='rewrite a version-1 lock as version 2 (whole strategies), '
                              'keeping every locked field')
@@ -441,6 +505,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         live = collected_forms(cfg, notes) if args.collect else None
         data = update_lock(lock, props, sources, args.identities, args.allow_loosen, notes,
                            upgrade=args.upgrade, live=live)
+        if args.rates:
+            apply_rates(data, measured_rates(cfg, notes), args.identities, args.allow_loosen,
+                        notes)
         after = dump_lock(data)
         old_text = before.decode('utf-8-sig') if before is not None else ''
         diff = list(difflib.unified_diff(

@@ -66,6 +66,7 @@ from oracle_guard.gate import audit
 from oracle_guard.gate import audit_context
 from oracle_guard.gate import inventory as gate_inventory
 from oracle_guard.gate import stream
+from oracle_guard.gate.filter_rates import judge_rates
 from oracle_guard.gate.processes import Reaper
 from oracle_guard.gate.reference_process import PytestChild
 from oracle_guard.gate.reference_process import Run
@@ -463,6 +464,7 @@ class ReferenceRuns:
                                              self.base_collection,
                                              gate_inventory.src_gone(self.base_view,
                                                                      self.head_view, self.cfg))
+            found += judge_rates(run.record, tree.root, self.cfg, inventory)  # rule 55
         finally:
             # Its CPU is counted when it is reaped; its wall time ends when it exited.
             if self.watcher is not None:

@@ -36,7 +36,10 @@ SETTINGS_FIELDS = ('max_examples', 'deadline_ms', 'derandomize', 'seed', 'databa
                    'suppress_health_check')
 # Fields read from the strategy of one @given argument.
 STRATEGY_FIELDS = ('min_size', 'max_size', 'alphabet', 'min_value', 'max_value')
-ENTRY_FIELDS = (*SETTINGS_FIELDS, *STRATEGY_FIELDS, 'filters', 'args')
+# Measured by `oracle-guard lock --rates` (rule 55): the share of the property's draws its
+# filters, assume and state-machine preconditions rejected, run against the base's src.
+MEASURED_FIELDS = ('rejected_share',)
+ENTRY_FIELDS = (*SETTINGS_FIELDS, *STRATEGY_FIELDS, 'filters', *MEASURED_FIELDS, 'args')
 ENTRY_FIELDS_V2 = (*ENTRY_FIELDS, 'strategies')
 VERSIONS = (1, 2)
 TOP_FIELDS = ('version', 'properties')
@@ -142,6 +145,9 @@ def field_problem(name: str, value: Any) -> str | None:
         return None if _is_count(value) and value >= 1 else 'must be a whole number >= 1'
     if name in ('min_size', 'filters'):
         return None if _is_count(value) else 'must be a whole number >= 0'
+    if name == 'rejected_share':
+        return None if _is_number(value) and 0 <= value <= 1 else \
+            'must be a number from 0 to 1 (written by `oracle-guard lock --rates`)'
     if name == 'max_size':
         return None if value is None or _is_count(value) else \
             'must be a whole number >= 0, or null for unbounded'
@@ -311,7 +317,7 @@ def loosened(name: str, locked: Any, live: Any) -> bool:
         return live is not None and (locked is None or live > locked)
     if name == 'max_value':
         return live is not None and (locked is None or live < locked)
-    if name == 'filters':
+    if name in ('filters', 'rejected_share'):
         return live > locked
     raise KeyError(name)
 
@@ -366,8 +372,8 @@ def compare_entry(entry: LockEntry, settings: dict[str, Any],
     for name, locked in entry.fields.items():
         if name in SETTINGS_FIELDS:
             live = settings.get(name, Unverifiable('not read'))
-        elif name == 'filters':
-            continue
+        elif name == 'filters' or name in MEASURED_FIELDS:
+            continue  # filters: below; a measured share: the gate's reference run (rule 55)
         elif len(strategies) == 1:
             live = next(iter(strategies.values())).get(
                 name, Unverifiable(f'the strategy has no {name}'))

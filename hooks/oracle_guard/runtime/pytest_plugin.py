@@ -79,12 +79,14 @@ def _start_run_record(pluginmanager: pytest.PytestPluginManager) -> None:
     Called when the plugin is registered, before any conftest is imported, so even a
     session that dies during start-up leaves a record.
     """
+    from oracle_guard.runtime import draw_rates
     from oracle_guard.runtime import run_record
     from oracle_guard.runtime.run_recorder import RunRecorder
 
     folder = run_record.recording_folder()
     if folder and not pluginmanager.has_plugin(run_record.PLUGIN_NAME):
         pluginmanager.register(RunRecorder(folder), run_record.PLUGIN_NAME)
+        draw_rates.register(pluginmanager)
 
 
 def _comment_ids(holder: Any) -> list[str]:

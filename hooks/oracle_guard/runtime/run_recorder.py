@@ -13,6 +13,7 @@ import types
 from collections.abc import Generator
 from typing import Any
 
+from oracle_guard.runtime import draw_rates
 from oracle_guard.runtime import source_code
 from oracle_guard.runtime.code_identity import base_classes
 from oracle_guard.runtime.code_identity import compiled_from_source
@@ -486,6 +487,9 @@ class RunRecorder:
             event['explicit'] = counter.explicit
             if counter.discarded_by_src:
                 event['discarded_by_src'] = dict(sorted(counter.discarded_by_src.items())[:5])
+        drawn = draw_rates.taken(item)  # rule 55: the share of draws its filters rejected
+        if drawn is not None:
+            event['draws'] = drawn
         if drawing:
             event['drawing_replaced'] = drawing[:20]
         self._write(event)
