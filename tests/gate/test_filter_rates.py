@@ -11,6 +11,7 @@ import pytest
 
 from builders.ci_repo import copy_template
 from builders.ci_repo import shared_template
+from builders.dedupe import DD_PYTEST
 from builders.dedupe import gate
 from builders.filtered import adopt_fd
 from builders.filtered import FIX
@@ -34,7 +35,11 @@ def test_a_src_predicate_that_refuses_the_bugs_inputs_fails_ci(
     repo = copy_template(fd_template, str(tmp_path / 'repo'))
     repo.pull_request({'src/fd/__init__.py': NARROWING_PREDICATE,
                        'tests/test_fd.py': UNIT_TESTS_FOR_THE_BUG}, bug=False)
-    plain, ci = gate(repo)
+    report = tmp_path / 'review.md'
+    plain = repo.start(DD_PYTEST)
+    ci = repo.start([sys.executable, '-I', *repo.ci_args(DD_PYTEST, '--report',
+                                                         str(report))[1:]])
+    plain, ci = repo.finish(plain), repo.finish(ci)
     assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
     assert ci.rc == 1, ci.out
     found = ci.lines('OG742')
@@ -44,6 +49,9 @@ def test_a_src_predicate_that_refuses_the_bugs_inputs_fails_ci(
     codes = {line.split(': ', 2)[1].split()[0] for line in ci.out.splitlines()
              if line.startswith(('tests/', 'src/', '.')) and ': OG' in line}
     assert codes == {'OG742'}, ci.out
+    # The review report lists it under the reference run.
+    reference = report.read_text().split('### Reference run', 1)[1]
+    assert 'test_dedupe_matches_set rejected' in reference.split('###', 1)[0], reference
 
 
 def test_an_honest_fix_that_keeps_the_predicate_passes_ci(

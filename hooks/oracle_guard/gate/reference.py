@@ -455,6 +455,7 @@ class ReferenceRuns:
             return
         step = self.timings.get('reference run')
         cpu, children = time.process_time(), children_cpu()
+        rates: list[Finding] = []
         try:
             run = child.wait()
             found = tampered(tree, self.cfg) + compiled_elsewhere(run, tree, self.cfg) + \
@@ -464,7 +465,8 @@ class ReferenceRuns:
                                              self.base_collection,
                                              gate_inventory.src_gone(self.base_view,
                                                                      self.head_view, self.cfg))
-            found += judge_rates(run.record, tree.root, self.cfg, inventory)  # rule 55
+            rates = judge_rates(run.record, tree.root, self.cfg, inventory)  # rule 55
+            found += rates
         finally:
             # Its CPU is counted when it is reaped; its wall time ends when it exited.
             if self.watcher is not None:
@@ -478,7 +480,8 @@ class ReferenceRuns:
         self.result.findings += found
         verdict = (f'{len(inventory)} oracle test(s) of {len(oracle_tests)} file(s): '
                    + (f'{len(found)} finding(s)' if found else 'all passed or frozen at base'))
-        self.result.report.append(('Reference run', [f'- {verdict}', *lines]))
+        self.result.report.append(('Reference run', [
+            f'- {verdict}', *(f'- {finding.message}' for finding in rates), *lines]))
 
     def reference(self) -> None:
         self.start_reference()
