@@ -135,11 +135,13 @@ def _may_silence(function: ast.FunctionDef) -> bool:
                (isinstance(n, ast.Attribute) and n.attr in words) for n in ast.walk(function))
 
 
-# The twin's sentinel: the expected value itself perturbed in its own shape (a list with
-# one more element of its elements' type, a number moved by a secret offset, a string
-# with a secret suffix), of its own type: an `__eq__` that lies to its own kind, or that
-# inspects the other side's type or content, cannot tell it from the value the test
-# compares with. A value of any other type meets a fresh object of the sentinel's class.
+# The twin's sentinel: the expected value itself perturbed in its own type and structure:
+# one element's value changed, the length, the element types and the keys kept (a list of
+# 2-tuples of ints stays one, of the same length; a number moved by a secret offset; a
+# string with its last character changed). An `__eq__` that lies to its own kind, or that
+# inspects the other side's type, shape or content, cannot tell it from the value the test
+# compares with. Only an empty container grows by one element (it has none to change). A
+# value of any other type meets a fresh object of the sentinel's class.
 # `check` is what the twin's assert asks of `==`: False against the sentinel (the twin
 # that must pass, for every example it runs), or True (the twin that must fail at its
 # sentinel: the comparison was reached).
@@ -162,6 +164,22 @@ class FRESH:
         return item if more is None else more
 
     @classmethod
+    def _changed(cls, items, depth):
+        """The items with one of them (the last that can be) changed in its own shape."""
+        for at in range(len(items) - 1, -1, -1):
+            more = cls._perturbed(items[at], depth + 1, 1)
+            if more is not None and type(more) is type(items[at]):
+                return [*items[:at], more, *items[at + 1:]]
+        return None
+
+    @classmethod
+    def _letter(cls, text):
+        """Its last character changed to another one (a string of the same length)."""
+        last = text[-1:]
+        other = next((c for c in cls.SUFFIX + 'xy' if c != last), 'x')
+        return text[:-1] + other
+
+    @classmethod
     def _perturbed(cls, value, depth=0, offset=None):
         offset = cls.OFFSET if offset is None else offset
         if depth > 4:
@@ -174,30 +192,39 @@ class FRESH:
                 shifted = [value + offset, value * 2 + offset, -value - offset]
                 return cls._built(kind, base, next((v for v in shifted if v != value), None))
         if isinstance(value, str):
-            return cls._built(kind, str, str.__add__(value, cls.SUFFIX))
+            return cls._built(kind, str, cls._letter(str(value)) if value else cls.SUFFIX)
         if isinstance(value, bytes):
-            return cls._built(kind, bytes, bytes.__add__(value, cls.SUFFIX.encode()))
+            text = bytes(value).decode('latin-1')
+            return cls._built(kind, bytes, (cls._letter(text) if text else cls.SUFFIX
+                                            ).encode('latin-1'))
         if isinstance(value, (list, tuple)):
             base = list if isinstance(value, list) else tuple
             items = list(value)
-            items.append(cls._step(items[-1], depth) if items else offset)
-            return cls._built(kind, base, items)
+            changed = cls._changed(items, depth) if items else [offset]
+            return None if changed is None else cls._built(kind, base, changed)
         if isinstance(value, (set, frozenset)):
             base = set if isinstance(value, set) else frozenset
-            extra, seen = (next(iter(value)) if value else offset), 0
-            while extra in value and seen < 8:
-                extra, seen = cls._step(extra, depth), seen + 1
-            return None if extra in value else cls._built(kind, base, [*value, extra])
+            if not value:
+                return cls._built(kind, base, [offset])
+            for item in value:
+                other, seen = cls._step(item, depth), 0
+                while other in value and seen < 8:
+                    other, seen = cls._step(other, depth), seen + 1
+                if other not in value and type(other) is type(item):
+                    return cls._built(kind, base, [*(v for v in value if v is not item),
+                                                   other])
+            return None
         if isinstance(value, dict):
+            if not value:
+                return cls._built(kind, dict, {cls.SUFFIX: offset})
             keys = list(value)
-            key, seen = (keys[-1] if keys else cls.SUFFIX), 0
-            while key in value and seen < 8:
-                key, seen = cls._step(key, depth), seen + 1
-            if key in value:
-                return None
-            extra = dict(value)
-            extra[key] = value[keys[-1]] if keys else offset
-            return cls._built(kind, dict, extra)
+            for key in reversed(keys):
+                other = cls._perturbed(value[key], depth + 1, 1)
+                if other is not None and type(other) is type(value[key]):
+                    changed = dict(value)
+                    changed[key] = other
+                    return cls._built(kind, dict, changed)
+            return None
         return None
 
     @staticmethod
@@ -224,6 +251,24 @@ class FRESH:
         except Exception:
             pass
         return cls()
+
+    @staticmethod
+    def bounded(test, examples):
+        """A Hypothesis twin held to the budget: at most ``examples`` examples, generated
+        (and explicit) only, no database; as Hypothesis's own pytest plugin sets a test's
+        settings. Any other test as it is."""
+        current = getattr(test, '_hypothesis_internal_use_settings', None)
+        if current is None or getattr(test, 'hypothesis', None) is None:
+            return test
+        try:
+            from hypothesis import Phase, settings
+            phases = [p for p in current.phases if p in (Phase.explicit, Phase.generate)]
+            test._hypothesis_internal_use_settings = settings(
+                current, max_examples=min(current.max_examples, examples),
+                phases=phases or current.phases, database=None)
+        except Exception:
+            pass
+        return test
 '''
 
 
@@ -251,11 +296,14 @@ class _Sentinel(ast.NodeTransformer):
         return node
 
 
-def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
-    """(the twin's source, the test it twins) for the first test function of a module
-    whose own body asserts ``a == b``; None when the module has none. The twin is that
-    function alone, its ``==`` asserts put to the sentinel, and the sentinel's class: the
-    plugin runs it in a copy of the namespace its original module was imported into
+def twin_source(source: bytes, names: Sequence[str], fresh: str, full: int = 0,
+                examples: int = 0) -> tuple[str, list[tuple[str, str]]] | None:
+    """(the twins' source, [(twin, the test it twins)]) for the test functions of a module
+    whose own body asserts ``a == b``, at most ``len(names)`` of them, in their order;
+    None when the module has none. The first ``full`` twins run as many examples as
+    their originals, the others (of a Hypothesis test) at most ``examples``. Each twin is such a function alone, renamed, its ``==``
+    asserts put to the sentinel, and the sentinel's class once: the plugin runs them in a
+    copy of the namespace their original module was imported into
     (``runtime/canary_items.py``), so nothing of the module runs a second time and its
     imports resolve as they did for the original (a sibling helper, a relative import)."""
     try:
@@ -266,30 +314,41 @@ def twin_source(source: bytes, name: str, fresh: str) -> tuple[str, str] | None:
             isinstance(t, ast.Name) and t.id == 'pytestmark' for t in node.targets)
             for node in tree.body):
         return None  # a module skipped as a whole
-    chosen = None
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name.startswith('test') and \
-                _plain_decorators(node) and _surely_asserts(node.body) and \
-                not _may_silence(node):
-            chosen = node
-            break
-    if chosen is None:
+    chosen = [node for node in tree.body
+              if isinstance(node, ast.FunctionDef) and node.name.startswith('test') and
+              _plain_decorators(node) and _surely_asserts(node.body) and
+              not _may_silence(node)][:len(names)]
+    if not chosen:
         return None
-    original = chosen.name
-    chosen.name = name
-    _Sentinel(fresh).visit(chosen)
+    pairs = []
+    body: list[ast.stmt] = []
+    bounded: list[ast.stmt] = []
+    for at, (node, name) in enumerate(zip(chosen, names)):
+        pairs.append((name, node.name))
+        node.name = name
+        _Sentinel(fresh).visit(node)
+        body.append(node)
+        if at >= full and examples:  # held to the budget (fewer examples, no shrinking)
+            bounded += ast.parse(f'{name} = {fresh}.bounded({name}, {int(examples)})').body
     sentinel = ast.parse(SENTINEL.replace('FRESH', fresh))
-    module = ast.Module(body=[chosen, *sentinel.body], type_ignores=[])
-    return ast.unparse(ast.fix_missing_locations(module)) + '\n', original
+    module = ast.Module(body=[*body, *sentinel.body, *bounded], type_ignores=[])
+    return ast.unparse(ast.fix_missing_locations(module)) + '\n', pairs
 
 
 def sentinel_values(secret: str, fresh: str, equal: bool) -> str:
-    """The sentinel's class attributes for one twin, from the run's secret: ``equal``
-    for the twin that must fail at its sentinel."""
+    """The sentinel's class attributes for one twin module, from the run's secret: ``equal``
+    for the twins that must fail at their sentinel."""
     message = f'{fresh} {"differs" if equal else "equal"}'
     return (f'\n{fresh}.OFFSET = {_number(secret, "offset")}\n'
             f'{fresh}.SUFFIX = {_token(secret, "suffix", 6)!r}\n'
             f'{fresh}.EQUAL = {equal!r}\n{fresh}.MESSAGE = {message!r}\n')
+
+
+# The twins' budget: at most this many oracle tests twinned in a run, and every twin of a
+# Hypothesis test but the first at most this many examples (generated, not shrunk). A lie
+# that the twin must see tells it on every input of the kind it lies about.
+TWIN_TESTS = 20
+TWIN_EXAMPLES = 25
 
 
 # -- planting ------------------------------------------------------------------------------
@@ -338,7 +397,8 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
     canaries: list[Canary] = []
 
     def add(label: str, where: str, source: str, tests: list[tuple[str, str, str]],
-            optional: bool = False, message: str = '', original: str = '') -> None:
+            optional: bool = False, message: str = '', original: str = '',
+            originals: dict[str, str] | None = None) -> None:
         token = _token(secret, label)
         file_name = f'test_{token}.py'
         real = os.path.join(folder, f'c{token}.py')
@@ -351,31 +411,42 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
         if original:
             entry['original'] = os.path.join(root, *original.split('::', 1)[0].split('/'))
         modules.append(entry)
-        canaries.extend(Canary(file_name, name, expect, kind, optional, message, original)
+        canaries.extend(Canary(file_name, name, expect, kind, optional, message,
+                               (originals or {}).get(name, original))
                         for name, expect, kind in tests)
 
     add('plain', home, *_plain_module(secret))
     if hypothesis:
         add('property', home, *_property_module(secret))
-    for path in [*oracle_files, *[p for p in test_files if p not in oracle_files]]:
-        source = read(path)
-        name = f'test_{_token(secret, "twin")}'
-        fresh = f'Fresh{_token(secret, "fresh", 8)}'
-        twin = twin_source(source, name, fresh) if source else None
-        if twin is not None:
-            # Two twins of one test, the same code but for what `check` asks: one must
-            # pass (no example's value equals its expected value perturbed: an `__eq__`
-            # that lies on some inputs only fails it), one must fail at its sentinel
-            # (the comparison is reached: a twin made to return early fails it).
-            original = f'{path}::{twin[1]}'
-            for label, equal, expect in (('twin-pass', False, PASS), ('twin', True, FAIL)):
-                add(label, os.path.dirname(path), twin[0] + sentinel_values(
-                    secret, fresh, equal),
-                    [(name, expect, f'the twin of {original} (its == against the expected '
-                                    'value perturbed)')],
-                    optional=True, message=f'{fresh} {"differs" if equal else "equal"}',
-                    original=original)
+    # Every oracle test whose assertion compares a value is twinned (those of the other
+    # test files where the oracle has none), within the budget: at most TWIN_TESTS tests;
+    # the first runs as its original does, every other one at most TWIN_EXAMPLES examples.
+    budget = TWIN_TESTS
+    fresh = f'Fresh{_token(secret, "fresh", 8)}'
+    others = [p for p in test_files if p not in oracle_files]
+    for at, path in enumerate([*oracle_files, *others]):
+        if budget <= 0 or (at == len(oracle_files) and budget < TWIN_TESTS):
             break
+        source = read(path)
+        names = [f'test_{_token(secret, f"twin:{path}:{i}")}' for i in range(budget)]
+        twin = twin_source(source, names, fresh, 1 if budget == TWIN_TESTS else 0,
+                           TWIN_EXAMPLES) if source else None
+        if twin is None:
+            continue
+        code, pairs = twin
+        budget -= len(pairs)
+        # Two twins of each test, the same code but for what `check` asks: one must
+        # pass (no example's value equals its expected value perturbed: an `__eq__`
+        # that lies on some inputs only fails it), one must fail at its sentinel
+        # (the comparison is reached: a twin made to return early fails it).
+        for label, equal, expect in (('twin-pass', False, PASS), ('twin', True, FAIL)):
+            message = f'{fresh} {"differs" if equal else "equal"}'
+            add(f'{label}:{path}', os.path.dirname(path),
+                code + sentinel_values(secret, fresh, equal),
+                [(name, expect, f'the twin of {path}::{original} (its == against the '
+                                'expected value perturbed)') for name, original in pairs],
+                optional=True, message=message, original=f'{path}::{pairs[0][1]}',
+                originals={name: f'{path}::{original}' for name, original in pairs})
     plan_file = os.path.join(folder, 'plan.json')
     with open(plan_file, 'w', encoding='utf-8') as f:
         json.dump({'modules': modules}, f)
