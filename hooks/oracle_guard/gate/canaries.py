@@ -418,23 +418,27 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
     add('plain', home, *_plain_module(secret))
     if hypothesis:
         add('property', home, *_property_module(secret))
-    # Every oracle test whose assertion compares a value is twinned (those of the other
-    # test files where the oracle has none), within the budget: at most TWIN_TESTS tests;
-    # the first runs as its original does, every other one at most TWIN_EXAMPLES examples.
-    budget = TWIN_TESTS
+    # Every oracle test whose assertion compares a value is twinned, within the budget: at
+    # most TWIN_TESTS tests; the first runs as its original does, every other one at most
+    # TWIN_EXAMPLES examples. Where the oracle has none, the first such test of the other
+    # test files is.
+    budget, full = TWIN_TESTS, 1
     fresh = f'Fresh{_token(secret, "fresh", 8)}'
     others = [p for p in test_files if p not in oracle_files]
     for at, path in enumerate([*oracle_files, *others]):
-        if budget <= 0 or (at == len(oracle_files) and budget < TWIN_TESTS):
+        if at == len(oracle_files):
+            if budget < TWIN_TESTS:
+                break  # the oracle's tests are twinned
+            budget = 1
+        if budget <= 0:
             break
         source = read(path)
         names = [f'test_{_token(secret, f"twin:{path}:{i}")}' for i in range(budget)]
-        twin = twin_source(source, names, fresh, 1 if budget == TWIN_TESTS else 0,
-                           TWIN_EXAMPLES) if source else None
+        twin = twin_source(source, names, fresh, full, TWIN_EXAMPLES) if source else None
         if twin is None:
             continue
         code, pairs = twin
-        budget -= len(pairs)
+        budget, full = budget - len(pairs), 0
         # Two twins of each test, the same code but for what `check` asks: one must
         # pass (no example's value equals its expected value perturbed: an `__eq__`
         # that lies on some inputs only fails it), one must fail at its sentinel
