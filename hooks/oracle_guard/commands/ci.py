@@ -135,7 +135,10 @@ def test_environment(record: str, junit: str | None,
     """The environment of the test command: the record folder, and the plugin forced on
     for pytest processes whose command line oracle-guard does not write (tox, make)."""
     env = {**os.environ, **(extra_env or {})}
+    from oracle_guard.runtime.drawing_code import SRC_ONLY_ENV
     from oracle_guard.runtime.run_record import RECORD_ENV
+
+    env.pop(SRC_ONLY_ENV, None)  # the pull request's test code runs here
     env[RECORD_ENV] = record
     env[GATE_ENV] = '1'  # the human-run commands refuse to write oracle files in here
     extra = [*PLUGIN_ARGS]

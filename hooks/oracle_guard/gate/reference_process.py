@@ -22,6 +22,7 @@ from oracle_guard.gate.processes import Reaper
 from oracle_guard.gate.reference_tree import Tree
 from oracle_guard.gate.sealed import exit_status_findings
 from oracle_guard.gate.sealed import uses_hypothesis
+from oracle_guard.runtime.drawing_code import SRC_ONLY_ENV
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RECORD_ENV
 from oracle_guard.runtime.run_record import RunRecord
@@ -30,7 +31,7 @@ from oracle_guard.runtime.run_record import RunRecord
 # Environment variables of the gate's job a pytest process would read as options.
 DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLOAD',
                'PYTEST_CURRENT_TEST', 'PYTEST_XDIST_WORKER', 'PYTEST_XDIST_WORKER_COUNT',
-               'PYTEST_RUN_FORKED', RECORD_ENV)
+               'PYTEST_RUN_FORKED', RECORD_ENV, SRC_ONLY_ENV)
 
 
 # The child of the test environment's interpreter, started as ``python -I -S -c
@@ -170,6 +171,7 @@ class PytestChild:
                 hypothesis=uses_hypothesis(tests, read))
             self.listener = stream.EventListener(self.work).__enter__()
             env.update({**self.listener.env(), **self.plan.env()})
+            env[SRC_ONLY_ENV] = '1'  # only src of the pull request runs here (rule 54)
         command = [python, *ISOLATED, '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    # One module that cannot be imported must not hide the others' outcomes.

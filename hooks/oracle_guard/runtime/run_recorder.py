@@ -27,6 +27,7 @@ from oracle_guard.runtime.code_watch import WATCH_PLUGIN
 from oracle_guard.runtime.code_watch import watch_test_method
 from oracle_guard.runtime.code_watch import WatchStart
 from oracle_guard.runtime.drawing_code import DrawingCode
+from oracle_guard.runtime.drawing_code import SRC_ONLY_ENV
 from oracle_guard.runtime.example_count import Discards
 from oracle_guard.runtime.example_count import ExampleCounter
 from oracle_guard.runtime.hook_marker import hookimpl
@@ -210,7 +211,7 @@ class RunRecorder:
         # OG717's judges stand on (rule 43; drawing_code). After the start event: importing
         # Hypothesis can make pytest's rewriter compile its modules (a cache not written
         # yet), and each compile is an event, which may not open the stream (OG720).
-        self.drawing = DrawingCode.keep()
+        self.drawing = None if os.environ.get(SRC_ONLY_ENV) else DrawingCode.keep()
 
     def _capture_rewrites(self) -> None:
         """Keep the code objects pytest's assertion rewriter compiles from the test files
