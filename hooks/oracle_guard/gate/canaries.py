@@ -8,10 +8,10 @@ real tests beside it. Names, places and numbers come from a per-run secret: a pu
 cannot predict them. The canaries:
 
 * must fail: a plain ``assert`` of two different numbers; a Hypothesis property that no
-  example satisfies (where the project's tests use Hypothesis); a *twin* of an oracle
-  test: a copy of one of its tests whose ``==`` compares the test's own value with the
-  expected value perturbed in its own shape, which must fail there (the comparison is
-  reached);
+  example satisfies (where the project's tests use Hypothesis); a *twin* of each oracle
+  test whose assertion compares a value (within a budget): a copy of it whose ``==``
+  compares the test's own value with the expected value perturbed in its own type and
+  structure, which must fail there (the comparison is reached);
 * must pass: a plain ``assert`` that holds, a property that holds, and the other twin of
   the same test, which asserts for every example that the value does *not* equal the
   perturbed one: only a value whose ``__eq__`` lies (on any input) fails it.
@@ -301,10 +301,10 @@ def twin_source(source: bytes, names: Sequence[str], fresh: str, full: int = 0,
     """(the twins' source, [(twin, the test it twins)]) for the test functions of a module
     whose own body asserts ``a == b``, at most ``len(names)`` of them, in their order;
     None when the module has none. The first ``full`` twins run as many examples as
-    their originals, the others (of a Hypothesis test) at most ``examples``. Each twin is such a function alone, renamed, its ``==``
-    asserts put to the sentinel, and the sentinel's class once: the plugin runs them in a
-    copy of the namespace their original module was imported into
-    (``runtime/canary_items.py``), so nothing of the module runs a second time and its
+    their originals, the others (of a Hypothesis test) at most ``examples``. Each twin
+    is such a function alone, renamed, its ``==`` asserts put to the sentinel, and the
+    sentinel's class once: the plugin runs them in a copy of the namespace their original
+    module was imported into (``runtime/canary_items.py``), so nothing of the module runs a second time and its
     imports resolve as they did for the original (a sibling helper, a relative import)."""
     try:
         tree = ast.parse(source)
@@ -345,8 +345,10 @@ def sentinel_values(secret: str, fresh: str, equal: bool) -> str:
 
 
 # The twins' budget: at most this many oracle tests twinned in a run, and every twin of a
-# Hypothesis test but the first at most this many examples (generated, not shrunk). A lie
-# that the twin must see tells it on every input of the kind it lies about.
+# Hypothesis test but the first at most this many examples (generated, not shrunk), so the
+# twins cost at most a few runs of the first test. A lie told on every input of its kind
+# (any list of pairs) shows at the first example; one told on rare inputs only is left to
+# the first twin, which draws all its original draws (docs/threat-model.md).
 TWIN_TESTS = 20
 TWIN_EXAMPLES = 25
 
