@@ -251,10 +251,20 @@ def measured_rates(cfg: Config, notes: list[str]) -> dict[str, list[int]]:
                    '-p', 'no:oracle_guard', '-p', 'oracle_guard.runtime.draw_rates', *paths]
         proc = subprocess.run(command, cwd=cfg.root, capture_output=True, text=True,
                               env={**os.environ, RATES_ENV: target})
-        try:
-            with open(target, encoding='utf-8') as f:
-                rates = json.load(f)
-        except (OSError, ValueError):
+        rates: dict[str, list[int]] = {}
+        # The session's file, and one per pytest-xdist worker beside it.
+        for name in sorted(os.listdir(scratch)):
+            try:
+                with open(os.path.join(scratch, name), encoding='utf-8') as f:
+                    part = json.load(f)
+            except (OSError, ValueError):
+                continue
+            for identity, counts in (part.items() if isinstance(part, dict) else ()):
+                if isinstance(counts, list) and len(counts) == 2:
+                    total = rates.setdefault(identity, [0, 0])
+                    total[0] += int(counts[0])
+                    total[1] += int(counts[1])
+        if not os.path.exists(target):
             tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
             notes.append('--rates: pytest wrote no rates (exit code '
                          f'{proc.returncode}): {" | ".join(tail)}')
@@ -262,7 +272,7 @@ def measured_rates(cfg: Config, notes: list[str]) -> dict[str, list[int]]:
     if proc.returncode:
         notes.append(f'--rates: the properties did not all pass (exit code {proc.returncode});'
                      ' the shares are those of the draws they made')
-    return rates if isinstance(rates, dict) else {}
+    return rates
 
 
 def apply_rates(data: dict[str, Any], rates: dict[str, Any], only: Sequence[str],

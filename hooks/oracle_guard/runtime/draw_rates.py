@@ -19,7 +19,7 @@ limit on its size, hit without any filter) counts in neither.
 ``draws`` field of its call event: ``[test cases, rejected]``). Loaded as a plugin of its
 own (``-p oracle_guard.runtime.draw_rates``, ``oracle-guard lock --rates``) with
 ``ORACLE_GUARD_WRITE_RATES=FILE``, it writes identity -> ``[test cases, rejected]`` of the
-session to FILE at its end.
+session to FILE at its end (each pytest-xdist worker to ``FILE.<worker>``).
 """
 from __future__ import annotations
 
@@ -106,7 +106,10 @@ class DrawRates:
     def pytest_sessionfinish(self, session: Any) -> None:
         if not self.write_to:
             return
-        with open(self.write_to, 'w', encoding='utf-8') as f:
+        # A pytest-xdist worker writes a file of its own beside it; the reader sums them.
+        worker = os.environ.get('PYTEST_XDIST_WORKER')
+        with open(f'{self.write_to}.{worker}' if worker else self.write_to, 'w',
+                  encoding='utf-8') as f:
             json.dump(self.by_identity, f, sort_keys=True)
 
 
