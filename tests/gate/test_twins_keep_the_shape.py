@@ -15,6 +15,9 @@ from builders.pairs import LYING_PAIRS
 from builders.pairs import SRC
 from builders.pairs import UNIT_TESTS
 from builders.pairs import UNIT_TESTS_FOR_THE_BUG
+from oracle_guard.gate.canaries import SENTINEL
+from oracle_guard.gate.canaries import sentinel_values
+from oracle_guard.gate.canaries import twin_source
 
 pytestmark = pytest.mark.reference_run
 
@@ -50,3 +53,38 @@ def test_the_honest_fix_passes_ci_with_every_test_twinned(
     assert plain.rc == 0, plain.out
     assert ci.rc == 0 and ci.summary.endswith('0 finding(s); test command exited 0'), ci.out
     assert 'twin canar' not in ci.out, ci.out
+
+
+def _sentinel() -> type:
+    namespace: dict = {}
+    exec(SENTINEL.replace('FRESH', 'Fresh') + sentinel_values('s', 'Fresh', False), namespace)
+    return namespace['Fresh']
+
+
+@pytest.mark.parametrize('value', [
+    [(1, 2), (3, 4)], [[1], [2, 3]], ('a', 'b'), 'abc', b'xy', {1, 2}, {'a': [1, 2]},
+    frozenset({(1, 2)}), 7, 2.5, True,
+], ids=repr)
+def test_the_sentinel_changes_one_element_and_keeps_the_type_and_structure(value) -> None:  # type: ignore[no-untyped-def]
+    shaped = _sentinel().like(value)
+    assert type(shaped) is type(value) and shaped != value
+
+    def shape(v):  # type: ignore[no-untyped-def]
+        if isinstance(v, (list, tuple)):
+            return (type(v), [shape(x) for x in v])
+        if isinstance(v, (set, frozenset)):
+            return (type(v), sorted(repr(shape(x)) for x in v))
+        if isinstance(v, dict):
+            return (dict, {k: shape(x) for k, x in v.items()})
+        return (type(v), len(v) if isinstance(v, (str, bytes)) else None)
+
+    assert shape(shaped) == shape(value)
+
+
+def test_every_test_of_a_module_that_compares_a_value_is_twinned_up_to_the_names_given() -> None:
+    source = (b'def test_a():\n    assert 1 == 1\n\n\ndef test_b():\n    assert 1 > 0\n\n\n'
+              b'def test_c():\n    assert [1] == [1]\n\n\ndef test_d():\n    assert 2 == 2\n')
+    twin = twin_source(source, ['test_x', 'test_y', 'test_z'], 'Fresh')
+    assert twin is not None and twin[1] == [('test_x', 'test_a'), ('test_y', 'test_c'),
+                                            ('test_z', 'test_d')]
+    assert twin_source(source, ['test_x'], 'Fresh')[1] == [('test_x', 'test_a')]  # type: ignore[index]
