@@ -39,6 +39,7 @@ pytestmark = pytest.mark.reference_run
 
 
 # -- a lie told only to the expected value's own kind (rule 45: the twin) -----------------
+@pytest.mark.reference_run(False)  # the test command's findings only
 def test_eq_that_lies_only_to_lists_fails_ci_through_the_twin(dd: CiRepo) -> None:
     # A plain sentinel object is not a list, so this __eq__ told it the truth; the twin's
     # sentinel now has the type of the value it replaces.
@@ -362,6 +363,7 @@ def test_twin_that_must_pass_is_judged_at_its_sentinel_only() -> None:
 
 
 # == rule 39b: every case deselected, and a test moved into an ignored folder ==============
+@pytest.mark.reference_run(False)  # the test command's findings only
 def test_every_case_of_a_function_recorded_whole_deselected_fails_ci_by_its_twin(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     # At adoption only the unbuilt fast implementation existed, so the whole
@@ -398,6 +400,7 @@ def _swallow(runtest):
 '''
 
 
+@pytest.mark.reference_run(False)  # the test command's findings only
 @pytest.mark.parametrize('where', ['src helper', 'unit test module', 'autouse fixture'])
 def test_runtest_wrapped_in_try_except_fails_ci_through_the_canaries(calc: CiRepo,
                                                                       where: str) -> None:
@@ -434,6 +437,7 @@ def test_runtest_wrapper_under_xdist_fails_ci_through_the_workers_streams(calc: 
     assert not ci.lines('OG725'), ci.out  # every canary was collected in the workers
 
 
+@pytest.mark.reference_run(False)  # the test command's findings only
 def test_lying_eq_returned_by_the_function_under_test_fails_ci_through_the_twin(
         calc: CiRepo) -> None:
     buggy = ('class _Sum(int):\n    def __eq__(self, other):\n        return True\n\n'

@@ -42,6 +42,7 @@ pytestmark = pytest.mark.reference_run
 
 
 # -- test code that replaces the function under test (rule 45: OG714) ---------------------
+@pytest.mark.reference_run(False)  # the test command's findings only
 def test_fixture_only_conftest_patching_the_function_under_test_fails_ci(dd: CiRepo) -> None:
     dd_cheat_fails_ci(dd, {'tests/conftest.py': '''\
 import pytest

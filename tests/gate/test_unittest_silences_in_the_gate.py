@@ -66,6 +66,7 @@ def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(tmp_pat
     assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
 
 
+@pytest.mark.reference_run(False)  # the test command's findings only
 def test_an_expected_failure_added_to_a_class_fails_the_gate(tmp_path) -> None:
     repo = adopted_with(str(tmp_path / 'r'), {'tests/test_legacy.py': LEGACY})
     repo.pull_request({'tests/test_legacy.py': LEGACY + ADDED_CLASS}, bug=False)
