@@ -4,6 +4,8 @@ that drive the real pre-commit program.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from builders.repos import PROPERTY_TEST
 from builders.repos import Repo
 
@@ -62,3 +64,22 @@ CHEATS = {
     'bare-skip': _bare_skip,
     'fixture-bytes-changed': _fixture_bytes,
 }
+
+
+# The cheats that write different files, judged together in one change by the tests of a
+# pre-commit mode: each still gives its own finding (its code on its path), which the test
+# checks one by one. The two that rewrite src/app.py cannot share a change.
+CHEAT_GROUPS = (
+    ('bare-skip', 'fixture-bytes-changed', 'src-and-property-test'),
+    ('src-reaches-into-the-test-run',),
+)
+assert sorted(name for group in CHEAT_GROUPS for name in group) == sorted(CHEATS)
+
+
+def group_id(group: Sequence[str]) -> str:
+    return '+'.join(group)
+
+
+def apply_cheats(repo: Repo, group: Sequence[str]) -> list[tuple[str, str]]:
+    """Write every cheat of ``group``; the (code, path) of the finding each must give."""
+    return [CHEATS[name](repo) for name in group]
