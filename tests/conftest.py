@@ -93,22 +93,33 @@ def guarded(repo: Repo) -> Repo:
 
 @pytest.fixture(scope='session')
 def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> 'HookRepo':
-    """This project as a hook repository, with its environment built once per session."""
+    """This project as a hook repository, with its environment built once per run: the
+    pytest-xdist workers share the snapshot and its PRE_COMMIT_HOME (the first to ask
+    builds both, under the lock of builders.ci_repo.shared_template; pre-commit's store
+    locks what it installs itself). The tests only read the snapshot."""
+    from builders.ci_repo import shared_template
     from builders.pre_commit import HookRepo
     from builders.pre_commit import pre_commit
     from builders.pre_commit import snapshot_hook_repo
 
-    path = str(tmp_path_factory.mktemp('hook-repo'))
-    rev = snapshot_hook_repo(path)
-    hooks = HookRepo(path, rev, str(tmp_path_factory.mktemp('pre-commit-home')))
-    scratch = str(tmp_path_factory.mktemp('warm-up'))
-    env = hooks.env(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1')
-    subprocess.run(('git', 'init', '-q', scratch), check=True, env=env)
-    with open(os.path.join(scratch, '.pre-commit-config.yaml'), 'w') as f:
-        f.write(hooks.config())
-    warm = pre_commit('install-hooks', cwd=scratch, env=env)
-    assert warm.rc == 0, warm.out
-    return hooks
+    def hooks_at(path: str, rev: str) -> HookRepo:
+        return HookRepo(path, rev, os.path.join(os.path.dirname(path), 'pre-commit-home'))
+
+    def build(path: str) -> None:
+        hooks = hooks_at(path, snapshot_hook_repo(path))
+        scratch = os.path.join(os.path.dirname(path), 'warm-up')
+        env = hooks.env(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1')
+        subprocess.run(('git', 'init', '-q', scratch), check=True, env=env)
+        with open(os.path.join(scratch, '.pre-commit-config.yaml'), 'w') as f:
+            f.write(hooks.config())
+        warm = pre_commit('install-hooks', cwd=scratch, env=env)
+        assert warm.rc == 0, warm.out
+
+    path = shared_template(tmp_path_factory, 'hook-repo', build)
+    env = hooks_at(path, 'HEAD').env(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM='1')
+    rev = subprocess.run(('git', 'rev-parse', 'HEAD'), cwd=path, env=env, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    return hooks_at(path, rev)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
