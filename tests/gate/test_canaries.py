@@ -18,6 +18,7 @@ from builders.ci_repo import CiRepo
 from builders.ci_repo import copy_template
 from builders.ci_repo import PYTEST
 from builders.ci_repo import Run
+from builders.ci_repo import shared_template
 from builders.dedupe import adopt_dd
 from builders.dedupe import attack
 from builders.dedupe import BUG
@@ -213,10 +214,17 @@ LAYOUTS = {
 }
 
 
+def layout_repo(factory: pytest.TempPathFactory, tmp_path, layout: str) -> CiRepo:  # type: ignore[no-untyped-def]
+    """A copy of dd adopted with ``layout``'s files, built once per run."""
+    template = shared_template(factory, f'canaries-{layout.replace(" ", "-")}',
+                               lambda path: adopt_dd(path, LAYOUTS[layout]))
+    return copy_template(template, str(tmp_path / 'repo'))
+
+
 @pytest.mark.parametrize('layout', sorted(LAYOUTS))
 def test_twin_of_a_property_importing_a_sibling_helper_catches_the_lie(
-        tmp_path, layout: str) -> None:  # type: ignore[no-untyped-def]
-    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'), LAYOUTS[layout]))
+        tmp_path_factory: pytest.TempPathFactory, tmp_path, layout: str) -> None:  # type: ignore[no-untyped-def]
+    repo = layout_repo(tmp_path_factory, tmp_path, layout)
     _, ci = attack(repo, {'src/dd/__init__.py': PARTIAL_LIAR.format(tells='True')}, plain_rc=0)
     here, there = twin_lines(ci)
     assert here and there, ci.out
@@ -225,8 +233,8 @@ def test_twin_of_a_property_importing_a_sibling_helper_catches_the_lie(
 
 @pytest.mark.parametrize('layout', sorted(LAYOUTS))
 def test_honest_pull_request_beside_a_sibling_helper_passes_ci(
-        tmp_path, layout: str) -> None:  # type: ignore[no-untyped-def]
-    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'), LAYOUTS[layout]))
+        tmp_path_factory: pytest.TempPathFactory, tmp_path, layout: str) -> None:  # type: ignore[no-untyped-def]
+    repo = layout_repo(tmp_path_factory, tmp_path, layout)
     repo.pull_request({'src/dd/__init__.py': HONEST_SUBCLASS}, bug=False)
     plain, ci = gate(repo)
     assert plain.rc == 0, plain.out
@@ -290,11 +298,12 @@ def test_twin_of_a_module_that_cannot_run_twice_is_planted_and_catches_the_lie(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     project = {'tests/properties/registry.py': REGISTRY,
                'tests/properties/test_dd_props.py': REGISTERING_PROPERTY}
-    honest = CiRepo(adopt_dd(str(tmp_path / 'honest'), project))
+    template = adopt_dd(str(tmp_path / 'template'), project)
+    honest = copy_template(template, str(tmp_path / 'honest'))
     honest.pull_request({'src/dd/__init__.py': HONEST_SUBCLASS}, bug=False)
     _, ci = gate(honest)
     assert ci.rc == 0 and 'twin canar' not in ci.out, ci.out
-    lying = CiRepo(adopt_dd(str(tmp_path / 'lying'), project))
+    lying = copy_template(template, str(tmp_path / 'lying'))
     _, ci = attack(lying, {'src/dd/__init__.py': PARTIAL_LIAR.format(tells='True')},
                    plain_rc=0)
     assert all(twin_lines(ci)), ci.out

@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from builders.ci_repo import adopted_with
+from builders.ci_repo import copy_template
+from builders.ci_repo import shared_template
 
 # An honest change here must pass the whole gate, its reference run included.
 pytestmark = pytest.mark.reference_run
@@ -58,8 +60,16 @@ class TestNewClass(unittest.TestCase):
 '''
 
 
-def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(tmp_path) -> None:
-    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_legacy.py': LEGACY})
+@pytest.fixture(scope='session')
+def legacy_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """calc adopted with LEGACY's silences in its baseline, built once per run."""
+    return shared_template(tmp_path_factory, 'unittest-legacy', lambda path: adopted_with(
+        path, {'tests/test_legacy.py': LEGACY}))
+
+
+def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(
+        legacy_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(legacy_template, str(tmp_path / 'r'))
     repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
     ci = repo.ci()
     assert ci.rc == 0, ci.out
@@ -67,8 +77,9 @@ def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(tmp_pat
 
 
 @pytest.mark.reference_run(False)  # the test command's findings only
-def test_an_expected_failure_added_to_a_class_fails_the_gate(tmp_path) -> None:
-    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_legacy.py': LEGACY})
+def test_an_expected_failure_added_to_a_class_fails_the_gate(
+        legacy_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(legacy_template, str(tmp_path / 'r'))
     repo.pull_request({'tests/test_legacy.py': LEGACY + ADDED_CLASS}, bug=False)
     ci = repo.ci()
     assert ci.rc == 1, ci.out
@@ -111,18 +122,25 @@ def test_own():
 '''
 
 
-def test_silences_a_helper_binds_give_no_finding_on_an_honest_change(tmp_path) -> None:
-    repo = adopted_with(str(tmp_path / 'r'), {'tests/support.py': SUPPORT,
-                                              'tests/test_fetch.py': USES_SUPPORT})
+@pytest.fixture(scope='session')
+def support_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """calc adopted with a helper module's silences in its baseline, built once per run."""
+    return shared_template(tmp_path_factory, 'unittest-support', lambda path: adopted_with(
+        path, {'tests/support.py': SUPPORT, 'tests/test_fetch.py': USES_SUPPORT}))
+
+
+def test_silences_a_helper_binds_give_no_finding_on_an_honest_change(
+        support_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(support_template, str(tmp_path / 'r'))
     repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
     ci = repo.ci()
     assert ci.rc == 0, ci.out
     assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
 
 
-def test_a_skip_of_its_own_beside_a_helpers_silences_fails_the_gate(tmp_path) -> None:
-    repo = adopted_with(str(tmp_path / 'r'), {'tests/support.py': SUPPORT,
-                                              'tests/test_fetch.py': USES_SUPPORT})
+def test_a_skip_of_its_own_beside_a_helpers_silences_fails_the_gate(
+        support_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(support_template, str(tmp_path / 'r'))
     repo.pull_request({'tests/test_fetch.py': USES_SUPPORT + OWN_SKIP}, bug=False)
     ci = repo.ci()
     assert ci.rc == 1, ci.out
