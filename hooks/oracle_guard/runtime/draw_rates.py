@@ -107,7 +107,9 @@ class DrawRates:
         if not self.write_to:
             return
         # A pytest-xdist worker writes a file of its own beside it; the reader sums them.
-        worker = os.environ.get('PYTEST_XDIST_WORKER')
+        # xdist tells a worker by its config's `workerinput`; an environment variable
+        # would also name a worker of an outer run this pytest was started from.
+        worker = (getattr(session.config, 'workerinput', None) or {}).get('workerid')
         with open(f'{self.write_to}.{worker}' if worker else self.write_to, 'w',
                   encoding='utf-8') as f:
             json.dump(self.by_identity, f, sort_keys=True)
