@@ -76,6 +76,10 @@ class HelperPaths:
         self.by_stat = False
         self._folders: dict[str, dict[str, bool]] = {}
         self._modules: dict[tuple[str, str | None, int], str | None] = {}
+        # Every candidate of an import, per (folder, name, level): the test files of one
+        # folder import the same names (``numpy``), each asking every folder above it.
+        self._every: dict[tuple[str, str | None, int], tuple[str, ...]] = {}
+        self._stats: dict[str, tuple[bool, bool]] = {}  # by_stat: path -> (file, folder)
         self._may_silence: dict[str, bool] = {}
         self._helper: dict[str, bool] = {}
 
@@ -146,10 +150,24 @@ class HelperPaths:
             self._tracked = _Listing(self.view.path_names(self.test_roots))
         return self._tracked
 
+    def _stat(self, path: str) -> tuple[bool, bool]:
+        """(is a file, is a folder) of the working tree's ``path``, asked once a run."""
+        found = self._stats.get(path)
+        if found is None:
+            import stat
+
+            try:
+                mode = os.stat(os.path.join(self.view.root, path)).st_mode
+                found = (stat.S_ISREG(mode), stat.S_ISDIR(mode))
+            except (OSError, ValueError):
+                found = (False, False)
+            self._stats[path] = found
+        return found
+
     def is_file(self, path: str) -> bool:
         if self.view.rev is None:
             if self.by_stat:
-                return os.path.isfile(os.path.join(self.view.root, path))
+                return self._stat(path)[0]
             folder, name = posixpath.split(path)
             return self._folder(folder).get(name) is False
         if not self._in_test_roots(path):
@@ -159,7 +177,7 @@ class HelperPaths:
     def is_folder(self, path: str) -> bool:
         if self.view.rev is None:
             if self.by_stat:
-                return os.path.isdir(os.path.join(self.view.root, path))
+                return self._stat(path)[1]
             folder, name = posixpath.split(path)
             return bool(self._folder(folder).get(name))
         if not self._in_test_roots(path) and not self._above_test_roots(path):
@@ -270,7 +288,11 @@ class HelperPaths:
                 if name != '*':
                     wanted.append(f'{module}.{name}' if module else name)
             for name in wanted:
-                for candidate in self._candidates(folder, name, level):
+                key = (folder, name, level)
+                every = self._every.get(key)
+                if every is None:
+                    every = self._every[key] = tuple(self._candidates(folder, name, level))
+                for candidate in every:
                     if candidate != path:
                         found[candidate] = None
         return list(found)
