@@ -360,14 +360,20 @@ def check(ctx: RunContext) -> list[Finding]:
     if scans is not None:
         from oracle_guard.reading.helper_modules import answers_hold
     real_root = os.path.realpath(cfg.root)
+    sources = {p: _read(cfg.root, p, real_root) if view is None else view.read(p) for p in files}
+    fresh: dict[str, FileScan] = {}
+    if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):  # the whole tree: every core
+        from oracle_guard.reading.scan_pool import scan_misses
+        fresh = scan_misses(sources, scans, lambda p, s: scan_file(p, s, judge, helpers,
+                                                                   record=scans is not None))
     for path in files:
-        source = _read(cfg.root, path, real_root) if view is None else view.read(path)
+        source = sources.pop(path)
         if source is None:
             if os.path.islink(os.path.join(cfg.root, path)):
                 findings.append(Finding(path, 1, 1, 'OG307', 'test file is a symlink leaving '
                                         'the repository', 'commit the file itself'))
             continue
-        if scans is None:
+        if scans is None and path not in fresh:
             environment: list[Silence] = []
             inherited: list[tuple[Silence, str]] = []
             findings.extend(unread_at_adoption(path, source, judge, check_file(
@@ -381,16 +387,20 @@ def check(ctx: RunContext) -> list[Finding]:
             continue
         # A run over the whole tree (no base: rule 40b has nothing to ask) re-judges what
         # an earlier run found in the same bytes, without parsing them again.
-        key = scans.key(source)
-        scan = scans.get(key, judge.minors)
-        if scan is not None and scan.asked is not None and (
-                helpers is None or not answers_hold(helpers.seen_from(path), scan.asked)):
-            scan = None  # rule 14: a helper it imports answers otherwise now
-        if scan is None:
-            scan = scan_file(path, source, judge, helpers, record=True)
-            # A helper's bytes are not in this file's key: kept only with its answers.
-            if scan.asked is not None or not scan.uses_helpers:
-                scans.put(key, scan)
+        scan = fresh.get(path)  # scanned by a worker (the whole tree, many files)
+        key = scans.key(source) if scans is not None else ''
+        if scan is None and scans is not None:
+            scan = scans.get(key, judge.minors)
+            if scan is not None and scan.asked is not None and (
+                    helpers is None or not answers_hold(helpers.seen_from(path), scan.asked)):
+                scan = None  # rule 14: a helper it imports answers otherwise now
+            if scan is None:
+                scan = scan_file(path, source, judge, helpers, record=True)
+                fresh[path] = scan
+        # A helper's bytes are not in this file's key: kept only with its answers.
+        if scans is not None and path in fresh and (
+                scan.asked is not None or not scan.uses_helpers):
+            scans.put(key, scan)
         findings.extend(unread_at_adoption(path, source, judge, judge_scan(
             path, scan, cfg, ledger, lambda: ctx.today, defines, judge)))
     if scans is not None:

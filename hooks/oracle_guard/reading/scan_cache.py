@@ -116,7 +116,7 @@ def _optional(value: object) -> bool:
     return value is None or isinstance(value, str)
 
 
-def _encode(scan: FileScan) -> str:
+def encode_scan(scan: FileScan) -> str:
     import json
 
     if scan.is_clean() and scan.asked is None:
@@ -133,7 +133,7 @@ def _encode(scan: FileScan) -> str:
     return json.dumps(record, separators=(',', ':'), ensure_ascii=True)
 
 
-def _decode(raw: str) -> FileScan | None:
+def decode_scan(raw: str) -> FileScan | None:
     """The scan written as ``raw``, or None when it is not exactly such a record."""
     from oracle_guard.findings import Finding
 
@@ -209,7 +209,7 @@ class ScanCache:
         raw = self.known.get(key)
         if raw is None:
             return None
-        scan = _decode(raw)
+        scan = decode_scan(raw)
         if scan is None or (scan.minors is not None and scan.minors != tuple(minors())):
             return None
         return scan
@@ -218,11 +218,11 @@ class ScanCache:
         """Whether the content under ``key`` was scanned and found nothing (with or
         without the helpers' answers it rests on)."""
         raw = self.known.get(key)
-        scan = None if raw is None else _decode(raw)
+        scan = None if raw is None else decode_scan(raw)
         return scan is not None and scan.is_clean()
 
     def put(self, key: str, scan: FileScan) -> None:
-        raw = _encode(scan)
+        raw = encode_scan(scan)
         if self.known.get(key) != raw:
             self.known[key] = raw
             self.new.append(f'{key} {raw}\n')
