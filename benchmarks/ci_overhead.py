@@ -34,7 +34,8 @@ runs with its default settings (the reference run on), and the median of every s
 line (``--timings`` on stderr) is printed next to the ratios, with the machine's load
 average before and after each run (other jobs share its CPUs). The suite's compiled files
 are removed before every run of either side (a fresh CI checkout) unless ``--warm``.
-``--compare PYTHON`` runs the gate of another environment too (an older checkout
+``--package small`` is a synthetic suite of 12 tests and 4 Hypothesis properties (about a
+second of pytest), where the gate's fixed cost shows. ``--compare PYTHON`` runs the gate of another environment too (an older checkout
 installed there), its test command with that interpreter, interleaved with the rest.
 Latest results: ``benchmarks/RESULTS.md``.
 """
@@ -108,6 +109,38 @@ def first_module(suite: str, candidates: list[str]) -> str:
     return property_module(suite, candidates)
 
 
+# The small suite of the gate's fixed cost (``--package small``): twelve tests of three
+# kinds and four Hypothesis properties, about a second of pytest.
+SMALL = 'small'
+MORE_PROPERTIES = (
+    '\n\n@given(st.integers())\ndef test_zero(a):\n    assert add(a, 0) == a\n'
+    '\n\n@given(st.integers(), st.integers(), st.integers())\n'
+    'def test_associates(a, b, c):\n    assert add(add(a, b), c) == add(a, add(b, c))\n'
+    '\n\n@given(st.lists(st.integers()))\ndef test_sum(xs):\n    total = 0\n'
+    '    for x in xs:\n        total = add(total, x)\n    assert total == sum(xs)\n')
+
+
+def prepare_small(workdir: str, env: dict[str, str]) -> str:
+    """benchmarks/gate_pieces.py's synthetic suite of 12 tests with four properties,
+    adopted and locked on branch ``base``; a pull request on top."""
+    sys.path.insert(0, HERE)
+    from gate_pieces import synthetic
+
+    suite = synthetic(workdir, 12)
+    with open(os.path.join(suite, 'tests', 'properties', 'test_props.py'), 'a',
+              encoding='utf-8') as f:
+        f.write(MORE_PROPERTIES)
+    subprocess.run([*CLI, 'lock'], cwd=suite, env={**env, 'PYTHONPATH': 'src'}, check=True,
+                   stdout=subprocess.PIPE)
+    git('add', '-A', cwd=suite)
+    git('commit', '-q', '-m', 'four properties', cwd=suite)
+    git('checkout', '-q', '-b', 'pr', cwd=suite)
+    with open(os.path.join(suite, 'src', 'pkg', '__init__.py'), 'a', encoding='utf-8') as f:
+        f.write('# a pull request\n')
+    git('commit', '-q', '-am', 'pull request', cwd=suite)
+    return suite
+
+
 def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
     """The sdist adopted as the README says, on branch ``base``; a pull request on top.
 
@@ -115,6 +148,8 @@ def prepare_adopted(package: str, workdir: str, env: dict[str, str]) -> str:
     where they are; when it found none (``properties = []``), the first test module is
     named by hand, in a commit of its own, as the README says. Then ``oracle-guard lock``.
     """
+    if package == SMALL:
+        return prepare_small(workdir, env)
     subprocess.run([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
                     '--no-binary', ':all:', package, '-d', workdir], check=True)
     archive = glob.glob(os.path.join(workdir, '*.tar.gz'))[0]
@@ -249,7 +284,10 @@ def gate(packages: list[str], runs: int, warm: bool, compare: list[str],
             rows.append(f'| {package} | {label} | {bare_line} | {b_wall:.2f} | {g_wall:.2f} | '
                         f'{g_wall / b_wall:.3f} | {b_cpu:.2f} | {g_cpu:.2f} | '
                         f'{g_cpu / b_cpu:.3f} |')
+            reference = [found['reference run'][1] for found in steps[label]
+                         if 'reference run' in found]
             results.append({'package': package, 'gate': label, 'bare_cpu': b_cpu,
+                            'reference_cpu': statistics.median(reference) if reference else 0.0,
                             'gate_cpu': g_cpu, 'cpu_ratio': g_cpu / b_cpu,
                             'bare_wall': b_wall, 'gate_wall': g_wall,
                             'wall_ratio': g_wall / b_wall, 'verdict': ci_lines[label]})
@@ -284,7 +322,8 @@ def gate(packages: list[str], runs: int, warm: bool, compare: list[str],
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--package', action='append',
-                        help='the suite (default attrs==26.1.0); repeat it with --gate')
+                        help='the suite (default attrs==26.1.0); repeat it with --gate; '
+                             '"small": 12 synthetic tests and 4 properties (the fixed cost)')
     parser.add_argument('--runs', type=int, default=5)
     parser.add_argument('--workdir', help='reuse this folder (the sdist is unpacked there)')
     parser.add_argument('--xdist', type=int, default=0, help='add -n N to the test command')

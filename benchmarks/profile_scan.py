@@ -113,6 +113,8 @@ def scan_profile(cache: str, top: int, warm: bool = False) -> list[str]:
     repo, paths = corpus.ensure_corpus(cache)
     size = sum(os.path.getsize(os.path.join(repo, p)) for p in paths)
     os.chdir(repo)
+    # In this process: the phase timers and cProfile see no worker (reading/scan_pool).
+    os.environ['ORACLE_GUARD_SCAN_PROCESSES'] = '1'
     if warm:  # a developer's second --all-files run: the scan cache filled by a first one
         os.environ['ORACLE_GUARD_SCAN_CACHE'] = '1'
         os.environ['XDG_CACHE_HOME'] = tempfile.mkdtemp(prefix='og-profile-cache-')
