@@ -27,6 +27,7 @@ from builders.venvs import site_packages
 from oracle_guard.gate.integrity import inspect_environment
 from oracle_guard.gate.integrity import integrity_findings
 from oracle_guard.gate.integrity import integrity_notes
+from oracle_guard.gate.integrity import Probe
 from oracle_guard.gate.reference_process import ISOLATED
 from oracle_guard.gate.reference_process import START_UP
 
@@ -213,6 +214,28 @@ def test_startup_file_no_record_lists_fails(env: tuple[str, str], name: str) -> 
     with open(os.path.join(site, name), 'w', encoding='utf-8') as f:
         f.write('import os\n')
     assert codes(python) == ['OG727']
+
+
+def test_a_probe_started_early_reports_the_environment_as_it_was_then(
+        env: tuple[str, str]) -> None:
+    # The gate starts the probe while it reads the revisions (no install step): what it
+    # reports is the environment then, and a file written later is the next probe's.
+    python, site = env
+    probe = Probe(python)
+    assert probe.proc is not None
+    probe.proc.wait()
+    with open(os.path.join(site, 'zz_late.pth'), 'w', encoding='utf-8') as f:
+        f.write('import os\n')
+    assert integrity_findings(('before the run', probe.result())) == []
+    assert codes(python) == ['OG727']
+
+
+def test_a_probe_of_an_interpreter_that_cannot_run_is_a_configuration_error(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from oracle_guard.findings import ConfigError
+
+    with pytest.raises(ConfigError, match='cannot inspect the test environment'):
+        Probe(str(tmp_path / 'no-python')).result()
 
 
 def test_pth_file_a_distribution_installed_passes_but_not_once_edited(

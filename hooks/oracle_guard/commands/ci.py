@@ -269,6 +269,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     from oracle_guard.gate import reference_tree
     from oracle_guard.gate import base_collection
     from oracle_guard.gate import installed_plugins
+    from oracle_guard.gate import integrity
     from oracle_guard.gate import interpreter
     from oracle_guard.gate.approval import decide
 
@@ -287,6 +288,10 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     test_python = args.test_python or sys.executable
     if '/' in test_python or os.sep in test_python:
         test_python = os.path.abspath(test_python)
+    # Without an install step the test environment is what it is now: the probe runs
+    # while the revisions are read, before any code of the pull request's.
+    probe_before = None if args.install_command else \
+        integrity.Probe(test_python, probe)
     if not args.test_python:
         ctx.notes.append('oracle-guard ci: note: no --test-python: the tests run in the '
                          'gate\'s own environment; give the interpreter of a separate test '
@@ -412,7 +417,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                                 oracle_files=oracle_files, read=head_view.read,
                                 test_python=test_python, probe_source=probe,
                                 run=run_tests if unnamed is None else run_tests_without_junit,
-                                timings=timings)
+                                timings=timings, probe_before=probe_before)
         # The reference process and the base collection may still run: spared by pid.
         findings.extend(reaper.leftovers(early, 'the test command' + (
             ' (or the reference run beside it)' if started is not None else ''),

@@ -47,32 +47,60 @@ class Environment:
 def inspect_environment(python: str, probe_source: str | None = None) -> Environment:
     """Run the probe in ``python`` (from the source read before any pull-request code
     ran, when given); ConfigError when it cannot be run or says nothing."""
-    where = ('--test-python', 0)
-    if probe_source is None:
-        with open(PROBE, encoding='utf-8') as f:
-            probe_source = f.read()
-    try:
-        proc = subprocess.run([python, '-I', '-S', '-c', probe_source], capture_output=True,
-                              timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ConfigError(*where, f'cannot inspect the test environment of {python!r}: {exc}',
-                          'name the interpreter of the test environment, e.g. '
-                          '--test-python .venv/bin/python') from None
-    try:
-        facts: dict[str, Any] = json.loads(proc.stdout)
-    except ValueError:
-        facts = {}
-    if proc.returncode or not isinstance(facts, dict) or 'folders' not in facts:
-        tail = proc.stderr.decode(errors='replace').strip().splitlines()[-1:] or ['no output']
-        raise ConfigError(*where, f'cannot inspect the test environment of {python!r}: '
-                          f'{tail[0]}', 'the test environment must be a Python 3.9+ '
-                          'interpreter whose site-packages can be read')
-    return Environment(python=python, prefix=str(facts.get('prefix')),
-                       folders=list(facts['folders']), present=list(facts.get('present', ())),
-                       changed=list(facts.get('changed', ())),
-                       stray=list(facts.get('stray', ())),
-                       compiled=list(facts.get('compiled', ())),
-                       editable=list(facts.get('editable', ())))
+    return Probe(python, probe_source).result()
+
+
+class Probe:
+    """The probe started now and read later (``result``): the gate looks at the test
+    environment before any pull-request code runs while it reads the revisions."""
+
+    def __init__(self, python: str, probe_source: str | None = None) -> None:
+        self.python = python
+        if probe_source is None:
+            with open(PROBE, encoding='utf-8') as f:
+                probe_source = f.read()
+        self.error: OSError | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
+        try:
+            self.proc = subprocess.Popen([python, '-I', '-S', '-c', probe_source],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE)
+        except OSError as exc:
+            self.error = exc
+
+    def result(self) -> Environment:
+        """What the probe saw; ConfigError when it cannot be run or says nothing."""
+        python = self.python
+        where = ('--test-python', 0)
+        problem: Exception | None = self.error
+        stdout = stderr = b''
+        if self.proc is not None:
+            try:
+                stdout, stderr = self.proc.communicate(timeout=300)
+            except subprocess.TimeoutExpired as exc:
+                self.proc.kill()
+                self.proc.communicate()
+                problem = exc
+        if problem is not None or self.proc is None:
+            raise ConfigError(*where, f'cannot inspect the test environment of {python!r}: '
+                              f'{problem}', 'name the interpreter of the test environment, '
+                              'e.g. --test-python .venv/bin/python') from None
+        try:
+            facts: dict[str, Any] = json.loads(stdout)
+        except ValueError:
+            facts = {}
+        if self.proc.returncode or not isinstance(facts, dict) or 'folders' not in facts:
+            tail = stderr.decode(errors='replace').strip().splitlines()[-1:] or ['no output']
+            raise ConfigError(*where, f'cannot inspect the test environment of {python!r}: '
+                              f'{tail[0]}', 'the test environment must be a Python 3.9+ '
+                              'interpreter whose site-packages can be read')
+        return Environment(python=python, prefix=str(facts.get('prefix')),
+                           folders=list(facts['folders']),
+                           present=list(facts.get('present', ())),
+                           changed=list(facts.get('changed', ())),
+                           stray=list(facts.get('stray', ())),
+                           compiled=list(facts.get('compiled', ())),
+                           editable=list(facts.get('editable', ())))
 
 
 def integrity_findings(*moments: tuple[str, Environment]) -> list[Finding]:

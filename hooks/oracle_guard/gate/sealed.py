@@ -462,11 +462,13 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
                oracle_files: Sequence[str], read: Callable[[str], bytes | None],
                test_python: str, probe_source: str,
                run: Callable[[list[str], str, str, dict[str, str]], int],
-               timings: Timings | None = None) -> SealedRun:
-    """Run the test command sealed; ``run(command, record_folder, junit, env) -> code``."""
+               timings: Timings | None = None,
+               probe_before: integrity.Probe | None = None) -> SealedRun:
+    """Run the test command sealed; ``run(command, record_folder, junit, env) -> code``.
+    ``probe_before``: the integrity probe, started earlier (no install step since)."""
     timings = timings if timings is not None else Timings()
     with timings.step('integrity probe before'):
-        before = integrity.inspect_environment(test_python, probe_source)
+        before = (probe_before or integrity.Probe(test_python, probe_source)).result()
     record_folder = os.path.join(folder, 'record')
     os.mkdir(record_folder)
     junit = os.path.join(folder, 'junit.xml')
