@@ -80,6 +80,7 @@ class HelperPaths:
         # folder import the same names (``numpy``), each asking every folder above it.
         self._every: dict[tuple[str, str | None, int], tuple[str, ...]] = {}
         self._stats: dict[str, tuple[bool, bool]] = {}  # by_stat: path -> (file, folder)
+        self._tops: dict[tuple[str, str | None], list[str]] = {}
         self._may_silence: dict[str, bool] = {}
         self._helper: dict[str, bool] = {}
 
@@ -198,6 +199,27 @@ class HelperPaths:
             self._modules[key] = next(self._candidates(folder, name, level), None)
         return self._modules[key]
 
+    def _holding(self, folder: str, top: str | None) -> list[str]:
+        """The folders an absolute import in ``folder`` searches: each folder up to the
+        top, the top, the ``src`` roots; with ``top`` (the first package of a dotted
+        name) in the working tree, only those where it is a folder: no module of that
+        import is found anywhere else. Kept per (folder, top): the names a folder's test
+        files import from one package share the answer. A side read from git is asked
+        base by base, in order, as far as the first module found: past the tests roots
+        an answer costs a git process."""
+        key = (folder, top)
+        found = self._tops.get(key)
+        if found is None:
+            bases = []
+            while folder:
+                bases.append(folder)
+                folder = posixpath.dirname(folder)
+            found = self._tops[key] = [
+                base for base in (*bases, '', *self.bases)
+                if top is None or self.view.rev is not None or
+                self.is_folder(posixpath.join(base, top))]
+        return found
+
     def _candidates(self, folder: str, name: str | None, level: int) -> Iterator[str]:
         """Every helper module the import could name, the one it finds first."""
         if level:
@@ -214,11 +236,7 @@ class HelperPaths:
         else:
             if not name or name.split('.', 1)[0] in NOT_HELPERS:
                 return
-            bases = []
-            while folder:
-                bases.append(folder)
-                folder = posixpath.dirname(folder)
-            bases += ['', *self.bases]
+            bases = self._holding(folder, name.split('.', 1)[0] if '.' in name else None)
         *packages, last = name.split('.')
         for base in bases:
             stem = base
