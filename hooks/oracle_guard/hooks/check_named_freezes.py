@@ -287,11 +287,20 @@ def test_files(ctx: RunContext) -> list[str]:
     return [p for p in candidates if cfg.is_test_code(p)]
 
 
-def _read(root: str, path: str, real_root: str | None = None) -> bytes | None:
+def _read(root: str, path: str, real_root: str | None = None,
+          folders: dict[str, str] | None = None) -> bytes | None:
     """The bytes of a file under ``root`` (``real_root``: its realpath, when known), None
-    when it is missing or leaves the repository through a symlink."""
+    when it is missing or leaves the repository through a symlink. ``folders``: the
+    realpath of each folder, kept by the caller (a file that is no symlink is where its
+    folder really is)."""
     full = os.path.join(root, path)
-    real = os.path.realpath(full)
+    folder = os.path.dirname(full)
+    if folders is None or os.path.islink(full):
+        real = os.path.realpath(full)
+    else:
+        if folder not in folders:
+            folders[folder] = os.path.realpath(folder)
+        real = os.path.join(folders[folder], os.path.basename(full))
     if real_root is None:
         real_root = os.path.realpath(root)
     if os.path.commonpath([real, real_root]) != real_root:
@@ -360,7 +369,9 @@ def check(ctx: RunContext) -> list[Finding]:
     if scans is not None:
         from oracle_guard.reading.helper_modules import answers_hold
     real_root = os.path.realpath(cfg.root)
-    sources = {p: _read(cfg.root, p, real_root) if view is None else view.read(p) for p in files}
+    folders: dict[str, str] = {}
+    sources = {p: _read(cfg.root, p, real_root, folders) if view is None else view.read(p)
+               for p in files}
     fresh: dict[str, FileScan] = {}
     if ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):  # the whole tree: every core
         from oracle_guard.reading.scan_pool import scan_misses
