@@ -44,6 +44,11 @@ SCHEMA: dict[str, tuple[Any, str]] = {
     'src-capabilities': ([], 'strs'),
     'flaky-reruns': (5, 'int'),
     'require-fail-to-pass': (False, 'bool'),
+    # What the oracle judges of the change (gate/reach.py): report-only unless a percent
+    # is required; the mutant runs' budget in seconds (unset: the reference run's own time).
+    'require-oracle-reach': (None, 'int'),
+    'require-mutants-killed': (None, 'int'),
+    'mutant-budget': (None, 'int'),
 }
 # Reruns of a newly frozen test (rule 48): enough to see a flip, few enough to stay cheap.
 MAX_FLAKY_RERUNS = 50
@@ -61,6 +66,7 @@ class Config(FrozenRecord):
                  'optional_modules', 'max_freeze_days',
                  'adopted', 'history_limit', 'acknowledged', 'approval_label',
                  'src_test_imports', 'src_capabilities', 'flaky_reruns', 'require_fail_to_pass',
+                 'require_oracle_reach', 'require_mutants_killed', 'mutant_budget',
                  'has_table')
     # Whether the table exists at all: the pytest plugin stays inert without it.
     _uncompared = ('has_table',)
@@ -95,6 +101,9 @@ class Config(FrozenRecord):
     # whether a new test that passes without the change is a finding or only listed.
     flaky_reruns: int
     require_fail_to_pass: bool
+    require_oracle_reach: int | None
+    require_mutants_killed: int | None
+    mutant_budget: int | None
     has_table: bool
 
     def __init__(self, root: str, src: tuple[str, ...] = ('src/',),
@@ -112,7 +121,9 @@ class Config(FrozenRecord):
                  acknowledged: str = 'tests/oracle_acknowledged.yaml',
                  approval_label: str = 'oracle-approved', src_test_imports: tuple[str, ...] = (),
                  src_capabilities: tuple[str, ...] = (), flaky_reruns: int = 5,
-                 require_fail_to_pass: bool = False, has_table: bool = False) -> None:
+                 require_fail_to_pass: bool = False, require_oracle_reach: int | None = None,
+                 require_mutants_killed: int | None = None, mutant_budget: int | None = None,
+                 has_table: bool = False) -> None:
         if isinstance(fixtures, str):
             fixtures = (fixtures,)
         self._set(root=root, src=src, tests=tests, properties=properties, fixtures=fixtures,
@@ -124,6 +135,8 @@ class Config(FrozenRecord):
                   approval_label=approval_label, src_test_imports=src_test_imports,
                   src_capabilities=src_capabilities,
                   flaky_reruns=flaky_reruns, require_fail_to_pass=require_fail_to_pass,
+                  require_oracle_reach=require_oracle_reach,
+                  require_mutants_killed=require_mutants_killed, mutant_budget=mutant_budget,
                   has_table=has_table)
 
     def oracle_files(self) -> tuple[str, ...]:
@@ -512,6 +525,8 @@ def _coerce(key: str, value: Any, *, source: str, line: int) -> Any:
     if key == 'flaky-reruns' and not 2 <= value <= MAX_FLAKY_RERUNS:
         raise ConfigError(source, line, f'{key!r} = {value} must be between 2 and '
                           f'{MAX_FLAKY_RERUNS}: a flip needs at least two runs')
+    if key.startswith('require-') and value > 100:
+        raise ConfigError(source, line, f'{key!r} = {value} is a percent: 0 to 100')
     return value
 
 
