@@ -40,6 +40,7 @@ BASE_FILES = {
 
         [tool.oracle-guard]
         src = ["src/"]
+        mutant-budget = 0
         ''',
     'src/calc/__init__.py': 'def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n',
     'tests/test_calc.py': '''\
@@ -240,6 +241,17 @@ def adopted_with(path: str, files: Mapping[str, str | None]) -> CiRepo:
     return calc
 
 
+def mutants_off(path: str) -> None:
+    """No mutant runs in the gate's reference run (``mutant-budget = 0``): they would
+    double what each scenario that changes src costs; the tests of the mutants turn them
+    on (tests/gate/test_oracle_reach.py)."""
+    full = os.path.join(path, 'pyproject.toml')
+    with open(full, encoding='utf-8') as f:
+        text = f.read()
+    with open(full, 'w', encoding='utf-8') as f:
+        f.write(text.replace('[tool.oracle-guard]\n', '[tool.oracle-guard]\nmutant-budget = 0\n', 1))
+
+
 def adopt(path: str, pyproject: str, project: Mapping[str, str],
           after: Sequence[Mapping[str, str | None]] = (),
           init_args: Sequence[str] = ()) -> CiRepo:
@@ -256,6 +268,7 @@ def adopt(path: str, pyproject: str, project: Mapping[str, str],
                            path, '--rev', 'HEAD', *init_args), cwd=path, env=repo.env(),
                           capture_output=True, text=True)
     assert init.returncode == 0, init.stdout + init.stderr
+    mutants_off(path)
     git(path, 'add', '-A')
     git(path, 'commit', '-q', '-m', 'Adopt oracle-guard')
     for n, files in enumerate(after):

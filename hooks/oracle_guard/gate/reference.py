@@ -65,6 +65,7 @@ from oracle_guard.findings import Finding
 from oracle_guard.gate import audit
 from oracle_guard.gate import audit_context
 from oracle_guard.gate import inventory as gate_inventory
+from oracle_guard.gate import reach
 from oracle_guard.gate import stream
 from oracle_guard.gate.filter_rates import judge_rates
 from oracle_guard.gate.processes import Reaper
@@ -342,6 +343,7 @@ class ReferenceRuns:
         self.base_collection: audit_context.BaseCollection | None = None
         # Kills what an evidence run leaves running before the next one (OG718).
         self.reaper: Reaper | None = None
+        self.reach_plan: reach.Plan | None = None  # the reference run's measurement
 
     def close(self) -> None:
         child = self.pending[3] if self.pending else None
@@ -430,8 +432,11 @@ class ReferenceRuns:
         if oracle_tests:
             step = self.timings.get('reference run')
             step.started = time.perf_counter()
+            # What of the change it runs is measured (gate/reach.py)
+            self.reach_plan = reach.plan(self.ctx.changes, self.base_view, self.head_view,
+                                         self.cfg, self.folder)
             child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today,
-                                sealed=True)
+                                sealed=True, measure=self.reach_plan)
             if child.proc is not None:
                 self.watcher = watch_exit(child.proc.pid, step)
                 # The test command, which runs the pull request's test code, starts only
@@ -656,6 +661,7 @@ def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None,
         runs.finish_reference()
         if reaper is not None:
             runs.result.findings += reaper.leftovers(mark, 'the reference run')
+        reach.judge_reference_run(runs, PytestChild)  # what the oracle judges of the change
         with runs.timings.step('freeze reruns'):
             runs.freezes()
         with runs.timings.step('new-test run'):

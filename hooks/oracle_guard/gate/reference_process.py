@@ -17,6 +17,7 @@ from dataclasses import field
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gate import canaries
+from oracle_guard.gate import reach
 from oracle_guard.gate import stream
 from oracle_guard.gate.processes import Reaper
 from oracle_guard.gate.reference_tree import Tree
@@ -144,7 +145,7 @@ class PytestChild:
 
     def __init__(self, tree: Tree, python: str, src: Sequence[str], args: Sequence[str],
                  today: datetime.date, extra_plugins: Sequence[str] = (),
-                 sealed: bool = False) -> None:
+                 sealed: bool = False, measure: reach.Plan | None = None) -> None:
         self.work = tempfile.mkdtemp(prefix='oracle-guard-record-')
         record = os.path.join(self.work, 'record')
         os.mkdir(record)
@@ -172,7 +173,9 @@ class PytestChild:
             self.listener = stream.EventListener(self.work).__enter__()
             env.update({**self.listener.env(), **self.plan.env()})
             env[SRC_ONLY_ENV] = '1'  # only src of the pull request runs here (rule 54)
-        command = [python, *ISOLATED, '-c', BOOTSTRAP, json.dumps(import_roots(tree.root, src)),
+        boot = BOOTSTRAP if measure is None else reach.bootstrap(START_UP)
+        command = [python, *ISOLATED, '-c', boot, json.dumps(import_roots(tree.root, src)),
+                   *([] if measure is None else [measure.argv(tree.root)]),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    # One module that cannot be imported must not hide the others' outcomes.
                    '--continue-on-collection-errors',
