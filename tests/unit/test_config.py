@@ -66,6 +66,9 @@ def test_table_values_are_normalized(tmp_path):
     ('fixtures = ["tests/**/data/"]', 'not its root or a glob'),
     ('fixtures = ["."]', 'not its root or a glob'),
     ('fixtures = ["../data/"]', 'leaves the repository'),
+    ('require-oracle-reach = 101', 'is a percent: 0 to 100'),
+    ('require-mutants-killed = -5', 'whole number'),
+    ('mutant-budget = 1.5', 'whole number'),
 ])
 def test_bad_settings_name_file_and_line(tmp_path, line, message):
     (tmp_path / 'pyproject.toml').write_text(f'[project]\nname = "x"\n\n[tool.oracle-guard]\n{line}\n')
@@ -116,6 +119,18 @@ def test_evidence_keys_default_to_five_reruns_and_listing_only(tmp_path):
         '[tool.oracle-guard]\nflaky-reruns = 8\nrequire-fail-to-pass = true\n')
     cfg = load_config(str(tmp_path))
     assert (cfg.flaky_reruns, cfg.require_fail_to_pass) == (8, True)
+
+
+def test_reach_keys_are_report_only_and_the_budget_the_reference_runs_by_default(tmp_path):
+    cfg = load_config(str(tmp_path))
+    assert (cfg.require_oracle_reach, cfg.require_mutants_killed, cfg.mutant_budget) == \
+        (None, None, None)
+    (tmp_path / 'pyproject.toml').write_text(
+        '[tool.oracle-guard]\nrequire-oracle-reach = 80\nrequire-mutants-killed = 0\n'
+        'mutant-budget = 0\n')
+    cfg = load_config(str(tmp_path))
+    assert (cfg.require_oracle_reach, cfg.require_mutants_killed, cfg.mutant_budget) == \
+        (80, 0, 0)
 
 
 def test_evidence_keys_from_hook_args_are_validated(tmp_path):

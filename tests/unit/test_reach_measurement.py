@@ -1,0 +1,79 @@
+"""The reach measurement of the reference run (gate/reach.py) on this interpreter: coverage
+runs from the bootstrap, and each test is credited with the lines it ran, a line run by
+two tests to both (Python 3.12+ measures with sys.monitoring, which stops reporting a line
+after its first run unless the events are turned on again)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from oracle_guard.config import Config
+from oracle_guard.gate import reach
+from oracle_guard.gate.changed_lines import changed_statements
+from oracle_guard.gate.reference import START_UP
+
+MODULE = b'''\
+def shared(x):
+    return x + 1
+
+
+def only_b(x):
+    return x * 2
+
+
+def never():
+    return 0
+'''
+TESTS = '''\
+from m import only_b, shared
+
+
+def test_a():
+    assert shared(1) == 2
+
+
+def test_b():
+    assert shared(2) == 3
+    assert only_b(2) == 4
+'''
+
+
+def test_each_test_is_credited_with_the_changed_lines_it_ran(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / 'tree'
+    (root / 'src').mkdir(parents=True)
+    (root / 'tests').mkdir()
+    (root / 'src' / 'm.py').write_bytes(MODULE)
+    (root / 'tests' / 'test_m.py').write_text(TESTS)
+    plan = reach.Plan({'src/m.py': changed_statements(None, MODULE, 'src/m.py')},
+                      str(tmp_path / 'reach.coverage'))
+    env = {**os.environ, 'PYTEST_DISABLE_PLUGIN_AUTOLOAD': '1'}
+    proc = subprocess.run(
+        [sys.executable, '-I', '-S', '-c', reach.bootstrap(START_UP),
+         json.dumps([str(root / 'src')]), plan.argv(str(root)), '-q', '-p', 'no:cacheprovider',
+         f'--rootdir={root}', 'tests/test_m.py'],
+        cwd=root, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    measured = reach.read_measurement(plan, str(root))
+    assert measured.measured
+    tests = {line: sorted(t for t in found if t) for (_, line), found in measured.tests.items()}
+    assert tests == {
+        1: [], 5: [], 9: [],  # the def lines run at import, outside a test
+        2: ['tests/test_m.py::test_a', 'tests/test_m.py::test_b'],
+        6: ['tests/test_m.py::test_b'],
+    }
+    judged = reach.judge(plan, measured, None, Config(root=str(root)))
+    assert judged.note == ('oracle-guard ci: oracle reach: 5 of 6 changed src lines run by '
+                           'the human-owned tests; mutants: 0 of 0 killed')
+    assert '  - `src/m.py` `never`: line 10 (`return 0`)' in judged.lines
+    assert judged.findings == []
+
+
+def test_no_data_file_is_said_as_not_measured(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    plan = reach.Plan({'src/m.py': changed_statements(None, MODULE, 'src/m.py')},
+                      str(tmp_path / 'missing.coverage'))
+    measured = reach.read_measurement(plan, str(tmp_path))
+    assert not measured.measured
+    judged = reach.judge(plan, measured, None, Config(root=str(tmp_path)))
+    assert 'not measured: coverage is not installed in the test environment' in judged.note
