@@ -76,4 +76,5 @@ def test_no_data_file_is_said_as_not_measured(tmp_path) -> None:  # type: ignore
     measured = reach.read_measurement(plan, str(tmp_path))
     assert not measured.measured
     judged = reach.judge(plan, measured, None, Config(root=str(tmp_path)))
-    assert 'not measured: coverage is not installed in the test environment' in judged.note
+    assert 'not measured: the reference run wrote no coverage data' in judged.note
+    assert judged.lines[0].startswith('- not measured')

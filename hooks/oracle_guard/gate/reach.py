@@ -28,6 +28,7 @@ OG743 fewer of the mutants of the reached changed statements than
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -145,20 +146,43 @@ class Measured:
         return (statement.path, statement.line) in self.tests
 
 
+def _numbers(numbits: bytes) -> list[int]:
+    """coverage.py's ``numbits``: bit ``i`` of byte ``j`` set for the number ``8 * j + i``."""
+    return [8 * at + bit for at, byte in enumerate(numbits) for bit in range(8)
+            if byte & (1 << bit)]
+
+
+def _contexts_by_line(data_file: str) -> dict[str, dict[int, list[str]]]:
+    """file -> line -> contexts, read from coverage.py's data file (SQLite: its tables
+    ``file``, ``context`` and ``line_bits``, the documented schema), so the gate itself
+    imports nothing of coverage: it runs only in the reference run."""
+    import sqlite3
+
+    found: dict[str, dict[int, list[str]]] = {}
+    with contextlib.closing(sqlite3.connect(f'file:{data_file}?mode=ro', uri=True)) as db:
+        rows = db.execute('select file.path, context.context, line_bits.numbits from '
+                          'line_bits join file on file.id = line_bits.file_id join context '
+                          'on context.id = line_bits.context_id').fetchall()
+    for path, context, numbits in rows:
+        lines = found.setdefault(path, {})
+        for number in _numbers(numbits):
+            lines.setdefault(number, []).append(context)
+    return found
+
+
 def read_measurement(reach: Plan, root: str) -> Measured:
     """The coverage data the reference run wrote (its contexts: the tests' node ids)."""
     if not os.path.isfile(reach.data_file):
         return Measured(False)
-    import coverage  # the gate's dependency; only a reference run that measured needs it
-
-    data = coverage.CoverageData(basename=reach.data_file)
-    data.read()
+    try:
+        measured_files = _contexts_by_line(reach.data_file)
+    except Exception:  # noqa: BLE001 -- sqlite3.Error: a data file coverage did not finish
+        return Measured(False)
     real_root = os.path.realpath(root)
     by_path: dict[str, dict[int, list[str]]] = {}
-    for measured in data.measured_files():
+    for measured, lines in measured_files.items():
         rel = os.path.relpath(os.path.realpath(measured), real_root).replace(os.sep, '/')
-        by_path[rel] = {line: list(contexts) for line, contexts in
-                        data.contexts_by_lineno(measured).items()}
+        by_path[rel] = lines
     found = Measured(True)
     for path, statements in reach.statements.items():
         lines = by_path.get(path, {})
@@ -327,9 +351,11 @@ def judge(reach: Plan, measured: Measured, mutants: Mutants | None, cfg: Config)
     lines = [f'- {len(reached)} of {total} changed src lines (statements) run by the '
              'human-owned tests of the base revision']
     if not measured.measured:
-        note += ' (not measured: coverage is not installed in the test environment)'
-        lines = ['- not measured: coverage.py is not installed in the test environment '
-                 '(oracle-guard depends on it: install oracle-guard there)']
+        note += (' (not measured: the reference run wrote no coverage data; coverage.py is '
+                 'not installed in the test environment?)')
+        lines = ['- not measured: the reference run wrote no coverage data (coverage.py, a '
+                 'dependency of oracle-guard, is not installed in the test environment, or '
+                 'the run ended before it could write)']
     missed: dict[tuple[str, str], list[Statement]] = {}
     for statement in statements:
         if measured.measured and not measured.reached(statement):
