@@ -249,7 +249,8 @@ def mutants_off(path: str) -> None:
     with open(full, encoding='utf-8') as f:
         text = f.read()
     with open(full, 'w', encoding='utf-8') as f:
-        f.write(text.replace('[tool.oracle-guard]\n', '[tool.oracle-guard]\nmutant-budget = 0\n', 1))
+        f.write(text.replace('[tool.oracle-guard]\n',
+                             '[tool.oracle-guard]\nmutant-budget = 0\n', 1))
 
 
 def adopt(path: str, pyproject: str, project: Mapping[str, str],

@@ -61,6 +61,7 @@ def test_a_fix_in_a_function_no_property_calls_is_reached_by_none_of_its_lines(
     assert ci.out.splitlines().index(line) < len(ci.out.splitlines()) - 1  # before the summary
     assert '### What the oracle judges of this change' in report
     assert '`src/calc/__init__.py` `mul`: line 6-7 (`if a == 0 or b == 0:`)' in report, report
+    assert '- no mutant run: mutant-budget = 0' in report  # the scenarios' configuration
 
 
 def test_special_cased_inputs_leave_a_surviving_mutant_in_the_report(

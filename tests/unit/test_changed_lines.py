@@ -32,7 +32,8 @@ def test_lines_that_are_no_statement_count_as_nothing() -> None:
 
 
 def test_a_line_inside_a_multi_line_statement_counts_as_the_statement() -> None:
-    head = BASE.replace(b'    return sum(xs)\n', b'    return sum(\n        xs,\n        start=0)\n')
+    head = BASE.replace(b'    return sum(xs)\n',
+                        b'    return sum(\n        xs,\n        start=0)\n')
     assert _shown(changed_statements(BASE, head, 'src/m.py')) == [
         (3, 5, 'total', 'return sum(')]
 
@@ -57,6 +58,7 @@ def test_a_new_file_is_all_of_its_statements_and_one_that_does_not_parse_none() 
 
 
 def test_declarations_that_run_nothing_are_no_statement() -> None:
-    source = b'def f():\n    global X\n    try:\n        X = 1\n    except ValueError:\n        pass\n'
+    source = (b'def f():\n    global X\n    try:\n        X = 1\n'
+              b'    except ValueError:\n        pass\n')
     assert _shown(statements(source, 'src/m.py')) == [
         (1, 1, '<module>', 'def f():'), (4, 4, 'f', 'X = 1'), (6, 6, 'f', 'pass')]

@@ -32,6 +32,9 @@ SOURCE = textwrap.dedent('''\
         pass
         return None
         inside = x in items
+        kind = list if y else tuple
+        if items:
+            return 0
     ''').encode()
 
 
@@ -49,6 +52,8 @@ SOURCE = textwrap.dedent('''\
     (18, 'boolean', 'True', 'False'),
     (19, 'return', 'x', 'None'),
     (22, 'comparison', 'x in items', 'x not in items'),
+    (23, 'boolean', 'list if y else tuple', 'list if not y else tuple'),
+    (24, 'boolean', 'items', 'not items'),
 ])
 def test_each_operator(line: int, operator: str, before: str, after: str) -> None:
     mutant = mutate(SOURCE, 'src/m.py', line)

@@ -40,7 +40,8 @@ def test_b():
 '''
 
 
-def test_each_test_is_credited_with_the_changed_lines_it_ran(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_each_test_is_credited_with_the_changed_lines_it_ran(  # type: ignore[no-untyped-def]
+        tmp_path) -> None:
     root = tmp_path / 'tree'
     (root / 'src').mkdir(parents=True)
     (root / 'tests').mkdir()

@@ -54,7 +54,8 @@ def _is_docstring(node: ast.stmt, parent: ast.AST) -> bool:
 
 def _start(node: ast.AST) -> int:
     """A statement's first line: its first decorator's, if it has one."""
-    return min([node.lineno, *(d.lineno for d in getattr(node, 'decorator_list', ()))])  # type: ignore[attr-defined]
+    first = node.lineno  # type: ignore[attr-defined]
+    return min([first, *(d.lineno for d in getattr(node, 'decorator_list', ()))])
 
 
 def statements(source: bytes, path: str) -> list[Statement]:

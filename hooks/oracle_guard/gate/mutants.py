@@ -6,7 +6,9 @@ statement's own code (a compound statement's header; never the statements it hol
 
 ``boundary``    ``<`` and ``<=``, ``>`` and ``>=`` swapped
 ``comparison``  ``==`` and ``!=``, ``is`` and ``is not``, ``in`` and ``not in`` swapped
-``boolean``     ``and`` and ``or`` swapped, ``not x`` made ``x``, ``True`` and ``False`` swapped
+``boolean``     ``and`` and ``or`` swapped, ``not x`` made ``x``, ``True`` and ``False`` swapped,
+                a condition negated (``a if c else b``; ``if c:`` or ``while c:`` when
+                nothing else of it flips)
 ``arithmetic``  ``+`` and ``-``, ``*`` and ``/`` swapped, ``//`` made ``*``, ``%`` made ``//``
                 (an augmented assignment too)
 ``constant``    a whole number ``n`` made ``n + 1``
@@ -115,6 +117,10 @@ def _boolean(node: ast.AST) -> ast.AST | None:
         return copy.deepcopy(node.operand)
     if isinstance(node, ast.Constant) and isinstance(node.value, bool):
         return ast.Constant(not node.value)
+    if isinstance(node, ast.IfExp):
+        new = copy.deepcopy(node)
+        new.test = ast.UnaryOp(ast.Not(), new.test)
+        return new
     return None
 
 
@@ -199,6 +205,10 @@ def mutate(source: bytes, path: str, line: int,
                 if new is not None:
                     candidates.append((name, node, new))
                     break
+            else:
+                if name == 'boolean' and isinstance(stmt, (ast.If, ast.While)):
+                    # a condition with nothing else to flip: negated
+                    candidates.append((name, stmt.test, ast.UnaryOp(ast.Not(), stmt.test)))
         elif name == 'return' and isinstance(stmt, ast.Return) and stmt.value is not None \
                 and not (isinstance(stmt.value, ast.Constant) and stmt.value.value is None):
             candidates.append((name, stmt.value, _neutral(stmt.value)))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import subprocess
 import time
 from collections.abc import Callable
 from collections.abc import Sequence
@@ -272,7 +273,7 @@ def run_mutants(reach: Plan, measured: Measured, root: str, oracle_tests: Sequen
                     measured.tests[(path, statement.line)], oracle_tests)))
     if budget <= 0:
         result.left = len(pending)
-        result.why_none = 'mutant-budget = 0' if pending else ''
+        result.why_none = 'mutant-budget = 0'
         return result
     ends = time.perf_counter() + budget
     for at, (mutant, tests) in enumerate(pending):
@@ -306,7 +307,7 @@ def _run_one(start: StartChild, tests: list[str], timeout: float
     if proc is not None:
         try:
             proc.wait(timeout=timeout)
-        except Exception:  # subprocess.TimeoutExpired: stopped, not judged
+        except subprocess.TimeoutExpired:  # the budget is spent: stopped, not judged
             proc.kill()
             proc.wait()
             child.wait()  # type: ignore[attr-defined]
@@ -366,8 +367,11 @@ def judge(reach: Plan, measured: Measured, mutants: Mutants | None, cfg: Config)
             numbers = [n for s in found for n in s.lines()]
             lines.append(f'  - `{path}` `{function}`: line {_ranges(numbers)} '
                          f'(`{found[0].text[:60]}`)')
-    if mutants is not None:
-        budget = 'off' if mutants.budget <= 0 else f'{mutants.budget:.0f}s'
+    if mutants is not None and mutants.why_none:
+        lines.append(f'- no mutant run: {mutants.why_none}' + (
+            f' ({mutants.left} mutant(s) of the reached changed lines)' if mutants.left else ''))
+    elif mutants is not None:
+        budget = f'{mutants.budget:.0f}s'
         lines.append(f'- mutants of the reached changed lines: {killed} of {judged} killed '
                      f'(budget {budget}' + (f'; {mutants.left} not run' if mutants.left
                                             else '') + ')')
@@ -416,8 +420,10 @@ def judge_reference_run(runs: Any, child_of: Callable[..., object]) -> None:
     with timings.step('oracle reach'):
         measured = read_measurement(reach, tree.root)
     mutants = None
-    if measured.measured and not runs.result.findings:
-        # (a reference run with findings: the oracle fails already, a mutant proves nothing)
+    if measured.measured and runs.result.findings:
+        # the oracle fails against the change already: a mutant would prove nothing
+        mutants = Mutants(why_none='the reference run has findings')
+    elif measured.measured:
         budget = runs.cfg.mutant_budget
         if budget is None:
             budget = timings.get('reference run').wall
