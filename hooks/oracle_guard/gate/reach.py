@@ -5,8 +5,10 @@ cannot tell from the change (the reference run, ``gate/reference.py``).
 * **Reach.** When the change adds or edits a Python file of ``src/``, the reference run
   starts coverage.py (``bootstrap``) before pytest and before anything of the tree is
   imported, measuring only the changed files, with one coverage context per test (its node
-  id; on Python 3.12+ the events ``sys.monitoring`` turned off after a line's first run are
-  turned on again at each test, so a line run by several tests is credited to each). A
+  id). On Python 3.12+ coverage measures with ``sys.monitoring`` (``COVERAGE_CORE=sysmon``
+  unless the environment names a core), which costs nothing in code it does not measure;
+  the events it turns off after a line's first run are turned on again at each test, so a
+  line run by several tests is credited to each. Before 3.12 its C tracer sees every call. A
   changed statement (``gate/changed_lines.py``) is reached when the run executed one of its
   lines. ``require-oracle-reach = P``: fewer than P percent reached is OG742.
 * **Mutants** (``gate/mutants.py``): for each reached changed statement, in file and line
@@ -65,7 +67,14 @@ _cov = None
 if coverage is not None:
     _cov = coverage.Coverage(data_file=_reach["data_file"], include=_reach["include"],
                              config_file=False, auto_data=False)
-    _cov.start()
+    _core = os.environ.get("COVERAGE_CORE")
+    if _core is None and sys.version_info >= (3, 12):
+        os.environ["COVERAGE_CORE"] = "sysmon"  # read when it starts; the tests do not see it
+    try:
+        _cov.start()
+    finally:
+        if _core is None:
+            os.environ.pop("COVERAGE_CORE", None)
 import pytest
 sys.path[:0] = json.loads(sys.argv[1])
 def _switch(name):
