@@ -67,6 +67,9 @@ _cov = None
 if coverage is not None:
     _cov = coverage.Coverage(data_file=_reach["data_file"], include=_reach["include"],
                              config_file=False, auto_data=False)
+    # Contexts are switched here, not by coverage's dynamic contexts: its warning that
+    # sys.monitoring does not support those would be an error under filterwarnings=error.
+    _cov.set_option("run:disable_warnings", ["no-sysmon-context"])
     _core = os.environ.get("COVERAGE_CORE")
     if _core is None and sys.version_info >= (3, 12):
         os.environ["COVERAGE_CORE"] = "sysmon"  # read when it starts; the tests do not see it
