@@ -40,15 +40,16 @@ def test_b():
 '''
 
 
-def test_each_test_is_credited_with_the_changed_lines_it_ran(  # type: ignore[no-untyped-def]
-        tmp_path) -> None:
+def _measured(tmp_path, contexts: bool = True):  # type: ignore[no-untyped-def]
+    """The measurement of the tests of a tree with ``src/m.py``, as the reference run's
+    bootstrap makes it."""
     root = tmp_path / 'tree'
     (root / 'src').mkdir(parents=True)
     (root / 'tests').mkdir()
     (root / 'src' / 'm.py').write_bytes(MODULE)
     (root / 'tests' / 'test_m.py').write_text(TESTS)
     plan = reach.Plan({'src/m.py': changed_statements(None, MODULE, 'src/m.py')},
-                      str(tmp_path / 'reach.coverage'))
+                      str(tmp_path / 'reach.coverage'), contexts)
     env = {**os.environ, 'PYTEST_DISABLE_PLUGIN_AUTOLOAD': '1'}
     proc = subprocess.run(
         [sys.executable, '-I', '-S', '-c', reach.bootstrap(START_UP),
@@ -56,7 +57,13 @@ def test_each_test_is_credited_with_the_changed_lines_it_ran(  # type: ignore[no
          f'--rootdir={root}', 'tests/test_m.py'],
         cwd=root, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    measured = reach.read_measurement(plan, str(root))
+    return plan, reach.read_measurement(plan, str(root))
+
+
+def test_each_test_is_credited_with_the_changed_lines_it_ran(  # type: ignore[no-untyped-def]
+        tmp_path) -> None:
+    plan, measured = _measured(tmp_path)
+    root = tmp_path / 'tree'
     assert measured.measured
     tests = {line: sorted(t for t in found if t) for (_, line), found in measured.tests.items()}
     assert tests == {
@@ -79,3 +86,12 @@ def test_no_data_file_is_said_as_not_measured(tmp_path) -> None:  # type: ignore
     judged = reach.judge(plan, measured, None, Config(root=str(tmp_path)))
     assert 'not measured: the reference run wrote no coverage data' in judged.note
     assert judged.lines[0].startswith('- not measured')
+
+
+def test_without_mutant_runs_no_test_is_told_apart(  # type: ignore[no-untyped-def]
+        tmp_path) -> None:
+    # mutant-budget = 0: the lines run are measured, not which test ran them
+    plan, measured = _measured(tmp_path, contexts=False)
+    assert plan.contexts is False
+    assert {line: sorted(found) for (_, line), found in measured.tests.items()} == {
+        1: [''], 2: [''], 5: [''], 6: [''], 9: ['']}

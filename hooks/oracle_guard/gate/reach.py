@@ -81,7 +81,7 @@ if coverage is not None:
 import pytest
 sys.path[:0] = json.loads(sys.argv[1])
 def _switch(name):
-    if _cov is not None:
+    if _cov is not None and _reach["contexts"]:
         _cov.switch_context(name)
         if hasattr(sys, "monitoring"):
             sys.monitoring.restart_events()
@@ -111,13 +111,16 @@ class Plan:
 
     statements: dict[str, list[Statement]]  # repository path -> its changed statements
     data_file: str = ''
+    # One coverage context per test: only the mutant runs need them (mutant-budget = 0:
+    # none, and the run does not pay for telling the tests apart)
+    contexts: bool = True
 
     def total(self) -> int:
         return sum(len(found) for found in self.statements.values())
 
     def argv(self, root: str) -> str:
         """argv[2] of the bootstrap for a tree at ``root``."""
-        return json.dumps({'data_file': self.data_file, 'include': [
+        return json.dumps({'data_file': self.data_file, 'contexts': self.contexts, 'include': [
             os.path.join(os.path.realpath(root), *path.split('/')) for path in self.statements]})
 
 
@@ -143,7 +146,7 @@ def plan(changes: ChangeSet, base: TreeView | None, head: TreeView, cfg: Config,
             found[path] = statements
     if not touched:
         return None
-    return Plan(found, os.path.join(folder, 'reach.coverage'))
+    return Plan(found, os.path.join(folder, 'reach.coverage'), cfg.mutant_budget != 0)
 
 
 @dataclass
