@@ -85,10 +85,10 @@ def test_the_required_percents_make_both_findings(oracle_calc: CiRepo) -> None:
     oracle_calc.pull_request({'src/calc/__init__.py': SPECIAL_CASED_ADD}, bug=False)
     ci, _ = green_then_ci(oracle_calc)
     assert ci.rc == 1, ci.out
-    reach = ci.lines('OG742')
+    reach = ci.lines('OG744')
     assert reach and reach[0].startswith('src/calc/__init__.py:4:'), ci.out
     assert 'run 2 of the 3 src lines' in reach[0]
-    killed = ci.lines('OG743')
+    killed = ci.lines('OG745')
     assert killed and killed[0].startswith('src/calc/__init__.py:2:'), ci.out
     assert 'kill 1 of 2 mutants' in killed[0] and '`a < 6` -> `a <= 6`' in killed[0]
 

@@ -10,22 +10,22 @@ cannot tell from the change (the reference run, ``gate/reference.py``).
   the events it turns off after a line's first run are turned on again at each test, so a
   line run by several tests is credited to each. Before 3.12 its C tracer sees every call. A
   changed statement (``gate/changed_lines.py``) is reached when the run executed one of its
-  lines. ``require-oracle-reach = P``: fewer than P percent reached is OG742.
+  lines. ``require-oracle-reach = P``: fewer than P percent reached is OG744.
 * **Mutants** (``gate/mutants.py``): for each reached changed statement, in file and line
   order, at most one mutant, written over the file in the reference tree and run as the
   base oracle, only the tests that reached the statement, ``-x``; then the file is put
   back. A mutant is killed when a test fails (or pytest stops on an error); it survives
   when they all pass. The runs stop when the budget is spent (``mutant-budget`` seconds;
   unset: the reference run's own wall time; 0: none run) and only after a reference run
-  without findings. ``require-mutants-killed = P``: fewer than P percent killed is OG743.
+  without findings. ``require-mutants-killed = P``: fewer than P percent killed is OG745.
 
 The measurement runs in the process that runs the pull request's src (as the reference run
 itself does): it is evidence for a reviewer, not a seal. Neither is a finding unless a
 percent is required, and neither on a change that does not touch ``src/``.
 
-OG742 fewer of the changed src statements than ``require-oracle-reach`` percent were run
+OG744 fewer of the changed src statements than ``require-oracle-reach`` percent were run
       by the base oracle in the reference run
-OG743 fewer of the mutants of the reached changed statements than
+OG745 fewer of the mutants of the reached changed statements than
       ``require-mutants-killed`` percent were killed by the base oracle
 """
 from __future__ import annotations
@@ -404,7 +404,7 @@ def judge(reach: Plan, measured: Measured, mutants: Mutants | None, cfg: Config)
             100 * len(reached) < cfg.require_oracle_reach * total:
         first = next(s for s in statements if not measured.reached(s))
         findings.append(Finding(
-            first.path, first.line, 1, 'OG742', f'the human-owned tests run {len(reached)} of '
+            first.path, first.line, 1, 'OG744', f'the human-owned tests run {len(reached)} of '
             f'the {total} src lines this change adds or edits '
             f'({100 * len(reached) // total}%, require-oracle-reach = '
             f'{cfg.require_oracle_reach}): what they do not run, no test of the oracle '
@@ -414,7 +414,7 @@ def judge(reach: Plan, measured: Measured, mutants: Mutants | None, cfg: Config)
             100 * killed < cfg.require_mutants_killed * judged:
         survivor = next(run.mutant for run in runs if run.outcome == 'survived')
         findings.append(Finding(
-            survivor.path, survivor.line, 1, 'OG743', f'the human-owned tests kill {killed} of '
+            survivor.path, survivor.line, 1, 'OG745', f'the human-owned tests kill {killed} of '
             f'{judged} mutants of the lines this change adds or edits '
             f'({100 * killed // judged}%, require-mutants-killed = '
             f'{cfg.require_mutants_killed}); survived here: {survivor.describe()}',
