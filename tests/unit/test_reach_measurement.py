@@ -12,7 +12,7 @@ import sys
 from oracle_guard.config import Config
 from oracle_guard.gate import reach
 from oracle_guard.gate.changed_lines import changed_statements
-from oracle_guard.gate.reference import START_UP
+from oracle_guard.gate.reference_process import START_UP
 
 MODULE = b'''\
 def shared(x):

@@ -48,7 +48,7 @@ from oracle_guard.gate.changed_lines import Statement
 from oracle_guard.gate.mutants import Mutant
 from oracle_guard.gate.mutants import mutate
 from oracle_guard.repo.changeset import ChangeSet
-from oracle_guard.repo.gitrepo import TreeView
+from oracle_guard.repo.tree_view import TreeView
 
 TITLE = 'What the oracle judges of this change'
 LINE = 'oracle-guard ci: oracle reach: {reached} of {total} changed src lines run by the ' \
