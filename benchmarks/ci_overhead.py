@@ -102,9 +102,9 @@ def git(*args: str, cwd: str) -> str:
 
 def first_module(suite: str, candidates: list[str]) -> str:
     """The module a person names when ``init`` found no Hypothesis tests: the first test
-    module by name (as ``adopt_real.property_module`` picks it)."""
+    module by name (as ``real_projects.property_module`` picks it)."""
     sys.path.insert(0, HERE)
-    from adopt_real import property_module
+    from real_projects import property_module
 
     return property_module(suite, candidates)
 

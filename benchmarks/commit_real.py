@@ -9,8 +9,8 @@ measures the same commit in real ones. For each sdist, in a temporary folder (or
 ``--keep``, which is left in place):
 
 1. it is unpacked, ``git init``-ed, committed and adopted with the README's commands
-   (``adopt_real.adopt_with_readme``: nothing edited by hand; this script must run from an
-   oracle-guard checkout installed with ``pip install -e``, as adopt_real.py), then
+   (``real_projects.adopt_with_readme``: nothing edited by hand; this script must run from an
+   oracle-guard checkout installed with ``pip install -e``, as real_projects.py), then
    ``git gc`` packs it, as a developer's repository is;
 2. two one-file changes are staged, one after the other, each from a clean HEAD:
    **test** — one line added to the body of a test in the test module with the most
@@ -42,7 +42,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import adopt_real  # noqa: E402  -- the same adoption, the README's commands
+import real_projects  # noqa: E402  -- the same adoption, the README's commands
 import bench  # noqa: E402  -- the same clean venv, variants and git counter
 import commit_ab  # noqa: E402  -- the same commands and interleaved rounds
 
@@ -79,8 +79,8 @@ def prepare(sdist: str, work: str) -> Project:
     if not origin.commit or not origin.url or not os.path.isdir(origin.url):
         raise SystemExit('run this from an oracle-guard checkout installed with pip -e')
     os.makedirs(work, exist_ok=True)
-    # The repository is WORK/NAME/NAME (adopt_real unpacks into WORK/NAME).
-    _, root, cfg, result = adopt_real.adopt_with_readme(
+    # The repository is WORK/NAME/NAME (real_projects unpacks into WORK/NAME).
+    _, root, cfg, result = real_projects.adopt_with_readme(
         sdist, work, origin.url, origin.commit, os.path.join(work, 'pre-commit-home'))
     bench.git('gc', '-q', cwd=root)
     tracked = bench.git('ls-files', '-z', cwd=root).decode().split('\0')[:-1]

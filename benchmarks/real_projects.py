@@ -1,47 +1,49 @@
-"""Adopt oracle-guard on real projects with the README's commands, then try the cheats.
+"""Adopt oracle-guard on real projects exactly as the README says, then try an honest change and the cheats.
 
 Usage::
 
-    pip download --no-deps --no-binary :all: attrs==26.1.0 toolz==1.2.0 ... -d SDISTS
-    python benchmarks/adopt_real.py SDISTS/*.tar.gz [--markdown]
+    pip download --no-deps --no-binary :all: six==1.17.0 pytz==2025.1 ... -d SOURCES
+    git clone https://github.com/hukkin/tomli SOURCES/hukkin+tomli   # projects taken from git
+    python benchmarks/real_projects.py --sources SOURCES [--markdown] [NAME ...]
 
-For each sdist (a .tar.gz, or an unpacked folder), in a temporary folder:
+NAME is a key of ``PROJECTS`` (all of them when none is given). Each project is a sdist
+``SOURCES/NAME-VERSION.tar.gz`` or a git clone ``SOURCES/owner+name`` (its commit
+``VERSION``). For each, in a temporary folder:
 
-1. unpack it, ``git init``, commit every file as "the project before adoption";
-2. run the numbered commands of the README's "Adopt it in an existing repository" block,
-   as written, with two substitutions: the placeholder URL and ``REV`` become the
-   oracle-guard checkout this script runs from and its commit; the ``pip install`` line is
-   skipped (this interpreter has oracle-guard and pre-commit already; its scripts come
-   first on PATH). Nothing is edited by hand. A project's own
-   ``.pre-commit-config.yaml`` is kept: init appends to it (or leaves it alone when
-   pre-commit cannot load it); its other hooks come from the network, which this machine
-   does not have, so ``pre-commit run --all-files`` runs with a copy holding only the
-   oracle-guard entry (``-c``), and the real file is checked with ``pre-commit
-   validate-config``;
-3. run the project's own suite twice at the adoption commit: plain ``python -m pytest``
-   and under ``oracle-guard ci --base HEAD``; record both exit codes, the findings and the
-   overhead (``src/`` layouts run with ``PYTHONPATH=src``);
-4. commit four cheats through the installed git hook, each of which must be refused: a
-   bare ``@pytest.mark.skip``, an always-true ``skipif(True)``, a ``src`` change with an
-   edit of a property test (when the project has properties), and a skip through a
-   computed name (``getattr(pytest, "sk" + "ip")``), which ``oracle-guard ci`` must fail
-   (OG706) whether or not the hooks refused it first (when they do, it is committed with
-   ``--no-verify``, as an agent would push past them); plus one byte appended to a fixture.
+1. the source is unpacked, ``git init``-ed and committed as "the project before adoption";
+2. the numbered commands of README.md's "Adopt it in an existing repository" block run as
+   written, one after the other in the project's root, in the virtual environment the first
+   command makes there (``.venv``, activated as the README activates it). The only
+   substitutions are the README's own: ``REV`` is the commit of this checkout and the URL
+   is a clone of it, in the form the README gives for a clone on disk
+   (``git+file://localhost/PATH@REV`` for pip, the plain path for the hook). Right after
+   the ``pip install`` line, the project's own documented test-dependency install runs
+   in the same venv (``PROJECTS[...]['deps']``, with where it is documented). A project's
+   own ``.pre-commit-config.yaml`` is kept (init appends to it); where it names hooks
+   pre-commit would fetch from the network, which this machine does not have, the README's
+   offline command ``oracle-guard check --all-files`` replaces ``pre-commit run
+   --all-files``, the file is checked with ``pre-commit validate-config`` and the git hook
+   is installed from a copy holding only the oracle-guard entry;
+3. the unchanged suite at the adoption commit: plain ``python -m pytest`` of the venv, then
+   ``oracle-guard ci --base HEAD -- python -m pytest``: both exit codes, the findings, the
+   times;
+4. an honest change: a helper appended to a ``src`` module and a new unit test of it in an
+   existing test module, committed through the installed git hook, then the gate
+   (``--base HEAD~1``): it must pass the hooks, and the gate must have 0 findings and plain
+   pytest's exit code;
+5. five cheats, each from the adoption commit, each of which must be blocked: a bare
+   ``@pytest.mark.skip``, ``skipif(True)``, a property module edited next to a ``src``
+   change, one byte changed in a fixture init manifested, and a conftest that swallows
+   failures by wrapping ``runtest``. A cheat the hooks let through is committed and must
+   fail the gate; the conftest is also pushed past the hooks (``--no-verify``, as an agent
+   would) to show the gate fails it on its own.
 
-``--no-suite`` (for a project whose suite cannot run here, or not in reasonable time:
-django runs its own runner, sympy's suite takes hours) skips step 3 and the gate's half of
-the computed-name cheat, which then only records whether the hooks refused it.
-
-Exit status 1 when any adoption step or ``pre-commit run --all-files`` fails, the suite's
-verdict differs between plain pytest and the gate or the gate has findings, or any cheat
-gets through. Nothing is written outside the temporary folder; the sdists are never
-committed.
+Exit status 1 when any of this does not hold for a project. Nothing is written outside the
+temporary folder (``--keep`` keeps it); set ``PIP_CACHE_DIR`` to share downloads.
 """
 from __future__ import annotations
 
 import argparse
-import ast
-import collections
 import json
 import os
 import re
@@ -57,11 +59,75 @@ PLACEHOLDER_URL = 'https://example.invalid/oracle-guard'
 IDENTITY = {'GIT_AUTHOR_NAME': 'Bench', 'GIT_AUTHOR_EMAIL': 'bench@example.invalid',
             'GIT_COMMITTER_NAME': 'Bench', 'GIT_COMMITTER_EMAIL': 'bench@example.invalid'}
 
+# name: source (sdist NAME-VERSION or git owner+name@commit), the class it covers, the
+# project's documented test-dependency install (run in the activated venv) and where it
+# is documented.
+PROJECTS: dict[str, dict[str, str]] = {
+    'six': {'sdist': 'six-1.17.0', 'class': 'a single root test file (test_six.py)',
+            'deps': 'python -m pip install pytest', 'doc': 'tox.ini deps (repository)'},
+    'pytz': {'sdist': 'pytz-2025.1', 'class': 'tests inside the package; unittest-style',
+             'deps': 'python -m pip install pytest', 'doc': 'none; tests are unittest'},
+    'colorama': {'sdist': 'colorama-0.4.6',
+                 'class': 'tests inside the package (`*_test.py`); unittest-style',
+                 'deps': 'python -m pip install -e . pytest',
+                 'doc': 'requirements-dev.txt (repository)'},
+    'isodate': {'sdist': 'isodate-0.6.1', 'class': '`src/` with tests inside; unittest-style',
+                'deps': 'python -m pip install -e . pytest', 'doc': 'tox.ini (repository)'},
+    'idna': {'sdist': 'idna-3.10',
+             'class': 'unittest-style; the IDNA test vectors as data (tests/IdnaTestV2.txt)',
+             'deps': 'python -m pip install -e . pytest', 'doc': 'tox/CI: pytest'},
+    'jmespath': {'sdist': 'jmespath-1.0.1',
+                 'class': 'a vendored JSON compliance suite (tests/compliance/*.json)',
+                 'deps': 'python -m pip install -e . pytest',
+                 'doc': 'requirements.txt (repository)'},
+    'tomli': {'git': 'hukkin+tomli', 'class': '`src/`; the vendored toml-test data suite '
+              '(tests/data, ~970 files); own pre-commit config; unittest-style',
+              'deps': 'python -m pip install . pytest',
+              'doc': '.github/workflows/tests.yaml (`pip install .`, unittest)'},
+    'markdown-it-py': {'git': 'executablebooks+markdown-it-py',
+                       'class': 'many fixture files (tests/test_port/fixtures); own '
+                                'pre-commit config',
+                       'deps': 'python -m pip install -e ".[testing,linkify]"',
+                       'doc': '.github/workflows/tests.yml'},
+    'pytest-mock': {'sdist': 'pytest-mock-3.14.0',
+                    'class': "a pytest plugin's own suite (pytester); `src/`; own pre-commit config",
+                    'deps': 'python -m pip install -e . pytest coverage mock pytest-asyncio',
+                    'doc': 'tox.ini [testenv] deps'},
+    'pluggy': {'sdist': 'pluggy-1.5.0',
+               'class': '`src/` with a `testing/` folder; own pre-commit config',
+               'deps': 'python -m pip install -e ".[testing]"', 'doc': 'tox.ini extras=testing'},
+    'natsort': {'sdist': 'natsort-8.4.0', 'class': 'Hypothesis functions (`@given`)',
+                'deps': 'python -m pip install -e . coverage pytest pytest-cov pytest-mock '
+                        'hypothesis', 'doc': 'tox.ini [testenv] deps'},
+    'bidict': {'git': 'jab+bidict',
+               'class': 'a Hypothesis state machine and `@given` functions; own pre-commit '
+                        'config',
+               'deps': 'python -m pip install -U pip && python -m pip install -e . --group test',
+               'doc': 'pyproject.toml [dependency-groups] test (CONTRIBUTING.rst)'},
+    'exceptiongroup': {'sdist': 'exceptiongroup-1.2.2', 'class': '`src/`; tests/',
+                       'deps': 'python -m pip install -e ".[test]"',
+                       'doc': 'pyproject.toml [project.optional-dependencies] test'},
+    'humanize': {'sdist': 'humanize-4.11.0', 'class': '`src/`; own pre-commit config',
+                 'deps': 'python -m pip install -e ".[tests]"', 'doc': 'tox.ini extras=tests'},
+    'wcwidth': {'sdist': 'wcwidth-0.2.13', 'class': 'flat; unicode data files beside the tests',
+                'deps': 'python -m pip install -e . -r requirements-tests39.txt',
+                'doc': 'tox.ini (requirements-tests39.txt)'},
+    'parse': {'sdist': 'parse-1.20.2', 'class': 'a root module (parse.py); tests/',
+              'deps': 'python -m pip install -r tests/requirements.txt && '
+                      'python -m pip install -e .', 'doc': 'README.rst'},
+}
+
 
 def unpack(source: str, into: str) -> str:
-    if os.path.isdir(source):
-        target = os.path.join(into, os.path.basename(source.rstrip('/')))
-        shutil.copytree(source, target, symlinks=True)
+    os.makedirs(into, exist_ok=True)
+    if os.path.isdir(os.path.join(source, '.git')) or os.path.isfile(os.path.join(source, 'HEAD')):
+        target = os.path.join(into, os.path.basename(source.rstrip('/')).split('+')[-1])
+        os.makedirs(target)
+        git_dir = source if os.path.isfile(os.path.join(source, 'HEAD')) else \
+            os.path.join(source, '.git')
+        archive = subprocess.run(['git', '--git-dir', git_dir, 'archive', 'HEAD'],
+                                 check=True, stdout=subprocess.PIPE).stdout
+        subprocess.run(['tar', 'x'], input=archive, cwd=target, check=True)
         return target
     with tarfile.open(source) as archive:
         try:
@@ -82,15 +148,34 @@ def readme_steps() -> list[tuple[str, str]]:
     return list(zip(lines[::2], lines[1::2]))
 
 
+def readme_pip_url(clone: str, rev: str) -> str:
+    """The pip URL of a clone on disk, in the form the README gives for it."""
+    with open(os.path.join(HERE, 'README.md'), encoding='utf-8') as f:
+        readme = f.read()
+    form = re.search(r'`(git\+file://localhost)/path/to/oracle-guard@REV`', readme)
+    assert form, 'the README lost the pip URL form of a clone on disk'
+    return f'{form.group(1)}{clone}@{rev}'
+
+
 class Shell:
+    """A shell in the project's root; once ``.venv`` exists, every command runs with it
+    activated (the README activates it in its first command)."""
+
     def __init__(self, cwd: str, env: dict[str, str]) -> None:
         self.cwd = cwd
         self.env = env
 
-    def run(self, command: str | list[str]) -> tuple[int, str]:
-        args = ['bash', '-ec', command] if isinstance(command, str) else command
-        proc = subprocess.run(args, cwd=self.cwd, env=self.env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True, stdin=subprocess.DEVNULL)
+    def run(self, command: str | list[str], timeout: int | None = None) -> tuple[int, str]:
+        if not isinstance(command, str):
+            command = ' '.join(_quote(c) for c in command)
+        if timeout:
+            command = f'timeout {timeout} bash -ec {_quote(command)}'
+        activate = os.path.join(self.cwd, '.venv', 'bin', 'activate')
+        if os.path.exists(activate):
+            command = f'. .venv/bin/activate && {command}'
+        proc = subprocess.run(['bash', '-ec', command], cwd=self.cwd, env=self.env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              stdin=subprocess.DEVNULL)
         return proc.returncode, proc.stdout
 
     def ok(self, command: str | list[str]) -> str:
@@ -100,129 +185,107 @@ class Shell:
         return out
 
 
-def silence_census(root: str) -> dict[str, object]:
-    """What check-named-freezes makes of every silence, judged with no baseline: each file
-    read by the hook's own scan (its prefilters, the helper modules it follows)."""
-    from oracle_guard.oracle.baseline import empty_baseline
-    from oracle_guard.config import load_config
-    from oracle_guard.hooks.check_named_freezes import scan_file
-    from oracle_guard.reading.declared_dependencies import read_project_facts
-    from oracle_guard.repo.tree_view import TreeView
-    from oracle_guard.reading.silence_acceptance import dotted_name
-    from oracle_guard.reading.silence_acceptance import SilenceJudge
-    from oracle_guard.reading.env_conditions import silence_conditions
-    from oracle_guard.reading.helper_modules import HelperModules
-
-    cfg = load_config(root)
-    view = TreeView(root, None)
-    helpers = HelperModules.of(cfg, view)
-    judge = SilenceJudge(lambda: empty_baseline(cfg.baseline),
-                         lambda: read_project_facts(view, cfg), lambda p: True)
-    counts: collections.Counter[str] = collections.Counter()
-    reasons: collections.Counter[str] = collections.Counter()
-    for path in view.paths(list(cfg.test_roots())):
-        if not cfg.is_test_code(path):
-            continue
-        source = view.read(path)
-        if source is None:
-            continue
-        scan = scan_file(path, source, judge, helpers)
-        if any(f.code == 'OG307' for f in scan.findings):
-            counts['unparsable files'] += 1
-            continue
-        for facts, silence in zip(scan.facts, scan.silences):
-            conditional = silence_conditions(dotted_name(silence), silence.call) is not None
-            judgement = judge.judge_facts(path, facts)
-            if conditional:
-                counts['conditions'] += 1
-            if silence.kind == 'importorskip':
-                counts['importorskip'] += 1
-            if judgement.accepted == 'environment':
-                counts['environment skips'] += 1
-            elif judgement.accepted == 'declared import':
-                counts['importorskips accepted'] += 1
-            elif judgement.finding is not None:
-                counts[judgement.finding.code] += 1
-            elif conditional:
-                reasons[_reason(judgement.detail)] += 1
-    return {'counts': dict(counts), 'reasons': dict(reasons)}
+def _quote(text: str) -> str:
+    import shlex
+    return shlex.quote(text)
 
 
-def _reason(detail: str) -> str:
-    detail = detail.replace('not an environment condition: ', '')
-    if 'not an environment fact of this file' in detail:
-        return 'a name imported or defined elsewhere (HAS_X = try/except import, helpers)'
-    if 'bound more than once' in detail:
-        return 'a module-level name bound conditionally or more than once'
-    if detail.startswith(('os.environ', 'os.getenv', '`os.environ', '`os.getenv')):
-        return 'an environment variable'
-    if detail.startswith('`') or 'not an environment fact' in detail:
-        return 'a call or attribute outside the fact set (shutil.which, hasattr, os.geteuid, ...)'
-    return detail[:60]
+def clone_of_head(work: str) -> tuple[str, str]:
+    """A clone of this checkout's HEAD (the README's "clone on disk") and its commit."""
+    rev = subprocess.run(['git', '-C', HERE, 'rev-parse', 'HEAD'], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.strip()
+    dirty = subprocess.run(['git', '-C', HERE, 'status', '--porcelain', '--untracked-files=no',
+                            '--', 'hooks', 'pyproject.toml', 'setup.py', 'setup.cfg',
+                            '.pre-commit-hooks.yaml'],
+                           check=True, stdout=subprocess.PIPE, text=True).stdout
+    if dirty.strip():
+        sys.stderr.write('real_projects: uncommitted changes under hooks/ are not in the '
+                         f'clone (HEAD {rev[:12]} is what gets installed)\n')
+    clone = os.path.join(work, 'oracle-guard')
+    subprocess.run(['git', 'clone', '-q', '--no-checkout', HERE, clone], check=True)
+    subprocess.run(['git', '-C', clone, 'checkout', '-q', rev], check=True)
+    return clone, rev
 
 
-NOT_RUN = {'suite': 'not run (--no-suite)', 'pytest exit': None,
-           'ci exit (test command)': None, 'ci findings': None, 'ci codes': {},
-           'ci output': '', 'pytest seconds': None, 'ci seconds': None, 'overhead': 'not run'}
+def source_of(name: str, sources: str) -> tuple[str, str]:
+    """The path of a project's sdist or clone under SOURCES, and its version."""
+    spec = PROJECTS[name]
+    if 'sdist' in spec:
+        path = os.path.join(sources, spec['sdist'] + '.tar.gz')
+        return path, spec['sdist'].rsplit('-', 1)[1]
+    path = os.path.join(sources, spec['git'])
+    if not os.path.exists(path):
+        raise RuntimeError(f'{path} missing: clone https://github.com/'
+                           f'{spec["git"].replace("+", "/")} there')
+    git_dir = path if os.path.isfile(os.path.join(path, 'HEAD')) else os.path.join(path, '.git')
+    rev = subprocess.run(['git', '--git-dir', git_dir, 'rev-parse', '--short=10', 'HEAD'],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    return path, f'git {rev}'
 
 
-def adopt(sdist: str, work: str, hook_url: str, hook_rev: str, pre_commit_home: str,
-          suite_timeout: int, run_suite: bool = True) -> dict[str, object]:
-    sh, root, cfg, result = adopt_with_readme(sdist, work, hook_url, hook_rev, pre_commit_home)
-    result['census'] = silence_census(root)
-    result.update(suite(sh, root, cfg, suite_timeout) if run_suite else NOT_RUN)
-    result['cheats'] = cheats(sh, root, cfg, suite_timeout, gate=run_suite)
-    return result
-
-
-def adopt_with_readme(sdist: str, work: str, hook_url: str, hook_rev: str,
-                      pre_commit_home: str):  # type: ignore[no-untyped-def]
-    """Steps 1 and 2 of the module's docstring: unpack, commit, adopt with the README's
-    commands. Returns the shell, the repository root, its configuration and what was
-    found (files, layout, properties, baseline, manifest and lock sizes)."""
+def adopt_with_readme(source: str, work: str, hook_url: str, hook_rev: str,
+                      pre_commit_home: str, deps: str = 'python -m pip install pytest',
+                      pip_url: str | None = None):  # type: ignore[no-untyped-def]
+    """Steps 1 and 2 of the module's docstring. Returns the shell, the repository root, its
+    configuration and what was found."""
     from oracle_guard.config import load_config
 
-    name = os.path.basename(sdist.rstrip('/')).replace('.tar.gz', '')
-    root = unpack(sdist, os.path.join(work, name))
-    # Adoption as a person runs it: init and fixtures refuse to write under CI.
+    name = os.path.basename(source.rstrip('/')).replace('.tar.gz', '')
+    root = unpack(source, os.path.join(work, name))
+    # Adoption as a person runs it: an ordinary shell, no venv of ours, no CI variables.
     env = {k: v for k, v in os.environ.items() if not k.startswith(('GIT_', 'PRE_COMMIT'))
-           and k not in ('CI', 'ORACLE_GUARD_GATE')}
+           and k not in ('CI', 'ORACLE_GUARD_GATE', 'VIRTUAL_ENV', 'PYTHONPATH', 'PYTHONHOME')}
+    ours = os.path.dirname(sys.executable)
+    env['PATH'] = os.pathsep.join(p for p in env.get('PATH', '').split(os.pathsep)
+                                  if p and os.path.abspath(p) != os.path.abspath(ours))
     env.update(IDENTITY, PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR='never',
-               GIT_CONFIG_NOSYSTEM='1', GIT_CONFIG_GLOBAL=os.devnull)
-    env['PATH'] = os.path.dirname(sys.executable) + os.pathsep + env.get('PATH', '')
+               GIT_CONFIG_NOSYSTEM='1', GIT_CONFIG_GLOBAL=os.devnull,
+               PIP_DISABLE_PIP_VERSION_CHECK='1')
     sh = Shell(root, env)
     sh.ok('git init -q -b main && git add -A && git commit -q -m "before adoption"')
+    # What the runs below leave in the tree stays out of the commits (git's own exclude
+    # file: the project's files are not touched).
+    with open(os.path.join(root, '.git', 'info', 'exclude'), 'a', encoding='utf-8') as f:
+        f.write('.hypothesis/\n__pycache__/\n*.egg-info/\n.pytest_cache/\nbuild/\n')
     files = len(sh.ok('git ls-files').splitlines())
     result: dict[str, object] = {'project': name, 'files': files, 'steps': [], 'cheats': {}}
     own_config = os.path.exists(os.path.join(root, '.pre-commit-config.yaml'))
     result['own pre-commit config'] = 'kept' if own_config else 'none'
+    pip_url = pip_url or f'git+file://localhost{hook_url}@{hook_rev}'
     started = time.perf_counter()
     precommit_rc = None
     for title, command in readme_steps():
-        if f'{PLACEHOLDER_URL}@REV' in command:
-            result['steps'].append(f'{title} (skipped: installed here)')  # type: ignore[union-attr]
-            continue
+        command = command.replace(f'git+{PLACEHOLDER_URL}@REV', pip_url)
         command = command.replace(PLACEHOLDER_URL, hook_url)
         command = re.sub(r'\bREV\b', hook_rev, command)
-        if command.strip() == 'pre-commit run --all-files' and own_config:
-            command = _oracle_guard_only(root, hook_url) + ' && ' + \
-                'pre-commit validate-config .pre-commit-config.yaml'
+        if command.strip() == 'pre-commit run --all-files' and own_config and \
+                _needs_network(root, hook_url):
+            command = 'oracle-guard check --all-files && ' \
+                      'pre-commit validate-config .pre-commit-config.yaml'
+            result['all files by'] = '`oracle-guard check --all-files` (config needs the network)'
+        elif command.strip() == 'pre-commit run --all-files':
+            result['all files by'] = '`pre-commit run --all-files`'
         rc, out = sh.run(command)
         result['steps'].append(f'{title} -> exit {rc}')  # type: ignore[union-attr]
-        if 'pre-commit run --all-files' in command:
+        if 'run --all-files' in command or 'check --all-files' in command:
             precommit_rc = rc
             result['pre-commit output'] = out[-4000:] if rc else ''
         elif rc:
             raise RuntimeError(f'{name}: {title}\n$ {command}\n{out[-3000:]}')
-        if own_config and 'pre-commit install' in command:
-            # The installed git hook would run the project's remote hooks too (network):
-            # the cheats go through a hook that runs the oracle-guard entry only.
-            sh.ok(_oracle_guard_only(root, hook_url).replace(
-                'run --all-files -c', 'install -f -c'))
+        if 'pip install' in command:
+            rc, out = sh.run(deps)
+            result['steps'].append(f'# the project\'s test dependencies: {deps} -> exit {rc}')  # type: ignore[union-attr]
+            if rc:
+                raise RuntimeError(f'{name}: test dependencies\n$ {deps}\n{out[-3000:]}')
+        if own_config and 'pre-commit install' in command and _needs_network(root, hook_url):
+            # The installed git hook would fetch the project's remote hooks (network): the
+            # commits below go through a hook that runs the oracle-guard entry only.
+            sh.ok(f'pre-commit install -f -c {_oracle_guard_only(root, hook_url)}')
         if command.startswith('oracle-guard init'):
             result['init said'] = [line for line in out.splitlines()
                                    if line.startswith(('found ', 'oracle-guard init:'))][:12]
     result['seconds'] = round(time.perf_counter() - started, 1)
+    sh.ok('git tag -f adopted')
     result['pre-commit run --all-files'] = 'passed' if precommit_rc == 0 else f'exit {precommit_rc}'
     cfg = load_config(root)
     with open(os.path.join(root, cfg.baseline), encoding='utf-8') as f:
@@ -243,9 +306,16 @@ def adopt_with_readme(sdist: str, work: str, hook_url: str, hook_rev: str,
     return sh, root, cfg, result
 
 
+def _needs_network(root: str, hook_url: str) -> bool:
+    import yaml
+
+    with open(os.path.join(root, '.pre-commit-config.yaml'), encoding='utf-8') as f:
+        config = yaml.safe_load(f) or {}
+    return any(r.get('repo') not in (hook_url, 'local', 'meta') for r in config.get('repos', []))
+
+
 def _oracle_guard_only(root: str, hook_url: str) -> str:
-    """``pre-commit run --all-files`` with a copy of the configuration that holds only the
-    oracle-guard entry init wrote (the project's other hooks come from the network)."""
+    """A copy of the configuration holding only the oracle-guard entry init wrote."""
     import yaml
 
     with open(os.path.join(root, '.pre-commit-config.yaml'), encoding='utf-8') as f:
@@ -254,56 +324,50 @@ def _oracle_guard_only(root: str, hook_url: str) -> str:
     path = os.path.join(os.path.dirname(root), 'oracle-guard-only.yaml')
     with open(path, 'w', encoding='utf-8') as f:
         yaml.safe_dump({'repos': ours}, f)
-    return f'pre-commit run --all-files -c {path}'
+    return path
 
 
-def _test_env(root: str, cfg) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    return {'PYTHONPATH': os.path.join(root, 'src')} if 'src/' in cfg.src else {}
+PYTEST = ['python', '-m', 'pytest', '-q', '-p', 'no:cacheprovider']
 
 
-def suite(sh: Shell, root: str, cfg, timeout: int) -> dict[str, object]:  # type: ignore[no-untyped-def]
-    """The project's own suite at the adoption commit: plain pytest, then the gate."""
-    command = [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-p',
-               'no:randomly', '-x' if False else '-q']
-    extra = _test_env(root, cfg)
-    sh_env = Shell(root, {**sh.env, **extra})
+def gate(sh: Shell, base: str, timeout: int) -> tuple[int, int | None, int | None, str, float]:
+    """``oracle-guard ci --base BASE -- python -m pytest``: its exit, the findings, the test
+    command's exit, the output and the seconds."""
     started = time.perf_counter()
-    plain_rc, plain_out = sh_env.run(['timeout', str(timeout), *command])
-    plain = time.perf_counter() - started
-    started = time.perf_counter()
-    ci_rc, ci_out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD',
-                                '--', *command])
-    gated = time.perf_counter() - started
-    summary = next((line for line in reversed(ci_out.splitlines())
+    rc, out = sh.run(['oracle-guard', 'ci', '--base', base, '--', *PYTEST], timeout=timeout)
+    seconds = time.perf_counter() - started
+    summary = next((line for line in reversed(out.splitlines())
                     if line.startswith('oracle-guard ci:')), '')
     match = re.match(r'oracle-guard ci: (\d+) finding\(s\); test command exited (-?\d+)', summary)
-    findings = int(match.group(1)) if match else None
-    codes = collections.Counter(m.group(1) for m in re.finditer(r': (OG\d{3}) ', ci_out))
+    return (rc, int(match.group(1)) if match else None, int(match.group(2)) if match else None,
+            out, seconds)
+
+
+def codes(out: str) -> str:
+    return ','.join(sorted(set(re.findall(r'\b(OG\d{3})\b', out))))
+
+
+def suite(sh: Shell, timeout: int) -> dict[str, object]:
+    """The project's own suite at the adoption commit: plain pytest, then the gate."""
+    started = time.perf_counter()
+    plain_rc, plain_out = sh.run(PYTEST, timeout=timeout)
+    plain = time.perf_counter() - started
+    _, findings, test_rc, ci_out, gated = gate(sh, 'HEAD', timeout)
     tail = [line for line in plain_out.splitlines()
             if re.search(r'\d+ (passed|failed|errors?|skipped)\b', line)][-1:] or ['']
     return {
         'suite': tail[0][:120],
-        'pytest exit': plain_rc, 'ci exit (test command)': int(match.group(2)) if match else None,
-        'ci findings': findings, 'ci codes': dict(codes),
-        'ci output': ci_out[-3000:] if findings else '',
+        'pytest exit': plain_rc, 'ci exit (test command)': test_rc,
+        'ci findings': findings, 'ci codes': codes(ci_out) if findings else '',
+        'ci output': ci_out[-3000:] if findings or findings is None else '',
         'pytest seconds': round(plain, 1), 'ci seconds': round(gated, 1),
-        'overhead': f'{(gated - plain) / plain * 100:+.0f} %' if plain > 0 else '?',
     }
 
 
-def property_module(root: str, candidates: list[str]) -> str:
-    """A property module of the project: the first named one that is a Python file."""
-    for path in sorted(candidates):
-        if path.endswith('.py'):
-            return path
-    raise RuntimeError('no property module')
-
-
 def _first_test(root: str, path: str, left_out: frozenset[str] = frozenset()
-                ) -> tuple[int, int, str, int, int] | None:
-    """(def line, def column, identity, first body line, its column) of a test to cheat
-    on: the first undecorated one, else the first one; never one the project's own
-    configuration leaves out (a skip inside a test that never runs cheats nothing)."""
+                ) -> tuple[int, int, str] | None:
+    """(def line, def column, identity) of a test to cheat on: the first undecorated one,
+    else the first one; never one the project's own configuration leaves out."""
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import test_functions
@@ -316,16 +380,19 @@ def _first_test(root: str, path: str, left_out: frozenset[str] = frozenset()
     tests = [t for t in test_functions(tree) if f'{path}::{t[0]}' not in left_out]
     tests = [t for t in tests if not getattr(t[1], 'decorator_list', None)] or tests
     for identity, node in tests:
-        first = node.body[0]  # type: ignore[attr-defined]
-        if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and \
-                len(node.body) > 1:  # type: ignore[attr-defined]
-            first = node.body[1]  # type: ignore[attr-defined]
-        return (node.lineno, node.col_offset, identity,  # type: ignore[attr-defined]
-                first.lineno, first.col_offset)
+        return node.lineno, node.col_offset, identity  # type: ignore[attr-defined]
     return None
 
 
-def _decorate(root: str, path: str, line: int, col: int, text: str) -> None:
+def property_module(root: str, candidates: list[str]) -> str:
+    """A property module of the project: the first named one that is a Python file."""
+    for path in sorted(candidates):
+        if path.endswith('.py'):
+            return path
+    raise RuntimeError('no property module')
+
+
+def _insert(root: str, path: str, line: int, col: int, text: str) -> None:
     full = os.path.join(root, path)
     with open(full, encoding='utf-8') as f:
         lines = f.read().splitlines(keepends=True)
@@ -334,8 +401,54 @@ def _decorate(root: str, path: str, line: int, col: int, text: str) -> None:
         f.writelines(lines)
 
 
-def cheats(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-def]
-           gate: bool = True) -> dict[str, str]:
+def _append(root: str, path: str, text: str) -> None:
+    with open(os.path.join(root, path), encoding='utf-8') as f:
+        body = f.read()
+    with open(os.path.join(root, path), 'w', encoding='utf-8') as f:
+        f.write(body + ('' if body.endswith('\n') else '\n') + text)
+
+
+def importable_src(sh: Shell, cfg, tracked: list[str]) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """A ``src`` module the venv imports: (path, dotted name), the shortest name first."""
+    candidates = []
+    for path in tracked:
+        if not (cfg.is_src(path) and path.endswith('.py')) or cfg.is_test_code(path):
+            continue
+        dotted = path[len('src/'):] if path.startswith('src/') else path
+        dotted = dotted[:-3].replace('/', '.')
+        if dotted.endswith('.__init__'):
+            dotted = dotted[:-len('.__init__')]
+        if dotted in ('setup', 'conftest') or not dotted.replace('.', '').replace('_', 'a').isalnum():
+            continue
+        candidates.append((dotted.count('.'), len(dotted), path, dotted))
+    for _, _, path, dotted in sorted(candidates):
+        if sh.run(['python', '-c', f'import {dotted}'])[0] == 0:
+            return path, dotted
+    raise RuntimeError('no importable src module')
+
+
+CONFTEST_CHEAT = '''
+import _pytest.python
+import _pytest.unittest
+
+
+def _forgiving(runtest):
+    def run(self):
+        try:
+            runtest(self)
+        except Exception:
+            pass
+    return run
+
+
+_pytest.python.Function.runtest = _forgiving(_pytest.python.Function.runtest)
+_pytest.unittest.TestCaseFunction.runtest = _forgiving(_pytest.unittest.TestCaseFunction.runtest)
+'''
+
+
+def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-def]
+            plain_rc: int | None) -> dict[str, str]:
+    """Step 4 and step 5 of the module's docstring."""
     from oracle_guard.reading.scanner import is_test_module
 
     tracked = sh.ok('git ls-files').splitlines()
@@ -343,11 +456,22 @@ def cheats(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-d
     with open(os.path.join(root, cfg.baseline), encoding='utf-8') as f:
         left_out = frozenset(e['nodeid'] for e in json.load(f)['excluded'])
 
-    def attempt(name: str, code: str) -> None:
+    def reset() -> None:
+        sh.ok('git reset -q --hard adopted && git clean -qfd -e .venv')
+
+    def attempt(name: str, expected: str) -> None:
+        """Commit through the hooks; when they let it through, the gate must fail it."""
         rc, out = sh.run('git add -A && git commit -q -m cheat')
-        blocked = rc != 0 and f' {code} ' in out
-        outcome[name] = f'blocked ({code})' if blocked else f'NOT BLOCKED (exit {rc}): {out[-600:]}'
-        sh.ok('git reset -q --hard HEAD && git clean -qfd -e .venv')
+        if rc != 0 and f' {expected} ' in out:
+            outcome[name] = f'blocked by the hooks ({expected})'
+        elif rc != 0:
+            outcome[name] = f'blocked by the hooks ({codes(out) or "exit " + str(rc)})'
+        else:
+            gate_rc, findings, _, out, _ = gate(sh, 'HEAD~1', timeout)
+            outcome[name] = f'passed the hooks, blocked by the gate ({codes(out)})' \
+                if gate_rc == 1 and findings else \
+                f'NOT BLOCKED (hooks passed, gate exit {gate_rc}): {out[-800:]}'
+        reset()
 
     target = None
     for path in sorted(p for p in tracked if cfg.is_test_code(p) and not cfg.is_property(p)
@@ -357,23 +481,39 @@ def cheats(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-d
             target = (path, *found)
             break
     if target is None:
-        raise RuntimeError('no undecorated test function to cheat on')
-    path, line, col, identity, body_line, body_col = target
-    # 1. a bare skip on a test
-    _decorate(root, path, line, col, '@__import__("pytest").mark.skip(reason="later")')
+        raise RuntimeError('no test function to change')
+    path, line, col, identity = target
+    src, module = importable_src(sh, cfg, tracked)
+
+    # 4. an honest change: a src helper and a new unit test of it in an existing module
+    _append(root, src, '\n\ndef _bench_double(value):\n    """Twice the value."""\n'
+                       '    return value * 2\n')
+    _append(root, path, f'\n\ndef test_bench_double():\n    from {module} import _bench_double\n'
+                        '    assert _bench_double(21) == 42\n')
+    rc, out = sh.run('git add -A && git commit -q -m "a helper and its unit test"')
+    if rc:
+        outcome['honest change'] = f'REFUSED by the hooks ({codes(out)}): {out[-800:]}'
+    else:
+        gate_rc, findings, test_rc, out, _ = gate(sh, 'HEAD~1', timeout)
+        fine = findings == 0 and test_rc == plain_rc
+        outcome['honest change'] = f'passed the hooks and the gate ({findings} findings, ' \
+            f'exit {test_rc})' if fine else \
+            f'REFUSED by the gate ({findings} findings {codes(out)}, exit {gate_rc}): {out[-1500:]}'
+    reset()
+
+    # 5a. a bare skip; 5b. a condition true everywhere
+    _insert(root, path, line, col, '@__import__("pytest").mark.skip(reason="later")')
     attempt(f'bare skip on {path}::{identity}', 'OG301')
-    # 2. a condition true everywhere
-    _decorate(root, path, line, col, '@__import__("pytest").mark.skipif(True, reason="later")')
+    _insert(root, path, line, col, '@__import__("pytest").mark.skipif(True, reason="later")')
     attempt(f'skipif(True) on {path}::{identity}', 'OG320')
-    # 3. a src change together with a property edit
-    src = next(p for p in tracked if cfg.is_src(p) and p.endswith('.py'))
+
+    # 5c. a src change together with a property edit
     props = [p for p in tracked if cfg.is_property(p) and p.endswith('.py')]
     named = ''
     if not props:
         # What the README says when init named none: a person names the files whose
         # answers they own, in a commit of its own (it passes the hooks: oracle only).
-        others = [p for p in tracked if cfg.is_test_code(p) and p != path and
-                  is_test_module(p)]
+        others = [p for p in tracked if cfg.is_test_code(p) and p != path and is_test_module(p)]
         chosen = others[-1] if others else path
         with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
             text = f.read()
@@ -382,93 +522,93 @@ def cheats(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-d
         rc, out = sh.run('git commit -qam "name the property tests"')
         if rc:
             raise RuntimeError(f'naming the property tests was refused:\n{out[-2000:]}')
+        sh.ok('git tag -f adopted')
         props, named = [chosen], ' (named in a commit of its own first)'
-    if props:
-        prop = property_module(root, props)
-        for edit, text in ((src, '\nCHEAT = 1\n'),
-                           (prop, '\n# the property now expects the new answer\n')):
-            with open(os.path.join(root, edit), 'a', encoding='utf-8') as f:
-                f.write(text)
-        attempt(f'src change ({src}) with a property edit ({prop}){named}', 'OG201')
-    # 4. a skip through a computed name: past the hooks, the gate must fail it
-    full = os.path.join(root, path)
-    with open(full, encoding='utf-8') as f:
-        lines = f.read().splitlines(keepends=True)
-    lines.insert(body_line - 1,
-                 f'{" " * body_col}getattr(__import__("pytest"), "sk" + "ip")("later")\n')
-    with open(full, 'w', encoding='utf-8') as f:
-        f.writelines(lines)
-    rc, out = sh.run('git add -A && git commit -q -m "computed skip"')
-    hooks = ''
-    if rc != 0:
-        # Refused by the hooks; an agent can still push it past them (--no-verify), and then
-        # the gate must fail the skip itself.
-        hooks = 'blocked by the hooks (' + \
-            ','.join(sorted(set(re.findall(r' (OG\d{3}) ', out)))) + ') and '
-        sh.ok('git commit -q --no-verify -m "computed skip"')
-    if not gate:
-        outcome[f'computed-name skip in {path}::{identity}'] = \
-            f'{hooks}gate not run (--no-suite)' if hooks else \
-            f'NOT BLOCKED by the hooks (exit {rc}), gate not run: {out[-800:]}'
-        sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
-        return _fixture_cheat(sh, root, cfg, tracked, outcome, attempt)
-    sh_env = Shell(root, {**sh.env, **_test_env(root, cfg)})
-    rc, out = sh_env.run(['timeout', str(timeout), 'oracle-guard', 'ci', '--base', 'HEAD~1',
-                          '--', sys.executable, '-m', 'pytest', '-q', '-p',
-                          'no:cacheprovider', '-p', 'no:randomly'])
-    blocked = rc == 1 and ' OG706 ' in out
-    outcome[f'computed-name skip in {path}::{identity}'] = \
-        f'{hooks}blocked by the gate (OG706)' if blocked else \
-        f'{hooks}NOT BLOCKED by the gate (exit {rc}): {out[-800:]}'
-    sh.ok('git reset -q --hard HEAD~1 && git clean -qfd -e .venv')
-    return _fixture_cheat(sh, root, cfg, tracked, outcome, attempt)
+    prop = property_module(root, props)
+    _append(root, src, 'CHEAT = 1\n')
+    _append(root, prop, '# the property now expects the new answer\n')
+    attempt(f'src change with a property edit ({prop}){named}', 'OG201')
 
-
-def _fixture_cheat(sh: Shell, root: str, cfg, tracked: list[str],  # type: ignore[no-untyped-def]
-                   outcome: dict[str, str], attempt) -> dict[str, str]:
-    # 5. one byte appended to a fixture (manifested in a commit of its own first if none)
-    fixtures = [p for p in tracked if cfg.is_fixture(p)]
+    # 5d. one byte changed in a fixture (manifested in a commit of its own first if none)
+    fixtures = [p for p in tracked if cfg.is_fixture(p) and p != cfg.manifest
+                and p != cfg.traces and os.path.getsize(os.path.join(root, p))]
+    added = ''
     if not fixtures:
-        fixture = f'{cfg.fixtures[0]}oracle_guard_bench.bin'
+        fixture = f'{cfg.fixtures}oracle_guard_bench.bin'
         os.makedirs(os.path.dirname(os.path.join(root, fixture)), exist_ok=True)
         with open(os.path.join(root, fixture), 'wb') as f:
             f.write(b'expected answer\n')
         sh.ok(['oracle-guard', 'fixtures', 'add', fixture, '--source', 'human', '--purpose',
-               'the benchmark\'s own fixture'])
+               "the benchmark's own fixture"])
         sh.ok('git add -A && git commit -q --no-verify -m "a fixture, manifested"')
-        fixtures = [fixture]
-    with open(os.path.join(root, fixtures[0]), 'ab') as f:
-        f.write(b'\n')
-    attempt(f'fixture byte edit of {fixtures[0]}', 'OG101')
+        sh.ok('git tag -f adopted')
+        fixtures, added = [fixture], ' (none in the project: one manifested first)'
+    full = os.path.join(root, fixtures[0])
+    with open(full, 'rb') as f:
+        data = bytearray(f.read())
+    data[0] = ord('#') if data[0] != ord('#') else ord('%')
+    with open(full, 'wb') as f:
+        f.write(bytes(data))
+    attempt(f'byte changed in {fixtures[0]}{added}', 'OG101')
+
+    # 5e. a conftest that swallows failures in runtest
+    conftest = os.path.join(cfg.tests[0] if cfg.tests else '', 'conftest.py')
+    if not os.path.exists(os.path.join(root, conftest)):
+        with open(os.path.join(root, conftest), 'w', encoding='utf-8') as f:
+            f.write('')
+    _append(root, conftest, CONFTEST_CHEAT)
+    name = f'conftest swallowing failures ({conftest})'
+    rc, out = sh.run('git add -A && git commit -q -m "a forgiving conftest"')
+    hooks = f'blocked by the hooks ({codes(out) or "exit " + str(rc)})' if rc else 'passed the hooks'
+    if rc:
+        sh.ok('git add -A && git commit -q --no-verify -m "a forgiving conftest"')
+    gate_rc, findings, _, out, _ = gate(sh, 'HEAD~1', timeout)
+    outcome[name] = f'{hooks}; gate ({codes(out)})' if gate_rc == 1 and findings else \
+        f'{"NOT BLOCKED" if not rc else hooks + "; NOT BLOCKED by the gate"} ' \
+        f'(gate exit {gate_rc}): {out[-800:]}'
+    reset()
     return outcome
+
+
+def run_project(name: str, sources: str, work: str, clone: str, rev: str, home: str,
+                timeout: int) -> dict[str, object]:
+    source, version = source_of(name, sources)
+    spec = PROJECTS[name]
+    sh, root, cfg, result = adopt_with_readme(source, work, clone, rev, home, spec['deps'],
+                                              readme_pip_url(clone, rev))
+    result.update(project=name, version=version, covers=spec['class'],
+                  deps=f'`{spec["deps"]}` ({spec["doc"]})')
+    result.update(suite(sh, timeout))
+    result['cheats'] = changes(sh, root, cfg, timeout, result['pytest exit'])  # type: ignore[arg-type]
+    return result
+
+
+def short(text: str) -> str:
+    if 'NOT BLOCKED' in text or 'REFUSED' in text:
+        return '**' + text.split(':')[0] + '**'
+    return text.replace('blocked by the hooks', 'hooks').replace('blocked by the gate', 'gate') \
+        .replace('passed the hooks and the gate', 'passes hooks and gate')
 
 
 def markdown(results: list[dict[str, object]]) -> str:
     """One row a project."""
-    head = ['project', 'files', 'src / tests (detected)', 'properties (named in place)',
-            'locked', 'baselined', 'excluded', 'adoption commit + `pre-commit run --all-files`',
-            'suite: pytest exit / ci exit / ci findings', 'pytest s / ci s (overhead)',
-            'bare skip', 'skipif(True)', 'property + src', 'computed-name skip', 'fixture byte']
+    head = ['project', 'version', 'layout / class covered', 'adoption commit',
+            '--all-files', 'unchanged suite: findings / pytest exit / gate exit',
+            'honest change', 'bare skip', 'skipif(True)', 'property + src', 'fixture byte',
+            'conftest swallowing failures', 'plain pytest s', 'gate s']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in results:
-        cheats = list(r['cheats'].values())  # type: ignore[union-attr]
-
-        def short(text: str) -> str:
-            return text.split(':')[0] if 'NOT BLOCKED' not in text else 'NOT BLOCKED'
-
-        props = str(r['properties'])
-        if len(props) > 60:
-            props = f'{r["property files"]} files'
-        cells = [
-            str(r['project']), str(r['files']),
-            f'{", ".join(r["src"])} / {", ".join(r["tests"])}',  # type: ignore[arg-type]
-            props, str(r['properties locked']), str(r['silences baselined']),
-            str(r['excluded at adoption']), str(r['pre-commit run --all-files']),
-            *(('not run (`--no-suite`)', 'not run') if r['suite'] == NOT_RUN['suite'] else (
-                f'{r["pytest exit"]} / {r["ci exit (test command)"]} / {r["ci findings"]}',
-                f'{r["pytest seconds"]} / {r["ci seconds"]} ({r["overhead"]})')),
-            *(short(c) for c in cheats),
-        ]
+        cheats = dict(r['cheats'])  # type: ignore[call-overload]
+        honest = cheats.pop('honest change', '')
+        adoption = 'passed' if all(s.endswith('-> exit 0') for s in r['steps'][:-1]  # type: ignore[index]
+                                   if 'all-files' not in s) else 'failed'
+        cells = [str(r['project']), str(r['version']), str(r['covers']), adoption,
+                 f'{r["pre-commit run --all-files"]}' + (
+                     ' (`oracle-guard check`)' if 'check' in str(r.get('all files by')) else ''),
+                 f'{r["ci findings"]}{" " + str(r["ci codes"]) if r["ci codes"] else ""} / '
+                 f'{r["pytest exit"]} / {r["ci exit (test command)"]}',
+                 short(honest), *(short(c) for c in cheats.values()),
+                 str(r['pytest seconds']), str(r['ci seconds'])]
         lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
 
@@ -477,53 +617,61 @@ def failed(result: dict[str, object]) -> list[str]:
     """What did not hold for one project."""
     why = []
     if result['pre-commit run --all-files'] != 'passed':
-        why.append('pre-commit run --all-files')
-    if result['suite'] == NOT_RUN['suite']:
-        return why + [name for name, v in result['cheats'].items()  # type: ignore[union-attr]
-                      if 'NOT BLOCKED' in v]
+        why.append('--all-files')
     if result['ci findings'] != 0:
         why.append(f'ci findings {result["ci codes"]}')
     if result['ci exit (test command)'] != result['pytest exit']:
         why.append('exit codes differ')
     why += [name for name, v in result['cheats'].items()  # type: ignore[union-attr]
-            if 'NOT BLOCKED' in v]
+            if 'NOT BLOCKED' in v or 'REFUSED' in v]
     return why
 
 
 def main(argv: list[str] | None = None) -> int:
-    from oracle_guard.reading.install_origin import installed_origin
-
     parser = argparse.ArgumentParser(description=__doc__.split('\n', 1)[0])
-    parser.add_argument('sdists', nargs='+')
-    parser.add_argument('--markdown', action='store_true', help='print the results as a Markdown table')
+    parser.add_argument('names', nargs='*', metavar='NAME', help='projects (default: all)')
+    parser.add_argument('--sources', required=True, metavar='DIR',
+                        help='the sdists (NAME-VERSION.tar.gz) and git clones (owner+name)')
+    parser.add_argument('--markdown', action='store_true', help='print a Markdown table')
+    parser.add_argument('--json', metavar='FILE', help='append each result to FILE (JSON lines)')
     parser.add_argument('--suite-timeout', type=int, default=900, metavar='S',
                         help='seconds one run of a project suite may take')
-    parser.add_argument('--no-suite', action='store_true',
-                        help='do not run the project suite, plain or under the gate')
+    parser.add_argument('--keep', action='store_true', help='keep the temporary folder')
     args = parser.parse_args(argv)
-    origin = installed_origin()
-    if not origin.commit or not origin.url or not os.path.isdir(origin.url):
-        sys.stderr.write('run this from an oracle-guard checkout installed with pip -e\n')
+    unknown = [n for n in args.names if n not in PROJECTS]
+    if unknown:
+        sys.stderr.write(f'real_projects: unknown project(s) {unknown}; known: {sorted(PROJECTS)}\n')
         return 2
     failures = 0
     results = []
-    with tempfile.TemporaryDirectory(prefix='oracle-guard-adopt-') as work:
+    work = tempfile.mkdtemp(prefix='oracle-guard-real-')
+    try:
+        clone, rev = clone_of_head(work)
         home = os.path.join(work, 'pre-commit-home')
-        for sdist in args.sdists:
+        for name in args.names or list(PROJECTS):
             try:
-                result = adopt(sdist, work, origin.url, origin.commit, home, args.suite_timeout,
-                               not args.no_suite)
+                result = run_project(name, args.sources, work, clone, rev, home,
+                                     args.suite_timeout)
             except Exception as exc:  # noqa: BLE001 -- reported, counted, next project
-                print(f'{sdist}: FAILED: {exc}')
+                print(f'{name}: FAILED: {exc}', flush=True)
                 failures += 1
                 continue
-            results.append(result)
+            result['oracle-guard'] = rev
             result['failed'] = failed(result)
+            results.append(result)
             print(json.dumps(result, indent=2), flush=True)
+            if args.json:
+                with open(args.json, 'a', encoding='utf-8') as f:
+                    f.write(json.dumps(result) + '\n')
             failures += bool(result['failed'])
+    finally:
+        if args.keep:
+            print(f'real_projects: kept {work}')
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     if args.markdown and results:
         print(markdown(results))
-    print(f'adopt_real: {len(results)} project(s) adopted, {failures} failure(s)')
+    print(f'real_projects: {len(results)} project(s) adopted, {failures} failure(s)')
     return 1 if failures else 0
 
 

@@ -5,7 +5,7 @@
 Downloads the package's source distribution (into a temporary folder; nothing is
 committed here), makes it a git repository and adopts oracle-guard as the README says
 (``oracle-guard init``; the module with the most ``@given`` tests moved into
-``tests/properties/`` as ``benchmarks/adopt_real.py`` chooses it, its relative imports
+``tests/properties/`` as ``benchmarks/real_projects.py`` chooses it, its relative imports
 pointed one package up; ``oracle-guard lock``). The pull request then does the three
 things that start the gate's own runs: a one-line change in ``src/`` (the reference run),
 a new test (run against the base ``src/``, rule 49) and a freeze row for an existing test
@@ -51,7 +51,7 @@ def run(args: tuple[str, ...] | list[str], cwd: str, env: dict[str, str] | None 
 def prepare(package: str, workdir: str, env: dict[str, str]) -> tuple[str, str]:
     """(the suite's folder, the test chosen for the freeze)."""
     sys.path.insert(0, HERE)
-    from adopt_real import property_module
+    from real_projects import property_module
 
     subprocess.run([sys.executable, '-m', 'pip', 'download', '-q', '--no-deps',
                     '--no-binary', ':all:', package, '-d', workdir], check=True)
