@@ -479,6 +479,54 @@ def test_src_fix_with_a_new_unit_test_passes_ci(calc: CiRepo) -> None:
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0'
 
 
+def test_a_test_defined_in_both_branches_of_an_if_passes_ci(calc: CiRepo) -> None:
+    """A module that defines a test once per branch of an ``if`` (six's ``if six.PY3:``
+    ... ``else:``) runs the first branch's function: that is code compiled from the file,
+    not a swapped test (rule 43)."""
+    calc.pull_request({**SRC_FIX,
+        'tests/test_mul_zero.py': '''\
+            import sys
+
+            from calc import mul
+
+            if sys.version_info >= (3,):
+
+                def test_mul_zero():
+                    assert mul(0, 5) == 0
+
+            else:
+
+                def test_mul_zero():
+                    assert mul(0, 5) == 0 * 5
+            ''',
+    }, bug=False)
+    ci = calc.ci()
+    assert ci.rc == 0, ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0'
+
+
+def test_a_test_rebound_to_an_earlier_definition_fails_ci(calc: CiRepo) -> None:
+    """Two definitions that are not alternatives of one ``if``: the name bound back to the
+    first, weaker one is still a replaced test."""
+    cheat_fails_ci_naming(calc, {'tests/test_calc.py': '''\
+        from calc import add
+
+
+        def test_add():
+            assert add(2, 3) == add(2, 3)
+
+
+        _weak = test_add
+
+
+        def test_add():
+            assert add(2, 3) == 6
+
+
+        test_add = _weak
+        '''}, 'OG708', 'tests/test_calc.py::test_add', 'line')
+
+
 def test_fixture_only_conftest_in_a_new_test_folder_next_to_a_src_fix_passes_ci(
         calc: CiRepo) -> None:
     calc.pull_request({**SRC_FIX,

@@ -470,8 +470,9 @@ class _Audit:
             return
         if test is not None:
             name, first = own
+            spans = ((test.first_line, test.line), *test.alternatives)
             if name != function_of(identity).rsplit('::', 1)[-1] or \
-                    not test.first_line <= first <= test.line:
+                    not any(start <= first <= end for start, end in spans):
                 self.add(path, line, 'OG708', f'{nodeid}: the code that ran is {name} at '
                          f'line {first}, not the test defined at line {test.line} '
                          '(__code__ or the function replaced)',

@@ -30,6 +30,9 @@ class TestDef:
     identity: str  # Class::function
     line: int  # the `def` line
     first_line: int  # its first decorator (what the compiled code calls its first line)
+    # (first line, `def` line) of the other definitions of the same test in another branch
+    # of an `if` (`if PY3: def test_b ... else: def test_b`): code of the file that may run
+    alternatives: tuple[tuple[int, int], ...] = ()
 
 
 # -- the inventory -------------------------------------------------------------------------
@@ -75,16 +78,51 @@ def file_inventory(source: bytes, path: str) -> list[TestDef]:
     except ScanError:
         return []
     classes = _collected_classes(tree)
+    found = test_functions(tree)
+    branches = _if_branches(tree) if len({i for i, _ in found}) < len(found) else {}
     tests = []
-    for identity, node in test_functions(tree):
+    for identity, node in found:
         parts = identity.split('::')
         if len(parts) > 1:
             if parts[0] not in classes:
                 continue
             if len(parts) > 2 and not all(p.startswith('Test') for p in parts[1:-1]):
                 continue
-        tests.append(TestDef(path, identity, node.lineno, first_line(node)))  # type: ignore[attr-defined]
+        alternatives = tuple(
+            (first_line(other), other.lineno)  # type: ignore[attr-defined]
+            for name, other in found if name == identity and other is not node and
+            _exclusive(branches.get(id(node), ()), branches.get(id(other), ())))
+        tests.append(TestDef(path, identity, node.lineno, first_line(node),  # type: ignore[attr-defined]
+                             alternatives))
     return tests
+
+
+def _if_branches(tree: ast.Module) -> dict[int, tuple[tuple[int, int], ...]]:
+    """id(statement) -> the (``if`` statement, branch) pairs that hold it, in classes and
+    ``try``/``with`` blocks too."""
+    held: dict[int, tuple[tuple[int, int], ...]] = {}
+
+    def walk(body: list[ast.stmt], chain: tuple[tuple[int, int], ...]) -> None:
+        for stmt in body:
+            held[id(stmt)] = chain
+            if isinstance(stmt, ast.If):
+                walk(stmt.body, chain + ((id(stmt), 0),))
+                walk(stmt.orelse, chain + ((id(stmt), 1),))
+            elif isinstance(stmt, (ast.ClassDef, ast.With, ast.AsyncWith)):
+                walk(stmt.body, chain)
+            elif isinstance(stmt, ast.Try) or type(stmt).__name__ == 'TryStar':
+                for part in (stmt.body, *(h.body for h in stmt.handlers),  # type: ignore[attr-defined]
+                             stmt.orelse, stmt.finalbody):  # type: ignore[attr-defined]
+                    walk(part, chain)
+
+    walk(tree.body, ())
+    return held
+
+
+def _exclusive(one: tuple[tuple[int, int], ...], other: tuple[tuple[int, int], ...]) -> bool:
+    """Two statements in different branches of the same ``if``: at most one runs."""
+    branch = dict(one)
+    return any(statement in branch and branch[statement] != side for statement, side in other)
 
 
 def static_inventory(view: TreeView, cfg: Config) -> dict[tuple[str, str], TestDef]:
