@@ -514,16 +514,24 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
         # What the README says when init named none: a person names the files whose
         # answers they own, in a commit of its own (it passes the hooks: oracle only).
         others = [p for p in tracked if cfg.is_test_code(p) and p != path and is_test_module(p)]
-        chosen = others[-1] if others else path
-        with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
-            text = f.read()
-        with open(os.path.join(root, 'pyproject.toml'), 'w', encoding='utf-8') as f:
-            f.write(text.replace('properties = []', f'properties = ["{chosen}"]', 1))
-        rc, out = sh.run('git commit -qam "name the property tests"')
-        if rc:
-            raise RuntimeError(f'naming the property tests was refused:\n{out[-2000:]}')
+        refused = []
+        for chosen in [*reversed(others), path]:
+            with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
+                text = f.read()
+            with open(os.path.join(root, 'pyproject.toml'), 'w', encoding='utf-8') as f:
+                f.write(text.replace('properties = []', f'properties = ["{chosen}"]', 1))
+            rc, out = sh.run('git commit -qam "name the property tests"')
+            if not rc:
+                break
+            # The hooks refuse a module whose tests do not all assert (OG403): a person
+            # names another one.
+            refused.append(f'{chosen} ({codes(out)})')
+            reset()
+        else:
+            raise RuntimeError(f'naming the property tests was refused: {refused}')
         sh.ok('git tag -f adopted')
-        props, named = [chosen], ' (named in a commit of its own first)'
+        props, named = [chosen], ' (named in a commit of its own first' + (
+            f'; refused first: {", ".join(refused)}' if refused else '') + ')'
     prop = property_module(root, props)
     _append(root, src, 'CHEAT = 1\n')
     _append(root, prop, '# the property now expects the new answer\n')
@@ -552,7 +560,7 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
     attempt(f'byte changed in {fixtures[0]}{added}', 'OG101')
 
     # 5e. a conftest that swallows failures in runtest
-    conftest = os.path.join(cfg.tests[0] if cfg.tests else '', 'conftest.py')
+    conftest = os.path.join(os.path.dirname(path), 'conftest.py')
     if not os.path.exists(os.path.join(root, conftest)):
         with open(os.path.join(root, conftest), 'w', encoding='utf-8') as f:
             f.write('')
