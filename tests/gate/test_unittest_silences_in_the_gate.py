@@ -147,3 +147,53 @@ def test_a_skip_of_its_own_beside_a_helpers_silences_fails_the_gate(
     assert any(line.startswith('tests/test_fetch.py:19:') for line in ci.lines('OG301')), ci.out
     assert not any('TestFetch::test_fetch' in line or 'test_slow' in line
                    for line in ci.out.splitlines() if ': OG' in line), ci.out
+
+
+# colorama's layout: a skip decorator on setUp skips every test of the class at set-up.
+SET_UP_SKIP = '''\
+import sys
+import unittest
+
+from calc import add
+
+
+class TestTerminal(unittest.TestCase):
+    @unittest.skipUnless(sys.stdout.isatty(), "sys.stdout is not a tty")
+    def setUp(self):
+        self.base = 1
+
+    def test_add(self):
+        self.assertEqual(add(1, 2), 3)
+
+    def test_add_zero(self):
+        self.assertEqual(add(0, 2), 2)
+
+
+class TestPlain(unittest.TestCase):
+    def setUp(self):
+        self.base = 1
+
+    def test_plain(self):
+        self.assertEqual(add(2, 2), 4)
+'''
+
+
+def test_a_baselined_skip_decorator_on_set_up_gives_no_finding_on_an_honest_change(
+        tmp_path) -> None:
+    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_terminal.py': SET_UP_SKIP})
+    repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 0, ci.out
+    assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
+
+
+def test_a_skip_decorator_added_to_another_set_up_fails_the_gate(tmp_path) -> None:
+    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_terminal.py': SET_UP_SKIP})
+    repo.pull_request({'tests/test_terminal.py': SET_UP_SKIP.replace(
+        'class TestPlain(unittest.TestCase):\n',
+        'class TestPlain(unittest.TestCase):\n'
+        '    @unittest.skipUnless(sys.stdout.isatty(), "sys.stdout is not a tty")\n')},
+        bug=False)
+    ci = repo.ci()
+    assert ci.rc == 1, ci.out
+    assert 'TestPlain::test_plain' in ci.out, ci.out

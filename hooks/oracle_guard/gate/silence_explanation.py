@@ -77,6 +77,15 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
                     outcome.kind == 'skip' and silence.reason and not outcome.imported and \
                     _skip_reason(outcome.reason) == silence.reason:
                 return f'baseline: {silence.kind} ({silence.reason!r})'
+    if '::' in function and outcome.kind == 'skip' and not outcome.imported:
+        # A skip decorator on the class's setUp skips each of its tests at set-up, where
+        # unittest reports it at the test: the baselined decorator explains it when the
+        # run's reason is its literal reason.
+        cls = function.rsplit('::', 1)[0]
+        for silence in accepted.get(f'{cls}::setUp', ()):
+            if silence.kind == 'unittest-skip' and silence.why == BASELINE and \
+                    (not silence.reason or _skip_reason(outcome.reason) == silence.reason):
+                return f'baseline: {silence.kind} on {cls}.setUp'
     return _helper_importorskip(outcome, ctx, keys)
 
 
