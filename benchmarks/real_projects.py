@@ -242,11 +242,13 @@ def adopt_with_readme(source: str, work: str, hook_url: str, hook_rev: str,
                GIT_CONFIG_NOSYSTEM='1', GIT_CONFIG_GLOBAL=os.devnull,
                PIP_DISABLE_PIP_VERSION_CHECK='1')
     sh = Shell(root, env)
-    sh.ok('git init -q -b main && git add -A && git commit -q -m "before adoption"')
     # What the runs below leave in the tree stays out of the commits (git's own exclude
-    # file: the project's files are not touched).
+    # file: the project's files are not touched), and so does the build metadata a sdist
+    # ships (``*.egg-info``) and a repository does not track: ``pip install -e .`` rewrites it.
+    sh.ok('git init -q -b main')
     with open(os.path.join(root, '.git', 'info', 'exclude'), 'a', encoding='utf-8') as f:
         f.write('.hypothesis/\n__pycache__/\n*.egg-info/\n.pytest_cache/\nbuild/\n')
+    sh.ok('git add -A && git commit -q -m "before adoption"')
     files = len(sh.ok('git ls-files').splitlines())
     result: dict[str, object] = {'project': name, 'files': files, 'steps': [], 'cheats': {}}
     own_config = os.path.exists(os.path.join(root, '.pre-commit-config.yaml'))
