@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 from builders.pre_commit import HookRepo
 from builders.pre_commit import pre_commit
@@ -285,3 +286,48 @@ def test_init_proposes_a_property_module_a_conftest_ignores_only_on_other_interp
     cfg = load_config(repo.path)
     # pytest collects test_hypothesis.py here (the if is false); test_stateful.py it does not.
     assert cfg.properties == ('tests/test_hypothesis.py',), done['out']
+
+
+CASES = '''\
+import json
+import os
+
+from pkg import add
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load_cases():
+    for root, _, names in os.walk(HERE):
+        for name in names:
+            if name.endswith('.json'):
+                with open(os.path.join(root, name)) as f:
+                    for case in json.load(f):
+                        yield case['a'], case['b'], case['sum']
+
+
+def test_cases():
+    for a, b, total in load_cases():
+        assert add(a, b) == total
+'''
+
+
+def test_init_keeps_oracle_files_out_of_a_tests_folder_the_suite_walks(
+        repo: Repo, hook_repo: HookRepo) -> None:
+    """jmespath's layout: a test module loads every .json under its own folder as a case;
+    the oracle files (JSON too) must not land there, or adoption breaks the suite."""
+    repo.write('pyproject.toml', '[project]\nname = "pkg"\nversion = "1"\n')
+    repo.write('pkg/__init__.py', 'def add(a, b):\n    return a + b\n')
+    repo.write('tests/test_cases.py', CASES)
+    repo.write('tests/compliance/add.json', '[{"a": 1, "b": 2, "sum": 3}]\n')
+    repo.commit('a suite that walks its folder')
+    done = adopt(repo, '--hook-repo', hook_repo.path, '--rev', hook_repo.rev)
+    cfg = load_config(repo.path)
+    assert cfg.tests == ('tests/',)
+    assert cfg.manifest == 'oracle-guard/fixtures/manifest.json', done['out']
+    assert not any(p.startswith('tests/') for p in (cfg.ledger, cfg.domain_lock, cfg.baseline,
+                                                   cfg.manifest, cfg.traces))
+    assert 'tests/test_cases.py reads the files under its folder' in str(done['out'])
+    ran = run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'tests'],
+              repo.path, hook_repo.env())
+    assert ran.rc == 0, ran.out

@@ -316,6 +316,9 @@ ORACLE_HOME = 'oracle-guard/'
 # The fixture root when the tests folder's fixtures/ is a package of the suite: a name no
 # Python package can have.
 FIXTURE_HOME = 'oracle-guard-fixtures/'
+# How a test module reads every file under a folder: from its own ``__file__``, the files
+# under the tests folder (init's oracle files there too).
+WALKS = ('os.walk(', '.rglob(', 'recursive=True', ".glob('**", '.glob("**')
 # Python files at the top of a repository that build, configure or drive it: never its code.
 NOT_SOURCE_MODULES = ('setup.py', 'conftest.py', 'noxfile.py', 'tasks.py', 'fabfile.py',
                       'dodo.py', 'pavement.py', 'runtests.py', 'run_tests.py', 'bootstrap.py')
@@ -416,6 +419,13 @@ class Layout:
         # The oracle files go to one place at the top: the tests folder there, else a
         # folder of their own, never into the first subpackage found.
         home = next((t for t in tests if t.count('/') == 1 and not is_glob(t)), ORACLE_HOME)
+        walker = self.walks_its_folder(home) if home != ORACLE_HOME else None
+        if walker:
+            # The suite reads every file under its own folder (jmespath loads each *.json
+            # under tests/ as a test case): the oracle files there would become its input.
+            said.append(f'oracle files: {ORACLE_HOME} ({walker} reads the files under its '
+                        f'folder: {home} would feed them to the suite)')
+            home = ORACLE_HOME
         fixtures = f'{home}fixtures/'
         if f'{fixtures}__init__.py' in files:
             # A Python package of that name is code of the suite (django's tests/fixtures/
@@ -432,6 +442,18 @@ class Layout:
         values['baseline'] = f'{home}oracle_baseline.json'
         values['properties'] = []
         return values, said
+
+    def walks_its_folder(self, home: str) -> str | None:
+        """A test module or conftest of the ``home`` folder that walks the folder it sits in
+        (``os.walk``, ``rglob``, a recursive glob from ``__file__``), or None."""
+        for path in self.files:
+            if not (path.startswith(home) and path.endswith('.py')) or \
+                    not (self.collected(path) or path.endswith('conftest.py')):
+                continue
+            text = (self.read(path) or b'').decode('utf-8', 'replace')
+            if '__file__' in text and any(walk in text for walk in WALKS):
+                return path
+        return None
 
     def read(self, path: str) -> bytes | None:
         from oracle_guard.commands.lock import read_file
