@@ -60,8 +60,8 @@ IDENTITY = {'GIT_AUTHOR_NAME': 'Bench', 'GIT_AUTHOR_EMAIL': 'bench@example.inval
             'GIT_COMMITTER_NAME': 'Bench', 'GIT_COMMITTER_EMAIL': 'bench@example.invalid'}
 
 # name: source (sdist NAME-VERSION or git owner+name@commit), the class it covers, the
-# project's documented test-dependency install (run in the activated venv) and where it
-# is documented.
+# project's documented test-dependency install (run in the activated venv), where it is
+# documented, and the arguments its documented test command gives pytest.
 PROJECTS: dict[str, dict[str, str]] = {
     'six': {'sdist': 'six-1.17.0', 'class': 'a single root test file (test_six.py)',
             'deps': 'python -m pip install pytest', 'doc': 'tox.ini deps (repository)'},
@@ -90,7 +90,7 @@ PROJECTS: dict[str, dict[str, str]] = {
                        'class': 'many fixture files (tests/test_port/fixtures); own '
                                 'pre-commit config',
                        'deps': 'python -m pip install -e ".[testing,linkify]"',
-                       'doc': '.github/workflows/tests.yml'},
+                       'doc': '.github/workflows/tests.yml', 'args': 'tests/'},
     'pytest-mock': {'sdist': 'pytest-mock-3.14.0',
                     'class': "a pytest plugin's own suite (pytester); `src/`; own pre-commit config",
                     'deps': 'python -m pip install -e . pytest coverage mock pytest-asyncio',
@@ -166,6 +166,7 @@ class Shell:
     def __init__(self, cwd: str, env: dict[str, str]) -> None:
         self.cwd = cwd
         self.env = env
+        self.args: list[str] = []  # what the project's documented test command adds
 
     def run(self, command: str | list[str], timeout: int | None = None) -> tuple[int, str]:
         if not isinstance(command, str):
@@ -338,7 +339,8 @@ def gate(sh: Shell, base: str, timeout: int) -> tuple[int, int | None, int | Non
     """``oracle-guard ci --base BASE -- python -m pytest``: its exit, the findings, the test
     command's exit, the output and the seconds."""
     started = time.perf_counter()
-    rc, out = sh.run(['oracle-guard', 'ci', '--base', base, '--', *PYTEST], timeout=timeout)
+    rc, out = sh.run(['oracle-guard', 'ci', '--base', base, '--', *PYTEST, *sh.args],
+                     timeout=timeout)
     seconds = time.perf_counter() - started
     summary = next((line for line in reversed(out.splitlines())
                     if line.startswith('oracle-guard ci:')), '')
@@ -354,7 +356,7 @@ def codes(out: str) -> str:
 def suite(sh: Shell, timeout: int) -> dict[str, object]:
     """The project's own suite at the adoption commit: plain pytest, then the gate."""
     started = time.perf_counter()
-    plain_rc, plain_out = sh.run(PYTEST, timeout=timeout)
+    plain_rc, plain_out = sh.run([*PYTEST, *sh.args], timeout=timeout)
     plain = time.perf_counter() - started
     _, findings, test_rc, ci_out, gated = gate(sh, 'HEAD', timeout)
     tail = [line for line in plain_out.splitlines()
@@ -588,6 +590,7 @@ def run_project(name: str, sources: str, work: str, clone: str, rev: str, home: 
     spec = PROJECTS[name]
     sh, root, cfg, result = adopt_with_readme(source, work, clone, rev, home, spec['deps'],
                                               readme_pip_url(clone, rev))
+    sh.args = spec.get('args', '').split()
     result.update(project=name, version=version, covers=spec['class'],
                   deps=f'`{spec["deps"]}` ({spec["doc"]})')
     result.update(suite(sh, timeout))
