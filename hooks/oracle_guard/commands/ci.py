@@ -137,9 +137,11 @@ def test_environment(record: str, junit: str | None,
     env = {**os.environ, **(extra_env or {})}
     from oracle_guard.runtime.drawing_code import SRC_ONLY_ENV
     from oracle_guard.runtime.run_record import RECORD_ENV
+    from oracle_guard.runtime.run_record import RUN_ROOT_ENV
 
     env.pop(SRC_ONLY_ENV, None)  # the pull request's test code runs here
     env[RECORD_ENV] = record
+    env[RUN_ROOT_ENV] = repo_root()
     env[GATE_ENV] = '1'  # the human-run commands refuse to write oracle files in here
     extra = [*PLUGIN_ARGS]
     if junit:

@@ -26,6 +26,7 @@ from oracle_guard.gate.sealed import uses_hypothesis
 from oracle_guard.runtime.drawing_code import SRC_ONLY_ENV
 from oracle_guard.runtime.run_record import read_record
 from oracle_guard.runtime.run_record import RECORD_ENV
+from oracle_guard.runtime.run_record import RUN_ROOT_ENV
 from oracle_guard.runtime.run_record import RunRecord
 
 
@@ -152,6 +153,7 @@ class PytestChild:
         self.record_folder = record
         env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV}
         env[RECORD_ENV] = record
+        env[RUN_ROOT_ENV] = tree.root
         # The reference run is sealed like the test command (rule 45): its record is the
         # gate's copy of the stream, and canaries planted from a secret of its own prove
         # that the pull request's src/ in it did not make failures pass.

@@ -38,6 +38,10 @@ from typing import Any
 __builtins__ = vars(builtins).copy()  # type: ignore[assignment]
 
 RECORD_ENV = 'ORACLE_GUARD_RECORD'
+# The checkout the gate runs the tests of: a pytest session started elsewhere (a pytest
+# plugin's own suite runs pytester sessions in temporary folders, in process or not) is the
+# suite's subject, not the run: it records nothing and gets no canaries.
+RUN_ROOT_ENV = 'ORACLE_GUARD_RUN_ROOT'
 # ``unix:PATH`` or ``tcp:HOST:PORT``: the socket ``oracle-guard ci`` listens on. Every event
 # is sent there as it happens (good news at the next test's begin at the latest: see `routine`),
 # so what the process writes later cannot take it back.
@@ -63,7 +67,21 @@ def routine(event: dict[str, Any]) -> bool:
 
 def recording_folder() -> str | None:
     folder = os.environ.get(RECORD_ENV)
-    return folder if folder and os.path.isdir(folder) else None
+    return folder if folder and os.path.isdir(folder) and in_run_root() else None
+
+
+def in_run_root() -> bool:
+    """Whether this process runs in the checkout the gate tests (its root or a folder
+    inside it), or the gate named none."""
+    root = os.environ.get(RUN_ROOT_ENV)
+    if not root:
+        return True
+    try:
+        here = os.path.realpath(os.getcwd())
+    except OSError:
+        return False
+    root = os.path.realpath(root)
+    return here == root or here.startswith(root.rstrip(os.sep) + os.sep)
 
 
 # -- reading the record back (the ci process) ---------------------------------------------
