@@ -97,7 +97,8 @@ PROJECTS: dict[str, dict[str, str]] = {
                     'doc': 'tox.ini [testenv] deps'},
     'pluggy': {'sdist': 'pluggy-1.5.0',
                'class': '`src/` with a `testing/` folder; own pre-commit config',
-               'deps': 'python -m pip install -e ".[testing]"', 'doc': 'tox.ini extras=testing'},
+               'deps': 'SETUPTOOLS_SCM_PRETEND_VERSION=1.5.0 python -m pip install -e ".[testing]"',
+               'doc': 'tox.ini extras=testing (the sdist\'s version pinned: a git repository without tags reads as 0.1.dev1, and pip then picks a pytest 2)'},
     'natsort': {'sdist': 'natsort-8.4.0', 'class': 'Hypothesis functions (`@given`)',
                 'deps': 'python -m pip install -e . coverage pytest pytest-cov pytest-mock '
                         'hypothesis', 'doc': 'tox.ini [testenv] deps'},
