@@ -102,7 +102,7 @@ PROJECTS: dict[str, dict[str, str]] = {
     'natsort': {'sdist': 'natsort-8.4.0', 'class': 'Hypothesis functions (`@given`)',
                 'deps': 'python -m pip install -e . coverage pytest pytest-cov pytest-mock '
                         'hypothesis', 'doc': 'tox.ini [testenv] deps'},
-    'bidict': {'git': 'jab+bidict',
+    'bidict': {'git': 'jab+bidict', 'rev': '20fee2f',  # its last pre-commit config (then prek)
                'class': 'a Hypothesis state machine and `@given` functions; own pre-commit '
                         'config',
                'deps': 'python -m pip install -U pip && python -m pip install -e . --group test',
@@ -121,14 +121,14 @@ PROJECTS: dict[str, dict[str, str]] = {
 }
 
 
-def unpack(source: str, into: str) -> str:
+def unpack(source: str, into: str, rev: str = 'HEAD') -> str:
     os.makedirs(into, exist_ok=True)
     if os.path.isdir(os.path.join(source, '.git')) or os.path.isfile(os.path.join(source, 'HEAD')):
         target = os.path.join(into, os.path.basename(source.rstrip('/')).split('+')[-1])
         os.makedirs(target)
         git_dir = source if os.path.isfile(os.path.join(source, 'HEAD')) else \
             os.path.join(source, '.git')
-        archive = subprocess.run(['git', '--git-dir', git_dir, 'archive', 'HEAD'],
+        archive = subprocess.run(['git', '--git-dir', git_dir, 'archive', rev],
                                  check=True, stdout=subprocess.PIPE).stdout
         subprocess.run(['tar', 'x'], input=archive, cwd=target, check=True)
         return target
@@ -222,20 +222,22 @@ def source_of(name: str, sources: str) -> tuple[str, str]:
         raise RuntimeError(f'{path} missing: clone https://github.com/'
                            f'{spec["git"].replace("+", "/")} there')
     git_dir = path if os.path.isfile(os.path.join(path, 'HEAD')) else os.path.join(path, '.git')
-    rev = subprocess.run(['git', '--git-dir', git_dir, 'rev-parse', '--short=10', 'HEAD'],
+    rev = subprocess.run(['git', '--git-dir', git_dir, 'rev-parse', '--short=10',
+                          spec.get('rev', 'HEAD')],
                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
     return path, f'git {rev}'
 
 
 def adopt_with_readme(source: str, work: str, hook_url: str, hook_rev: str,
                       pre_commit_home: str, deps: str = 'python -m pip install pytest',
-                      pip_url: str | None = None):  # type: ignore[no-untyped-def]
+                      pip_url: str | None = None,
+                      rev: str = 'HEAD'):  # type: ignore[no-untyped-def]
     """Steps 1 and 2 of the module's docstring. Returns the shell, the repository root, its
     configuration and what was found."""
     from oracle_guard.config import load_config
 
     name = os.path.basename(source.rstrip('/')).replace('.tar.gz', '')
-    root = unpack(source, os.path.join(work, name))
+    root = unpack(source, os.path.join(work, name), rev)
     # Adoption as a person runs it: an ordinary shell, no venv of ours, no CI variables.
     env = {k: v for k, v in os.environ.items() if not k.startswith(('GIT_', 'PRE_COMMIT'))
            and k not in ('CI', 'ORACLE_GUARD_GATE', 'VIRTUAL_ENV', 'PYTHONPATH', 'PYTHONHOME')}
@@ -590,7 +592,7 @@ def run_project(name: str, sources: str, work: str, clone: str, rev: str, home: 
     source, version = source_of(name, sources)
     spec = PROJECTS[name]
     sh, root, cfg, result = adopt_with_readme(source, work, clone, rev, home, spec['deps'],
-                                              readme_pip_url(clone, rev))
+                                              readme_pip_url(clone, rev), spec.get('rev', 'HEAD'))
     sh.args = spec.get('args', '').split()
     result.update(project=name, version=version, covers=spec['class'],
                   deps=f'`{spec["deps"]}` ({spec["doc"]})')
