@@ -142,6 +142,28 @@ def test_assume_replaced_and_a_name_added_to_a_class_are_named(kept: DrawingCode
     assert kept.changes(root) == []
 
 
+def test_a_strategy_copied_changes_nothing(kept: DrawingCode, root: str, dd: Any) -> None:
+    """``copy.copy`` of a strategy has copyreg cache its class's ``__slotnames__`` (natsort's
+    tests copy text and bytes strategies): pickling's own cache, not drawing code. Code
+    bound to that name is still named."""
+    import copy
+
+    strategy = st.text().wrapped_strategy  # type: ignore[attr-defined]
+    cls = type(strategy)
+    assert '__slotnames__' not in vars(cls)
+    try:
+        copy.copy(strategy)
+        assert isinstance(vars(cls).get('__slotnames__'), list)
+        assert kept.changes(root) == []
+        cls.__slotnames__ = dd.map
+        assert kept.changes(root) == [
+            f"Hypothesis's {cls.__name__}.__slotnames__ was added "
+            f"(by src/dd/__init__.py:{LINE['map']})"]
+    finally:
+        if '__slotnames__' in vars(cls):
+            delattr(cls, '__slotnames__')
+
+
 def test_a_map_subclass_holding_hypothesis_own_do_draw_is_named(kept: DrawingCode,
                                                                 root: str) -> None:
     """131b: ``.map`` makes a subclass whose ``do_draw`` is Hypothesis's own, taken before

@@ -212,6 +212,9 @@ class DrawingCode:
                              f'{origin(now, root)})')
         if whole:
             for name in set(namespace) - set(names):
+                if name == '__slotnames__' and isinstance(namespace[name], list) and \
+                        all(isinstance(slot, str) for slot in namespace[name]):
+                    continue  # copyreg's cache of the slot names (a strategy copied)
                 found.append(f"Hypothesis's {label}.{name} was added (by "
                              f'{origin(namespace[name], root)})')
         return found
