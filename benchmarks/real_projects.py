@@ -369,6 +369,8 @@ def suite(sh: Shell, timeout: int) -> dict[str, object]:
         'pytest exit': plain_rc, 'ci exit (test command)': test_rc,
         'ci findings': findings, 'ci codes': codes(ci_out) if findings else '',
         'ci output': ci_out[-3000:] if findings or findings is None else '',
+        'ci finding lines': [line for line in ci_out.splitlines()
+                             if re.search(r': OG\d{3} ', line)][:40],
         'pytest seconds': round(plain, 1), 'ci seconds': round(gated, 1),
     }
 
