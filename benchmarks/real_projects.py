@@ -285,6 +285,16 @@ def adopt_with_readme(source: str, work: str, hook_url: str, hook_rev: str,
             result['steps'].append(f'# the project\'s test dependencies: {deps} -> exit {rc}')  # type: ignore[union-attr]
             if rc:
                 raise RuntimeError(f'{name}: test dependencies\n$ {deps}\n{out[-3000:]}')
+            # A sdist ships what its build wrote (setuptools_scm's _version.py), which the
+            # project's repository ignores; the install rewrites it: untrack it, as there.
+            rewritten = sh.ok('git diff --name-only').split()
+            if rewritten:
+                with open(os.path.join(root, '.git', 'info', 'exclude'), 'a',
+                          encoding='utf-8') as f:
+                    f.write(''.join(f'/{p}\n' for p in rewritten))
+                sh.ok(['git', 'rm', '-q', '--cached', '--', *rewritten])
+                sh.ok('git commit -q -m "build output the repository does not track"')
+                result['untracked build output'] = rewritten
         if own_config and 'pre-commit install' in command and _needs_network(root, hook_url):
             # The installed git hook would fetch the project's remote hooks (network): the
             # commits below go through a hook that runs the oracle-guard entry only.
