@@ -86,7 +86,40 @@ def adoption_explanation(outcome: SilenceOutcome, ctx: AuditContext,
             if silence.kind == 'unittest-skip' and silence.why == BASELINE and \
                     (not silence.reason or _skip_reason(outcome.reason) == silence.reason):
                 return f'baseline: {silence.kind} on {cls}.setUp'
+    if outcome.kind == 'skipif' and not outcome.imported:
+        fixture = _fixture_param_skipif(outcome, ctx, accepted)
+        if fixture:
+            return fixture
     return _helper_importorskip(outcome, ctx, keys)
+
+
+def _fixture_param_skipif(outcome: SilenceOutcome, ctx: AuditContext,
+                          accepted: dict[str, list]) -> str | None:  # type: ignore[type-arg]
+    """A ``skipif`` of a fixture's param in the test's file (``@pytest.fixture(params=
+    [pytest.param(..., marks=pytest.mark.skipif(...))])``) marks each test that uses it:
+    an accepted one explains the skip whose reason is written in that very silence."""
+    from oracle_guard.reading.silence_acceptance import BASELINE
+    from oracle_guard.reading.silence_acceptance import ENVIRONMENT_SKIP
+
+    reason = _skip_reason(outcome.reason).strip()
+    source = ctx.head().read(outcome.path) if reason else None
+    if not source:
+        return None
+    lines = source.decode('utf-8', 'replace').splitlines()
+    for key, silences in accepted.items():
+        if not key or '::' in key or (outcome.path, key) in ctx.inventory:
+            continue  # the module's, a class's or a test's own: judged above
+        for silence in silences:
+            if silence.kind != 'skipif' or not silence.lines:
+                continue
+            written = '\n'.join(lines[min(silence.lines) - 1:max(silence.lines)])
+            if reason not in written:
+                continue
+            if silence.why == BASELINE:
+                return f'baseline: skipif of the fixture {key}'
+            if silence.why == ENVIRONMENT_SKIP and silence.held:
+                return f'environment condition (skipif of the fixture {key}) held in this run'
+    return None
 
 
 _UNITTEST_IMPERATIVE = ('skipTest', 'SkipTest')

@@ -150,6 +150,23 @@ def marker_freeze_ids(mark: Any) -> list[str]:
     return ids
 
 
+def _param_fixtures_here(item: pytest.Item) -> list[str]:
+    """The fixtures of the item's parameters defined in the item's own file: their
+    ``params`` may mark it (``@pytest.fixture(params=[pytest.param(..., marks=...)])``)."""
+    callspec = getattr(item, 'callspec', None)
+    info = getattr(item, '_fixtureinfo', None)
+    if callspec is None or info is None:
+        return []
+    here = os.path.realpath(str(item.path))
+    found = []
+    for name in getattr(callspec, 'params', {}):
+        defs = info.name2fixturedefs.get(name) or ()
+        code = getattr(getattr(defs[-1], 'func', None), '__code__', None) if defs else None
+        if code is not None and os.path.realpath(code.co_filename) == here:
+            found.append(name)
+    return found
+
+
 class FreezeGuard:
     """Everything the plugin does in a guarded repository; registered by pytest_configure."""
 
@@ -234,6 +251,9 @@ class FreezeGuard:
         accepted = [a for a in here.get(function, []) if a.kind == kind]
         if not accepted and '::' in function:  # a class-level silence of its own class
             accepted = [a for a in here.get(class_key(function.rsplit('::', 1)[0]), [])
+                        if a.kind == kind]
+        if not accepted:  # a mark of a param of a fixture this file defines and it uses
+            accepted = [a for name in _param_fixtures_here(item) for a in here.get(name, [])
                         if a.kind == kind]
         if not accepted:  # a class-level silence of a class it derives from
             accepted = [a for path, base in self._bases(item)
