@@ -46,6 +46,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import posixpath
 import re
 import shutil
 import subprocess
@@ -116,8 +117,8 @@ PROJECTS: dict[str, dict[str, str]] = {
                 'deps': 'python -m pip install -e . -r requirements-tests39.txt',
                 'doc': 'tox.ini (requirements-tests39.txt)'},
     'parse': {'sdist': 'parse-1.20.2', 'class': 'a root module (parse.py); tests/',
-              'deps': 'python -m pip install -r tests/requirements.txt && '
-                      'python -m pip install -e .', 'doc': 'README.rst'},
+              'deps': 'python -m pip install pytest && python -m pip install -e .',
+              'doc': 'README.rst (its tests/requirements.txt, pytest, is not in the sdist)'},
 }
 
 
@@ -495,8 +496,10 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
         reset()
 
     target = None
-    for path in sorted(p for p in tracked if cfg.is_test_code(p) and not cfg.is_property(p)
-                       and is_test_module(p)):
+    modules = sorted(p for p in tracked if cfg.is_test_code(p) and is_test_module(p))
+    # A unit test module first; a project whose only test module holds its properties
+    # (bidict) gets the skips there, and the honest test in a module of its own.
+    for path in sorted(modules, key=cfg.is_property):
         found = _first_test(root, path, left_out)
         if found:
             target = (path, *found)
@@ -505,12 +508,18 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
         raise RuntimeError('no test function to change')
     path, line, col, identity = target
     src, module = importable_src(sh, cfg, tracked)
+    honest_module = path
+    if cfg.is_property(path):
+        honest_module = posixpath.join(posixpath.dirname(path), 'test_bench_helper.py')
+        outcome['honest test module'] = f'{honest_module} (new: every test module is a property module)'
 
     # 4. an honest change: a src helper and a new unit test of it in an existing module
     _append(root, src, '\n\ndef _bench_double(value):\n    """Twice the value."""\n'
                        '    return value * 2\n')
-    _append(root, path, f'\n\ndef test_bench_double():\n    from {module} import _bench_double\n'
-                        '    assert _bench_double(21) == 42\n')
+    if not os.path.exists(os.path.join(root, honest_module)):
+        open(os.path.join(root, honest_module), 'w', encoding='utf-8').close()
+    _append(root, honest_module, f'\n\ndef test_bench_double():\n    from {module} import _bench_double\n'
+                                 '    assert _bench_double(21) == 42\n')
     rc, out = sh.run('git add -A && git commit -q -m "a helper and its unit test"')
     if rc:
         outcome['honest change'] = f'REFUSED by the hooks ({codes(out)}): {out[-800:]}'
@@ -630,6 +639,9 @@ def markdown(results: list[dict[str, object]]) -> str:
     for r in results:
         cheats = dict(r['cheats'])  # type: ignore[call-overload]
         honest = cheats.pop('honest change', '')
+        new_module = cheats.pop('honest test module', '')
+        if new_module:
+            honest += f' (test in {new_module.split(" ")[0]}, new)'
         adoption = 'passed' if all(s.endswith('-> exit 0') for s in r['steps'][:-1]  # type: ignore[index]
                                    if 'all-files' not in s) else 'failed'
         for name in list(cheats):
