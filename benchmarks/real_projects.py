@@ -634,7 +634,7 @@ def markdown(results: list[dict[str, object]]) -> str:
     head = ['project', 'version', 'layout / class covered', 'adoption commit',
             '--all-files', 'unchanged suite: findings / pytest exit / gate exit',
             'honest change', 'bare skip', 'skipif(True)', 'property + src', 'fixture byte',
-            'conftest swallowing failures', 'plain pytest s', 'gate s']
+            'conftest swallowing failures', 'plain pytest s', 'gate s', 'oracle-guard']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in results:
         cheats = dict(r['cheats'])  # type: ignore[call-overload]
@@ -655,7 +655,7 @@ def markdown(results: list[dict[str, object]]) -> str:
                  f'{r["ci findings"]}{" " + str(r["ci codes"]) if r["ci codes"] else ""} / '
                  f'{r["pytest exit"]} / {r["ci exit (test command)"]}',
                  short(honest), *(short(c) for c in cheats.values()),
-                 str(r['pytest seconds']), str(r['ci seconds'])]
+                 str(r['pytest seconds']), str(r['ci seconds']), str(r.get('oracle-guard', ''))[:7]]
         lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
 
