@@ -81,7 +81,8 @@ PROJECTS: dict[str, dict[str, str]] = {
                  'class': 'a vendored JSON compliance suite (tests/compliance/*.json) its '
                           'loader walks tests/ for',
                  'deps': 'python -m pip install -e . pytest pytest-cov hypothesis',
-                 'doc': 'requirements.txt (its pins stop at Python 3.9: unpinned here)'},
+                 'doc': 'requirements.txt (its pins stop at Python 3.9: unpinned here); CI runs '
+                        'py.test in tests/', 'args': 'tests/'},
     'tomli': {'git': 'hukkin+tomli', 'class': '`src/`; the vendored toml-test data suite '
               '(tests/data, ~970 files); own pre-commit config; unittest-style',
               'deps': 'python -m pip install -e . pytest',
