@@ -570,6 +570,16 @@ def test_test_file_in_an_ascii_compatible_legacy_codec_passes(repo, codec):
     assert (result.rc, result.out) == (0, '')
 
 
+def test_test_file_declaring_ascii_passes(repo):
+    """pytz's ``# -*- coding: ascii -*-``: ASCII bytes stand for themselves and any other
+    byte fails the import, so the code reads as UTF-8 shows it (rule 36)."""
+    source = b'# -*- coding: ascii -*-\n\n\ndef test_a():\n    assert len("cafe") == 4\n'
+    repo.write('tests/freeze_ledger.yaml', LEDGER)
+    path = repo.write('tests/test_headers.py', source)
+    result = repo.run(main, '--today', TODAY, path)
+    assert (result.rc, result.out) == (0, '')
+
+
 def test_skip_spelled_in_a_legacy_codec_letter_still_fails(repo):
     """latin-1's b"\\xaa" is the letter "a" to Python (NFKC): the prefilter decodes with
     the declared codec, so ``pytest.mark.xf\\xaail`` is still parsed and judged."""

@@ -73,8 +73,8 @@ def declared_codec(source: bytes) -> str | None:
 
 def ascii_compatible(name: str) -> bool:
     """Whether every ASCII byte stands for itself under this codec and every other byte is
-    one character of its own (latin-1, cp1252, iso-8859-15): code then reads the same as
-    UTF-8 shows it. Not so for utf-7 (``+AAo-`` is a newline), utf-16/32, multi-byte codecs
+    one character of its own (latin-1, cp1252, iso-8859-15), or fails the import (ascii):
+    code then reads the same as UTF-8 shows it. Not so for utf-7 (``+AAo-`` is a newline), utf-16/32, multi-byte codecs
     whose second byte may be ``\\`` or ``"``, or a codec Python does not know."""
     import codecs
     import importlib
@@ -83,7 +83,7 @@ def ascii_compatible(name: str) -> bool:
         info = codecs.lookup(name)
     except LookupError:
         return False
-    if info.name in ('utf-8', 'iso8859-1'):
+    if info.name in ('utf-8', 'iso8859-1', 'ascii'):
         return True
     # A charmap codec (encodings/cp1252.py) decodes byte by byte from one table, with no
     # state: iso2022_jp's escapes or utf-7's "+" cannot change what later bytes mean.
