@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import ast
 import sys
 import textwrap
 
@@ -28,6 +29,33 @@ def test_root_oracle_guard_package_shadowing_the_plugin_fails_ci(calc: CiRepo) -
     assert [line.split(':')[0] for line in ci.lines('OG729')] == ['oracle_guard/__init__.py'], \
         ci.out  # the package; its modules are not findings of their own
     assert ci.lines('OG701'), ci.out  # the shadowing plugin recorded nothing
+
+
+def test_the_preload_imports_the_gate_and_nothing_of_the_test_machinery() -> None:
+    # Every module the gate process runs is imported before the pull request's code runs;
+    # the ones that run only inside a pytest process (the plugin, the base collection's
+    # probe, the freeze reruns' plugin) are not, and neither is pytest or Hypothesis.
+    import subprocess
+
+    code = textwrap.dedent("""\
+        import pkgutil, sys
+        import oracle_guard
+        from oracle_guard.gate import sealed
+        sealed.preload()
+        names = [i.name for i in pkgutil.walk_packages(oracle_guard.__path__, 'oracle_guard.')
+                 if not i.name.endswith('__main__')]
+        print(sorted(n for n in names if n not in sys.modules))
+        print(sorted(m for m in ('pytest', '_pytest', 'hypothesis') if m in sys.modules))
+        """)
+    proc = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                          check=True)
+    missing, machinery = proc.stdout.splitlines()
+    # canary_items is imported all the same: the gate reads its plan's variable name there.
+    assert ast.literal_eval(missing) == [
+        f'oracle_guard.runtime.{name}' for name in (
+            'collection_probe', 'lock_runtime', 'property_namespace', 'pytest_plugin',
+            'unfrozen')], proc.stdout
+    assert machinery == '[]', proc.stdout
 
 
 def test_a_test_folder_named_pluggy_is_not_a_shadowing_module(calc: CiRepo) -> None:

@@ -88,3 +88,42 @@ def test_every_test_of_a_module_that_compares_a_value_is_twinned_up_to_the_names
     assert twin is not None and twin[1] == [('test_x', 'test_a'), ('test_y', 'test_c'),
                                             ('test_z', 'test_d')]
     assert twin_source(source, ['test_x'], 'Fresh')[1] == [('test_x', 'test_a')]  # type: ignore[index]
+
+
+PROPERTY = b'''\
+from hypothesis import given, strategies as st
+
+
+@given(st.integers())
+def test_identity(x):
+    assert x + 0 == x
+'''
+
+
+def _twin(equal: bool) -> object:
+    """The twin of PROPERTY's test, built as the plugin builds it: in a copy of the namespace
+    the original module was run in."""
+    found = twin_source(PROPERTY, ['test_twin'], 'Fresh', full=1)
+    assert found is not None
+    code, pairs = found
+    namespace: dict = {}
+    exec(PROPERTY, namespace)
+    twins: dict = dict(namespace)
+    exec(code + sentinel_values('s', 'Fresh', equal, [name for name, _ in pairs]), twins)
+    return twins['test_twin']
+
+
+def test_the_twin_that_must_fail_fails_without_shrinking_or_explaining_its_failure() -> None:
+    from hypothesis import Phase
+
+    failing = _twin(equal=True)
+    used = failing._hypothesis_internal_use_settings  # type: ignore[attr-defined]
+    assert Phase.generate in used.phases
+    assert Phase.shrink not in used.phases and Phase.explain not in used.phases
+    assert used.database is None
+    with pytest.raises(AssertionError, match='Fresh differs'):
+        failing()  # type: ignore[operator]
+    # The twin that must pass keeps the settings its original runs with.
+    passing = _twin(equal=False)
+    assert Phase.shrink in passing._hypothesis_internal_use_settings.phases  # type: ignore[attr-defined]
+    passing()  # type: ignore[operator]

@@ -95,3 +95,22 @@ def test_without_mutant_runs_no_test_is_told_apart(  # type: ignore[no-untyped-d
     assert plan.contexts is False
     assert {line: sorted(found) for (_, line), found in measured.tests.items()} == {
         1: [''], 2: [''], 5: [''], 6: [''], 9: ['']}
+
+
+def test_a_change_of_no_statement_is_measured_by_no_coverage_and_reaches_0_of_0(  # type: ignore[no-untyped-def]
+        tmp_path) -> None:
+    # A comment added to a src module: no statement changed, so the reference run starts
+    # no coverage (told to measure no file, it would measure every one), and the line
+    # still says what was judged.
+    assert changed_statements(MODULE, MODULE + b'# a comment\n', 'src/m.py') == []
+    plan = reach.Plan({}, str(tmp_path / 'never-written.coverage'))
+    assert not plan.measuring()
+    measured = reach.read_measurement(plan, str(tmp_path))
+    assert measured.measured and measured.tests == {}
+    judged = reach.judge(plan, measured, None, Config(root=str(tmp_path)))
+    assert judged.note == ('oracle-guard ci: oracle reach: 0 of 0 changed src lines run by '
+                           'the human-owned tests; mutants: 0 of 0 killed')
+    assert judged.findings == []
+    edited = reach.Plan({'src/m.py': changed_statements(None, MODULE, 'src/m.py')},
+                        str(tmp_path / 'm.coverage'))
+    assert edited.measuring()

@@ -269,6 +269,25 @@ class FRESH:
         except Exception:
             pass
         return test
+
+    @staticmethod
+    def failing(test):
+        """The twin that must fail, when it is a Hypothesis test: its settings as they are
+        but for the phases that come after a failure (shrink, explain) and the example
+        database. It fails at the first example that reaches its sentinel all the same;
+        shrinking that failure and explaining it (Hypothesis re-runs it under a tracer)
+        would only make the report of a planted failure shorter."""
+        current = getattr(test, '_hypothesis_internal_use_settings', None)
+        if current is None or getattr(test, 'hypothesis', None) is None:
+            return test
+        try:
+            from hypothesis import Phase, settings
+            phases = [p for p in current.phases if p not in (Phase.shrink, Phase.explain)]
+            test._hypothesis_internal_use_settings = settings(
+                current, phases=phases or current.phases, database=None)
+        except Exception:
+            pass
+        return test
 '''
 
 
@@ -335,13 +354,15 @@ def twin_source(source: bytes, names: Sequence[str], fresh: str, full: int = 0,
     return ast.unparse(ast.fix_missing_locations(module)) + '\n', pairs
 
 
-def sentinel_values(secret: str, fresh: str, equal: bool) -> str:
+def sentinel_values(secret: str, fresh: str, equal: bool, names: Sequence[str] = ()) -> str:
     """The sentinel's class attributes for one twin module, from the run's secret: ``equal``
-    for the twins that must fail at their sentinel."""
+    for the twins that must fail at their sentinel (``names``: those twins, which then
+    neither shrink nor explain their failure: ``failing``)."""
     message = f'{fresh} {"differs" if equal else "equal"}'
     return (f'\n{fresh}.OFFSET = {_number(secret, "offset")}\n'
             f'{fresh}.SUFFIX = {_token(secret, "suffix", 6)!r}\n'
-            f'{fresh}.EQUAL = {equal!r}\n{fresh}.MESSAGE = {message!r}\n')
+            f'{fresh}.EQUAL = {equal!r}\n{fresh}.MESSAGE = {message!r}\n'
+            + ''.join(f'{name} = {fresh}.failing({name})\n' for name in names if equal))
 
 
 # The twins' budget: at most this many oracle tests twinned in a run, and every twin of a
@@ -448,7 +469,7 @@ def plant_canaries(folder: str, secret: str, *, root: str, test_files: Sequence[
         for label, equal, expect in (('twin-pass', False, PASS), ('twin', True, FAIL)):
             message = f'{fresh} {"differs" if equal else "equal"}'
             add(f'{label}:{path}', os.path.dirname(path),
-                code + sentinel_values(secret, fresh, equal),
+                code + sentinel_values(secret, fresh, equal, [name for name, _ in pairs]),
                 [(name, expect, f'the twin of {path}::{original} (its == against the '
                                 'expected value perturbed)') for name, original in pairs],
                 optional=True, message=message, original=f'{path}::{pairs[0][1]}',

@@ -436,7 +436,9 @@ class ReferenceRuns:
             self.reach_plan = reach.plan(self.ctx.changes, self.base_view, self.head_view,
                                          self.cfg, self.folder)
             child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today,
-                                sealed=True, measure=self.reach_plan)
+                                sealed=True, measure=self.reach_plan
+                                if self.reach_plan is not None and self.reach_plan.measuring()
+                                else None)
             if child.proc is not None:
                 self.watcher = watch_exit(child.proc.pid, step)
                 # The test command, which runs the pull request's test code, starts only

@@ -67,7 +67,8 @@ MACHINERY = ('oracle_guard', 'pytest', '_pytest', 'pluggy', 'hypothesis', 'sitec
              'usercustomize', 'py')
 # Modules that import pytest or Hypothesis: they run inside the test process, not here.
 NOT_PRELOADED = ('oracle_guard.runtime.pytest_plugin', 'oracle_guard.runtime.lock_runtime',
-                 'oracle_guard.runtime.property_namespace', 'oracle_guard.runtime.canary_items')
+                 'oracle_guard.runtime.property_namespace', 'oracle_guard.runtime.canary_items',
+                 'oracle_guard.runtime.collection_probe', 'oracle_guard.runtime.unfrozen')
 
 
 def off_the_checkout(root: str) -> list[str]:
