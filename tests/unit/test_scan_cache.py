@@ -371,3 +371,40 @@ def test_a_file_with_no_silence_word_is_asked_about_its_helpers_again(repo):
     second = repo.run(main, '--all-files')
 
     assert second.rc == 1 and 'tests/test_a.py:4' in second.out, second.out
+
+
+def test_a_file_whose_imports_reach_only_quiet_helpers_answers_from_the_cache(
+        repo, monkeypatch):
+    # tests/test_a.py spells no silence word and imports a helper that spells none either:
+    # its scan (nothing) is cached with the prefilter's answer about the helper, so a warm
+    # run scans it no more and says the same; once the helper passes unittest's skip on,
+    # the same bytes of test_a.py are judged anew (rule 14).
+    from oracle_guard.hooks import check_named_freezes
+
+    scanned: list[str] = []
+    real = check_named_freezes.scan_file
+
+    def counting(path, source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        scanned.append(path)
+        return real(path, source, *args, **kwargs)
+
+    monkeypatch.setattr(check_named_freezes, 'scan_file', counting)
+    monkeypatch.setenv('ORACLE_GUARD_SCAN_PROCESSES', '1')  # scanned in this process
+    test_a = 'from harness import later\n\n\n@later("soon")\ndef test_a():\n    assert 1\n'
+    repo.write('pyproject.toml', '[tool.oracle-guard]\nsrc = ["src/"]\n')
+    repo.write('tests/harness.py', 'def later(reason):\n    return lambda f: f\n')
+    repo.write('tests/test_a.py', test_a)
+    repo.commit('tests')
+
+    cold = repo.run(main, '--all-files')
+    assert ScanCache.key(test_a.encode()) in ScanCache.for_this_scanner().known
+    warm = repo.run(main, '--all-files')
+
+    assert cold.rc == warm.rc == 0 and cold.out == warm.out, (cold.out, warm.out)
+    assert scanned.count('tests/test_a.py') == 1, scanned  # the cold run only
+
+    repo.write('tests/harness.py', 'import unittest\n\nlater = unittest.skip\n')
+    changed = repo.run(main, '--all-files')
+
+    assert changed.rc == 1 and 'tests/test_a.py:4' in changed.out, changed.out
+    assert scanned.count('tests/test_a.py') == 2, scanned

@@ -143,9 +143,12 @@ def scan_file(path: str, source: bytes, judge=None,  # type: ignore[no-untyped-d
         elif not (tampering_possible or computing_possible):
             scan = FileScan([], [], [])
             # The helpers decide, not only this file's bytes: a helper it imports may
-            # gain a silence, or appear where none was found. Asking again is cheap (no
-            # parse), so such a verdict is never cached.
+            # gain a silence, or appear where none was found. Cached with the
+            # prefilter's answer, which a later run asks again before it uses the scan
+            # (``answer_holds``: no parse, and no worker process for the file).
             scan.uses_helpers = helpers is not None
+            if record and helpers is not None:
+                scan.asked = [[REACHES, reach]]
             return scan
     from oracle_guard.reading.runner_access import computed_access
     from oracle_guard.reading.import_aliases import ImportAliases
@@ -366,8 +369,6 @@ def check(ctx: RunContext) -> list[Finding]:
                         'commit the file itself') for link in unreviewed]
     files = [p for p in test_files(ctx) if p not in links]  # a link's text is no code
     scans = scan_cache(ctx)
-    if scans is not None:
-        from oracle_guard.reading.helper_modules import answers_hold
     real_root = os.path.realpath(cfg.root)
     folders: dict[str, str] = {}
     sources = {p: _read(cfg.root, p, real_root, folders) if view is None else view.read(p)
@@ -403,7 +404,7 @@ def check(ctx: RunContext) -> list[Finding]:
         if scan is None and scans is not None:
             scan = scans.get(key, judge.minors)
             if scan is not None and scan.asked is not None and (
-                    helpers is None or not answers_hold(helpers.seen_from(path), scan.asked)):
+                    helpers is None or not answer_holds(helpers, path, source, scan.asked)):
                 scan = None  # rule 14: a helper it imports answers otherwise now
             if scan is None:
                 scan = scan_file(path, source, judge, helpers, record=True)
@@ -428,6 +429,23 @@ def check(ctx: RunContext) -> list[Finding]:
                              f'{cfg.baseline} match no silence any more (stale); '
                              '`oracle-guard baseline --prune` removes them')
     return findings
+
+
+# The record of a scan that found nothing because the file's imports reach no helper that
+# may pass a silence on: [[REACHES, the prefilter's answer]] (helper_paths.reaches_helpers).
+REACHES = 'reaches'
+
+
+def answer_holds(helpers, path: str, source: bytes, asked: list) -> bool:  # type: ignore[no-untyped-def]
+    """Whether the helpers (a LazyHelperModules) answer a cached scan's questions as they
+    did when it was made: the prefilter's one question, asked again of the same bytes,
+    or the scanner's (``helper_modules.answers_hold``)."""
+    if asked and isinstance(asked[0], list) and asked[0][:1] == [REACHES]:
+        return len(asked) == 1 and len(asked[0]) == 2 and asked[0][1] in (0, 1) and \
+            helpers.reaches_helpers(path, source) == asked[0][1]
+    from oracle_guard.reading.helper_modules import answers_hold
+
+    return answers_hold(helpers.seen_from(path), asked)
 
 
 def unread_at_adoption(path: str, source: bytes, judge, findings: list[Finding]  # type: ignore[no-untyped-def]
