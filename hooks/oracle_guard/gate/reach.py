@@ -5,7 +5,7 @@ cannot tell from the change (the reference run, ``gate/reference.py``).
 * **Reach.** When the change adds or edits a Python file of ``src/``, the reference run
   starts coverage.py (``bootstrap``) before pytest and before anything of the tree is
   imported, measuring only the changed files, with one coverage context per test (its node
-  id). On Python 3.12+ coverage measures with ``sys.monitoring`` (``COVERAGE_CORE=sysmon``
+  id); a change that edits no statement (a comment) starts no coverage and reaches 0 of 0. On Python 3.12+ coverage measures with ``sys.monitoring`` (``COVERAGE_CORE=sysmon``
   unless the environment names a core), which costs nothing in code it does not measure;
   the events it turns off after a line's first run are turned on again at each test, so a
   line run by several tests is credited to each. Before 3.12 its C tracer sees every call. A
