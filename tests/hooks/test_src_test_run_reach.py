@@ -13,6 +13,8 @@ from builders.ci_repo import copy_template
 from builders.repos import Repo
 from oracle_guard.hooks import check_freeze_ledger
 from oracle_guard.hooks.forbid_mixed_oracle_diff import main
+from oracle_guard.reading.test_run_reach import added_sites
+from oracle_guard.reading.test_run_reach import counted_sites
 from oracle_guard.reading.test_run_reach import may_reach
 from oracle_guard.reading.test_run_reach import new_sites
 
@@ -290,6 +292,103 @@ def test_renamed_src_file_keeps_its_existing_import(guarded: Repo) -> None:
     assert guarded.run(main).rc == 0
 
 
+# Rule 43 counts a use as new only when the change does not remove the same one (the same
+# site, by what it is) from a production file: a move within a file, between files or by
+# a rename adds nothing, in a commit, a range and history mode alike.
+WATCH = '''\
+import sys
+
+
+class Watch:
+    def start(self):
+        sys.setprofile(self._seen)
+
+    def stop(self):
+        sys.setprofile(None)
+
+    def _seen(self, frame, event, arg):
+        return None
+'''
+RECORD = 'import os\n\n\ndef where():\n    return os.sep\n'
+
+
+def moved(repo: Repo, files: dict[str, str | None], message: str = 'move') -> list:
+    """Commit ``files`` (None: deleted) after a commit that adopts the tree as it is; the
+    commit's results as a staged change, a range and history mode give them."""
+    adopted = repo.git('rev-parse', 'HEAD').strip()
+    repo.write('pyproject.toml', repo.read('pyproject.toml').decode().replace(
+        'src = ["src/"]', f'src = ["src/"]\nadopted = "{adopted}"'))
+    repo.commit('adopt the tree as it is')
+    for path, text in files.items():
+        if text is None:
+            repo.git('rm', '-q', path)
+        else:
+            repo.write(path, text, dedent=False)
+    repo.add()
+    staged = repo.run(main)
+    base = repo.git('rev-parse', 'HEAD').strip()
+    repo.commit(message)
+    return [staged, repo.run(main, '--from-ref', base, '--to-ref', 'HEAD'),
+            repo.run(main, '--all-files')]
+
+
+def test_a_module_split_in_two_adds_no_use(guarded: Repo) -> None:
+    guarded.write('src/record.py', RECORD + '\n\n' + WATCH, dedent=False)
+    guarded.commit('the record and its watch in one module')
+    for result in moved(guarded, {'src/record.py': RECORD, 'src/watch.py': WATCH}):
+        assert result.rc == 0, result.out
+
+
+def test_a_renamed_module_that_leaves_a_shim_adds_no_use(guarded: Repo) -> None:
+    """The module moves under a new name and its old name re-exports it: git sees a new
+    file next to an edited one, not a rename."""
+    guarded.write('src/watching.py', WATCH, dedent=False)
+    guarded.commit('the watch')
+    for result in moved(guarded, {'src/watch.py': WATCH,
+                                  'src/watching.py': 'from watch import Watch  # noqa: F401\n'}):
+        assert result.rc == 0, result.out
+
+
+def test_a_function_moved_up_its_module_adds_no_use(guarded: Repo) -> None:
+    guarded.write('src/watch.py', WATCH + '\n\n' + RECORD.replace('import os\n', ''),
+                  dedent=False)
+    guarded.commit('the watch, then the record')
+    moved_up = RECORD.replace('import os\n\n\n', 'import os\n') + '\n\n' + WATCH.replace(
+        'import sys\n', '')
+    for result in moved(guarded, {'src/watch.py': moved_up}):
+        assert result.rc == 0, result.out
+
+
+def test_a_move_that_adds_a_use_reports_that_one_use(guarded: Repo) -> None:
+    guarded.write('src/record.py', RECORD + '\n\n' + WATCH, dedent=False)
+    guarded.commit('the record and its watch in one module')
+    more = WATCH + '\n\ndef trace_too():\n    sys.settrace(None)\n'
+    for result in moved(guarded, {'src/record.py': RECORD, 'src/watch.py': more}):
+        assert result.rc == 1 and result.codes == ['OG204'], result.out
+        assert 'src/watch.py:16:' in result.out and 'uses sys.settrace' in result.out
+
+
+def test_one_more_of_a_moved_use_is_one_finding(guarded: Repo) -> None:
+    guarded.write('src/record.py', RECORD + '\n\n' + WATCH, dedent=False)
+    guarded.commit('the record and its watch in one module')
+    more = WATCH + '\n\ndef quiet():\n    sys.setprofile(None)\n'
+    for result in moved(guarded, {'src/record.py': RECORD, 'src/watch.py': more}):
+        assert result.codes == ['OG204'], result.out
+        assert 'src/watch.py:16:' in result.out and 'uses sys.setprofile' in result.out
+
+
+def test_a_use_removed_in_one_module_vouches_for_no_other_capability(guarded: Repo) -> None:
+    """The cheat: a use the base had leaves one module, another capability arrives in a
+    second one; what left vouches only for the same use."""
+    guarded.write('src/record.py', RECORD + '\n\n' + WATCH, dedent=False)
+    guarded.commit('the record and its watch in one module')
+    swapped = WATCH.replace('sys.setprofile(None)', 'sys.settrace(None)')
+    for result in moved(guarded, {'src/record.py': None, 'src/where.py': RECORD,
+                                  'src/watch.py': swapped}):
+        assert result.rc == 1 and result.codes == ['OG204'], result.out
+        assert 'src/watch.py:9:' in result.out and 'uses sys.settrace' in result.out
+
+
 def test_test_code_inside_the_src_root_is_not_production_code(guarded: Repo) -> None:
     pyproject = guarded.read('pyproject.toml').decode().replace(
         'src = ["src/"]', 'src = ["src/"]\ntests = ["tests/", "src/app_tests/"]')
@@ -417,6 +516,29 @@ def test_the_base_is_read_only_when_the_new_side_has_a_site() -> None:
         return ast.parse('import pytest\n')
 
     assert [s.what for s in new_sites(base, new)] == [s.what for s in new_sites(None, new)][1:]
+    assert calls == ['read']
+
+
+def test_the_other_files_are_read_only_when_a_site_is_left() -> None:
+    """A change's other files (deleted, without a site now) vouch for a site another
+    file adds, and are read only when some file's own base side leaves a site unmatched."""
+    def unread() -> ast.AST:
+        raise AssertionError('read')
+
+    watch = ast.parse('import sys\nsys.setprofile(None)\n')
+    kept = [(counted_sites(watch), ast.parse('import sys\nsys.setprofile(None)\n')),
+            ([], unread)]
+    assert added_sites(kept, unread) == [[], []]
+    calls = []
+
+    def gone() -> list[ast.AST]:
+        calls.append('read')
+        return [ast.parse('import sys\nsys.setprofile(None)\nsys.settrace(None)\n')]
+
+    moved = [(counted_sites(ast.parse('import sys\nsys.settrace(None)\n'
+                                      'sys.setprofile(None)\nsys.setprofile(None)\n')), None)]
+    assert [[s.what for s in f] for f in added_sites(moved, gone)] == [
+        ['uses sys.setprofile (a tracer sees the test run)']]
     assert calls == ['read']
 
 

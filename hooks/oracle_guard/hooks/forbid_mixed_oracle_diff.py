@@ -291,11 +291,16 @@ def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, i
     package) is not production code. Exempt: modules ``src-test-imports`` lists on both
     sides of the change, so the change that widens the list cannot use it.
 
+    A site the change removes from a production file vouches for the same site elsewhere
+    (``reading/moved_uses``): a module split, moved or renamed adds nothing.
     Only the new side's bytes are read first; a file without any marker is not parsed."""
     changes = ctx.changes
-    candidates = [c for c in changes.changes if c.status != 'D' and c.path.endswith('.py')
-                  and any(g.is_src(c.path) for g in cfgs)
-                  and not any(g.is_test_code(c.path) for g in cfgs)]
+
+    def production(path: str) -> bool:
+        return path.endswith('.py') and any(g.is_src(path) for g in cfgs) and \
+            not any(g.is_test_code(path) for g in cfgs)
+
+    candidates = [c for c in changes.changes if c.status != 'D' and production(c.path)]
     if not candidates:
         return []
     from oracle_guard.reading.test_run_reach import may_reach
@@ -307,34 +312,50 @@ def test_run_reach(ctx: RunContext, cfgs: Sequence[Config]) -> list[tuple[str, i
     from oracle_guard.reading.scanner import parse_python
     from oracle_guard.reading.scanner import ScanError
     from oracle_guard.reading.scanner import source_text
-    from oracle_guard.reading.test_run_reach import new_sites
+    from oracle_guard.reading.test_run_reach import added_sites
+    from oracle_guard.reading.test_run_reach import counted_sites
+
+    def parsed_base(path: str) -> tuple[object, str] | None:
+        # read and parsed only when a site of the new side needs it (rule 43)
+        raw = changes.read_base(path)
+        try:
+            return (parse_python(raw, path), source_text(raw)) \
+                if raw is not None and may_reach(raw) else None
+        except ScanError:
+            return None  # a base that did not compile ran nothing
 
     allowed = set(ctx.cfg.src_test_imports) & set(ctx.base_cfg.src_test_imports)
     found = []
+    sides, paths = [], []
     for change in reaching:
         raw = changes.read_new(change.path) or b''
         try:
             new = parse_python(raw, change.path)
+            # rule 43's walk of only the lines that can hold a site
+            sites = counted_sites(new, allowed, source_text(raw))
         except ScanError as exc:
             if 'recursion' in exc.message:  # too deep for this process, not for Python
                 found.append((change.path, 1, 1, DEEP))
             continue  # a syntax error: the file runs nothing
-
-        def old(change=change):  # type: ignore[no-untyped-def]
-            # read and parsed only when the new side holds a site (rule 43)
-            old_raw = changes.read_base(change.old_path or change.path)
-            try:
-                return (parse_python(old_raw, change.path), source_text(old_raw)) \
-                    if old_raw is not None else None
-            except ScanError:
-                return None
-
-        try:
-            # rule 43's walk of only the lines that can hold a site, on both sides
-            found.extend((change.path, site.line, site.col, site.what)
-                         for site in new_sites(old, new, allowed, source_text(raw)))
         except RecursionError:
             found.append((change.path, 1, 1, DEEP))
+            continue
+        # a copy's source is still there: only a rename's old side is the file's base
+        old = change.old_path if change.status == 'R' and change.old_path else change.path
+        sides.append((sites, lambda old=old: parsed_base(old)))
+        paths.append(change.path)
+
+    def others() -> list[tuple[object, str] | None]:
+        """The base sides of the change's other production files: deleted, renamed or
+        moved out of src, not parsed on the new side."""
+        judged = set(paths)
+        olds = [c.old_path or c.path for c in changes.changes
+                if c.status not in ('A', 'C') and c.path not in judged
+                and production(c.old_path or c.path)]
+        return [parsed_base(old) for old in olds]
+
+    for path, sites in zip(paths, added_sites(sides, others)):
+        found.extend((path, site.line, site.col, site.what) for site in sites)
     return found
 
 

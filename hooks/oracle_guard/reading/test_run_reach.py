@@ -34,7 +34,8 @@ and ``sys.__dict__[...]``, and in ``operator.setitem`` and ``functools.partial(s
 an argument to anything else, a return value, an attribute or a container is not followed
 (docs/rules.md, rule 43).
 
-Sites are found on both sides of the change; only those the base did not have are reported.
+Sites are found on both sides of the change; only those the change does not remove from
+another place of production code are reported (``added_sites``, ``reading/moved_uses``).
 
 Given the file's text, only the lines that can hold a site are walked (``reach_sites``):
 every site is written with one of the prefilter's words, the word ``import``, a quote (a
@@ -626,6 +627,54 @@ def reach_sites(tree: ast.AST, text: str | None = None) -> list[Site]:
             hits = sorted(found)
 
 
+def counted_sites(new: ast.AST, allowed: Iterable[str] = (), new_text: str | None = None
+                  ) -> list[Site]:
+    """The sites of a module ``allowed`` (``src-test-imports``) does not exempt; with its
+    text, walking only the lines that can hold one. RecursionError for a tree nested
+    deeper than the reader can follow (the caller fails closed)."""
+    allowed = tuple(allowed)
+    return [site for site in reach_sites(new, new_text) if not exempt(site.module, allowed)]
+
+
+def base_sites(base: ast.AST | None | tuple | Callable[[], object]) -> list[Site]:
+    """Every site of a base side: a tree, ``(tree, text)``, None, or a function that
+    gives one of these. A tree too deep to read vouches for nothing."""
+    if callable(base):
+        base = base()
+    text = None
+    if isinstance(base, tuple):
+        base, text = base
+    if base is None:
+        return []
+    try:
+        return reach_sites(base, text)
+    except RecursionError:
+        return []
+
+
+def identity(site: Site) -> str:
+    """What a site is matched by across the sides of a change (``reading/moved_uses``):
+    its ``what``, what the code does with the name it resolves to; never its place."""
+    return site[2]
+
+
+def added_sites(sides: Sequence[tuple[list[Site], object]], others: object = ()
+                ) -> list[list[Site]]:
+    """Per file, the sites of ``(counted sites now, its base side as base_sites takes
+    it)`` that nothing the change removes vouches for, matched by ``what`` first within
+    the file, then against ``others`` (the base sides of the change's other production
+    files, or a function giving them), read only when a site is left
+    (``reading/moved_uses``)."""
+    from oracle_guard.reading.moved_uses import unvouched
+
+    def removed() -> list[Site]:
+        return [site for base in (others() if callable(others) else others)
+                for site in base_sites(base)]
+
+    return unvouched([(now, (lambda base=base: base_sites(base)))
+                      for now, base in sides], removed, identity)
+
+
 def new_sites(base: ast.AST | None | Callable[[], ast.AST | None], new: ast.AST,
               allowed: Iterable[str] = (), new_text: str | None = None) -> list[Site]:
     """Sites of ``new`` the base did not have (matched by what they are, not where), minus
@@ -636,26 +685,4 @@ def new_sites(base: ast.AST | None | Callable[[], ast.AST | None], new: ast.AST,
     ``allowed`` does not exempt (without one there is nothing the base could vouch for, so a
     one-line edit of a large module parses and walks one side, not two); it may give
     ``(tree, text)``. With a side's text, only its lines that can hold a site are walked."""
-    allowed = tuple(allowed)
-    sites = reach_sites(new, new_text)
-    if all(exempt(site.module, allowed) for site in sites):
-        return []
-    if callable(base):
-        base = base()
-    base_text = None
-    if isinstance(base, tuple):
-        base, base_text = base
-    before: dict[str, int] = {}
-    try:
-        for site in (reach_sites(base, base_text) if base is not None else ()):
-            before[site.what] = before.get(site.what, 0) + 1
-    except RecursionError:
-        before = {}  # the base cannot vouch for anything then
-    found = []
-    for site in sites:
-        if before.get(site.what):
-            before[site.what] -= 1
-            continue
-        if not exempt(site.module, allowed):
-            found.append(site)
-    return found
+    return added_sites([(counted_sites(new, allowed, new_text), base)])[0]
