@@ -247,6 +247,72 @@ def test_a_moved_module_keeps_the_uses_it_had(guarded: Repo) -> None:
     assert added(guarded) == []
 
 
+# A use the change removes from code src runs vouches for the same use (kind and
+# expression) elsewhere: matched first in its own file, then across the change's files.
+COUNTS = 'import gc\n\n\ndef counts():\n    return gc.get_count()\n'
+HELPERS = '\n\ndef helper(x):\n    return [x]\n\n\ndef other(x):\n    return (x,)\n'
+
+
+def test_a_reached_tool_split_into_src_adds_no_use(guarded: Repo) -> None:
+    """tools/probe.py, which src imported, is split: its gc use and a helper into
+    src/app.py, its other helper into a new module; the tool is deleted."""
+    guarded.write('tools/probe.py', COUNTS + HELPERS)
+    guarded.write('src/app.py', 'from tools import probe\n\n\ndef parse(b):\n'
+                                '    return b if probe.counts() else b""\n')
+    guarded.commit('src uses the probe tool')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.rm('tools/probe.py')
+    kept, _, moved = HELPERS.partition('\n\n\ndef other')
+    guarded.write('src/app.py', COUNTS + kept + '\n\n\ndef parse(b):\n'
+                                '    return b if counts() else b""\n')
+    guarded.write('src/helpers.py', 'def other' + moved)
+    guarded.commit('the probe moves into the package')
+    assert added(guarded) == []
+
+
+def test_a_reached_tool_renamed_into_src_with_edits_adds_no_use(guarded: Repo) -> None:
+    """Renamed and rewritten past git's rename detection: a deletion and an addition."""
+    guarded.write('tools/probe.py', 'import gc\n\nCOUNT = gc.get_count()\n')
+    guarded.write('src/app.py', 'from tools import probe\n\n\ndef parse(b):\n'
+                                '    return b if probe.COUNT else b""\n')
+    guarded.commit('src uses the probe tool')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.rm('tools/probe.py')
+    guarded.write('src/counting.py', '"""How full the collector\'s generations are."""\n'
+                                     'import gc\n\n\ndef count():\n'
+                                     '    """Objects in each generation."""\n'
+                                     '    return gc.get_count()\n')
+    guarded.write('src/app.py', 'from counting import count\n\n\ndef parse(b):\n'
+                                '    return b if count() else b""\n')
+    guarded.commit('the probe moves into the package')
+    assert added(guarded) == []
+
+
+def test_a_move_that_adds_a_use_names_the_added_one(guarded: Repo) -> None:
+    """src/zeta.py keeps its use and gives a helper to src/alpha.py, which adds one of the
+    same: the one reported is alpha's, not the one that stayed."""
+    guarded.write('src/zeta.py', COUNTS + HELPERS)
+    guarded.commit('counts and helpers')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('src/zeta.py', COUNTS)
+    guarded.write('src/alpha.py', HELPERS.lstrip('\n') + '\n\nimport gc\n\n\n'
+                                  'def seen():\n    return gc.get_count()\n')
+    guarded.commit('move the helpers, count in them too')
+    assert added(guarded) == [('src/alpha.py', 13, 'object-graph', 'gc.get_count')]
+
+
+def test_a_use_removed_vouches_for_no_other_capability(guarded: Repo) -> None:
+    """The cheat: the gc use leaves one module, a frame walk arrives in another."""
+    guarded.write('src/zeta.py', COUNTS + HELPERS)
+    guarded.commit('counts and helpers')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('src/zeta.py', HELPERS.lstrip('\n'))
+    guarded.write('src/alpha.py', 'import sys\n\n\ndef counts():\n'
+                                  '    return sys._getframe(1)\n')
+    guarded.commit('move counts')
+    assert added(guarded) == [('src/alpha.py', 5, 'frames', 'sys._getframe')]
+
+
 def test_check_prints_the_uses_the_gate_asks_about(guarded: Repo) -> None:
     guarded.git('checkout', '-q', '-b', 'pr')
     guarded.write('src/app.py', PROBE)

@@ -9,9 +9,10 @@ person's approval, as an oracle change does (rule 47, ``gate/approval.py``, OG74
 What is reachable is kept simple and bounded: every Python file under the ``src`` roots;
 then, followed from those, the repository's modules outside the ``src`` and tests roots
 that an ``import`` names, and the ``.py`` files whose path is written as constants in a call
-of ``exec``, ``compile``, ``open``, ``runpy.run_path`` and the like. A use the base
-revision had in a file the change touches (the file before a move, a file it deletes), of
-the same kind and expression, is not new: a module moved or split adds nothing. A file that
+of ``exec``, ``compile``, ``open``, ``runpy.run_path`` and the like. A use the change
+removes from such code (a file's base side, the file before a rename, a file deleted or no
+longer reached) vouches for one use of the same kind and expression on the new side
+(``reading/moved_uses``): a module moved, split or renamed adds nothing. A file that
 becomes reachable in the change brings all its uses. A project lists
 uses it allows under ``src-capabilities``: a kind, or ``kind:path``, on both sides of the
 change (widening the list is a change of its own, rule 42).
@@ -28,9 +29,10 @@ from oracle_guard.config import Config
 from oracle_guard.config import in_paths
 from oracle_guard.context import RunContext
 from oracle_guard.reading.capabilities import capability_uses
-from oracle_guard.reading.capabilities import new_uses
+from oracle_guard.reading.capabilities import identity
 from oracle_guard.reading.capabilities import parse_module
 from oracle_guard.reading.capabilities import Use
+from oracle_guard.reading.moved_uses import unvouched
 from oracle_guard.reading.static_values import folded
 from oracle_guard.repo.tree_view import TreeView
 
@@ -171,9 +173,10 @@ def added_uses(ctx: RunContext) -> list[Added]:
     """Every use of an interpreter capability the change adds to code reachable from
     ``src/``, minus those ``src-capabilities`` allows.
 
-    The uses the base had in the files the change touches (their base side, the file
-    before a move, a file it deletes) vouch for as many uses of the same kind and
-    expression on the new side: a module moved or split adds nothing."""
+    A use the change removes from such code vouches for one use of the same kind and
+    expression (``reading/moved_uses``): each file's base side first (the file before a
+    rename), then what the change's other files lost (a file deleted, or no longer
+    reached): a module moved or split adds nothing."""
     changes = ctx.changes
     if not changes.has_base or changes.base_view is None:
         return []
@@ -183,41 +186,60 @@ def added_uses(ctx: RunContext) -> list[Added]:
                for p in changed):
         return []  # no production code changed: nothing can be new
     head = reachable(changes.new, cfgs)
-    base: dict[str, str | None] | None = None
+    bases: list[dict[str, str | None]] = []
+
+    def base_reach() -> dict[str, str | None]:
+        if not bases:
+            bases.append(reachable(changes.base_view, cfgs))
+        return bases[0]
+
     own = own_names(cfgs, [*head, *changes.new.paths()])
-    vouched: dict[tuple[str, str], int] = {}
 
-    def vouch(raw: bytes | None) -> str | None:
-        """Count the base side's uses; its text when it does not compile."""
+    def base_uses(path: str | None) -> list[Use]:
+        raw = changes.read_base(path) if path is not None else None
         tree = parse_module(raw) if raw is not None else None
-        for use in capability_uses(tree, own) if tree is not None else ():
-            vouched[use[1:]] = vouched.get(use[1:], 0) + 1
-        return raw.decode('utf-8', 'replace') if raw is not None and tree is None else None
+        return capability_uses(tree, own) if tree is not None else []
 
-    sides = []
+    sides: list[tuple[str, str | None, list[Use], list[Use]]] = []
     for path, via in sorted(head.items()):
         change = changed.get(path)
-        old = (change.old_path or path) if change else path
-        if via is not None:
-            if base is None:
-                base = reachable(changes.base_view, cfgs)
-            if old not in base:
-                change, old = change or True, None  # newly reached: every use is new
-        if not change:
+        # a copy's source is still there: only a rename's old side is the file's base
+        old = change.old_path if change and change.status == 'R' and change.old_path \
+            else path
+        if via is not None and old not in base_reach():
+            old = None  # newly reached: no base side of its own
+        elif not change:
             continue
         new_tree = parse_module(changes.read_new(path) or b'')
-        if new_tree is not None:
-            sides.append((path, via, new_tree, vouch(changes.read_base(old)) if old else None))
-    for change in changes.changes:
-        if change.status == 'D' and _is_src(cfgs, change.path):
-            vouch(changes.read_base(change.path))
+        if new_tree is None:
+            continue
+        uses = capability_uses(new_tree, own)
+        raw = changes.read_base(old) if old is not None else None
+        tree = parse_module(raw) if raw is not None else None
+        if raw is not None and tree is None:
+            # the change fixes a syntax error: the uses whose expression the text holds
+            # were there
+            text = raw.decode('utf-8', 'replace')
+            sides.append((path, via, [u for u in uses if u.expression not in text], []))
+        else:
+            sides.append((path, via, uses,
+                          capability_uses(tree, own) if tree is not None else []))
+
+    def others() -> list[Use]:
+        """The base sides of the change's other files that src ran: deleted, moved out
+        of reach, or no longer reached."""
+        judged = {path for path, _, _, _ in sides}
+        olds = [c.old_path or c.path for c in changes.changes
+                if c.status not in ('A', 'C') and c.path not in judged
+                and (c.old_path or c.path).endswith('.py')]
+        return [use for old in olds if _is_src(cfgs, old) or old in base_reach()
+                for use in base_uses(old)]
+
     found = []
-    for path, via, new_tree, old_text in sides:
-        for use in new_uses(None, new_tree, own, old_text):
-            if vouched.get(use[1:]):
-                vouched[use[1:]] -= 1
-            elif not _allowed(cfgs, path, use.kind):
-                found.append(Added(path, use, via))
+    left = unvouched([(uses, before) for _, _, uses, before in sides], others, identity)
+    for (path, via, _, _), uses in zip(sides, left):
+        found.extend(Added(path, use, via) for use in uses
+                     if not _allowed(cfgs, path, use.kind))
     return found
 
 

@@ -31,8 +31,9 @@ Each is found spelled directly or through a computed name (``getattr(sys, "_get"
 "frame")``, ``importlib.import_module("g" "c")``) and through names bound to the module or
 object (``import sys as s``, ``f = sys._getframe``): the alias and folding machinery of
 rule 43's reader (``reading/test_run_reach``). A use is ``(line, kind, expression)``; two
-sides of a change are compared by kind and expression (``new_uses``), so an edit elsewhere
-in a module that already used ``sys.modules`` adds nothing.
+sides of a change are compared by kind and expression (``identity``, ``new_uses``;
+``reading/moved_uses`` across the files of a change), so an edit elsewhere in a module
+that already used ``sys.modules`` adds nothing.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ import ast
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from oracle_guard.reading.moved_uses import unvouched
 from oracle_guard.reading.static_values import folded
 from oracle_guard.reading.static_values import meanings
 from oracle_guard.reading.test_run_reach import assignment_aliases
@@ -330,6 +332,12 @@ def capability_uses(tree: ast.AST, own: Iterable[str] = ()) -> list[Use]:
     return sorted(reader.uses)
 
 
+def identity(use: Use) -> tuple[str, str]:
+    """What a use is matched by across the sides of a change (``reading/moved_uses``):
+    its kind and its expression's text, whitespace collapsed; never its place."""
+    return use.kind, use.expression
+
+
 def new_uses(base: ast.AST | None, new: ast.AST, own: Iterable[str] = (),
              base_text: str | None = None) -> list[Use]:
     """The uses of ``new`` the base did not have, matched by kind and expression (each
@@ -338,18 +346,8 @@ def new_uses(base: ast.AST | None, new: ast.AST, own: Iterable[str] = (),
     whose expression its text holds."""
     if base is None and base_text is not None:
         return [use for use in capability_uses(new, own) if use.expression not in base_text]
-    before: dict[tuple[str, str], int] = {}
-    for use in capability_uses(base, own) if base is not None else ():
-        key = (use.kind, use.expression)
-        before[key] = before.get(key, 0) + 1
-    found = []
-    for use in capability_uses(new, own):
-        key = (use.kind, use.expression)
-        if before.get(key):
-            before[key] -= 1
-        else:
-            found.append(use)
-    return found
+    before = capability_uses(base, own) if base is not None else []
+    return unvouched([(capability_uses(new, own), before)], (), identity)[0]
 
 
 def parse_module(raw: bytes) -> ast.AST | None:
