@@ -6,10 +6,10 @@ an interpreter capability to their package, and which uses.
 For each project, the last ``--limit`` commits (merges left out: their changes are their
 parents') that touch the package; for each, every changed Python file of the package that
 is not test code is read on both sides (``git cat-file --batch``, no work tree) and
-compared with its parent's version as the gate compares a change (``gate/capabilities``):
-the uses the parent had in the files the commit touches (the file before a move, a file it
-deletes) vouch for as many uses of the same kind and expression. Prints a Markdown table,
-then every flagged use.
+compared with its parent's version as the gate compares a change (``gate/capabilities``,
+``reading/moved_uses``): the uses the parent had in the files the commit touches (the file
+before a rename, a file it deletes) vouch for as many uses of the same kind and expression,
+each file's own first. Prints a Markdown table, then every flagged use.
 """
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'hooks'))
 
 from oracle_guard.reading.capabilities import capability_uses  # noqa: E402
-from oracle_guard.reading.capabilities import new_uses  # noqa: E402
+from oracle_guard.reading.capabilities import identity  # noqa: E402
 from oracle_guard.reading.capabilities import parse_module  # noqa: E402
+from oracle_guard.reading.moved_uses import unvouched  # noqa: E402
 
 
 def git(git_dir: str, *args: str) -> str:
@@ -82,7 +83,7 @@ def replay(git_dir: str, packages: list[str], limit: int
                 continue
             diff = git(git_dir, 'diff-tree', '-r', '-M', '--name-status', '-z', parent,
                        commit, '--', *packages).split('\0')
-            sides, vouched = [], {}
+            sides, removed = [], []
             at = 0
             while at < len(diff) - 1:
                 status = diff[at]
@@ -94,27 +95,28 @@ def replay(git_dir: str, packages: list[str], limit: int
                     at += 2
                 if not path.endswith('.py') or is_test(path):
                     continue
-                old_raw = None if status.startswith('A') else blobs.read(f'{parent}:{old}')
+                # as the gate does: only a rename's old side is the file's base
+                base = None if status.startswith(('A', 'C')) else old
+                old_raw = blobs.read(f'{parent}:{base}') if base is not None else None
                 old_tree = parse_module(old_raw) if old_raw is not None else None
-                # as the gate does: the base uses of every touched file vouch for the
-                # same uses on the new side (a module moved or split adds nothing)
-                for use in capability_uses(old_tree, own) if old_tree is not None else ():
-                    vouched[use[1:]] = vouched.get(use[1:], 0) + 1
+                before = capability_uses(old_tree, own) if old_tree is not None else []
                 if status.startswith('D'):
+                    removed += before
                     continue
                 new_tree = parse_module(blobs.read(f'{commit}:{path}') or b'')
                 if new_tree is None:
+                    removed += before  # the new side runs nothing
                     continue
-                old_text = old_raw.decode('utf-8', 'replace') \
-                    if old_raw is not None and old_tree is None else None
-                sides.append((path, new_tree, old_text))
-            uses = []
-            for path, new_tree, old_text in sides:
-                for u in new_uses(None, new_tree, own, old_text):
-                    if vouched.get(u[1:]):
-                        vouched[u[1:]] -= 1
-                    else:
-                        uses.append((path, u.line, u.kind, u.expression))
+                now = capability_uses(new_tree, own)
+                if old_raw is not None and old_tree is None:
+                    text = old_raw.decode('utf-8', 'replace')
+                    now = [u for u in now if u.expression not in text]
+                sides.append((path, now, before))
+            # the gate's matching (reading/moved_uses): each file's own base side first,
+            # then what the commit's other files lost (a module moved or split adds nothing)
+            left = unvouched([(now, before) for _, now, before in sides], removed, identity)
+            uses = [(path, u.line, u.kind, u.expression)
+                    for (path, _, _), found in zip(sides, left) for u in found]
             if uses:
                 flagged.append((commit[:10], subject, uses))
     finally:
