@@ -111,7 +111,50 @@ with open(os.path.join(os.path.dirname(__file__), '..', '..', 'tools', 'env.py')
     exec(_f.read(), _ENV)
 '''
 
+# The process's own identity: the environment enumerated, not a variable named.
+ENVIRON_SCAN = '''\
+import os
+
+
+def _tested():
+    return any('GUARD' in k or k.startswith('PYT') for k in os.environ)
+'''
+
+# The standard library walks the stack for its caller: a warning records where it came from.
+WARNING_PLACE = '''\
+import os
+import warnings
+
+
+def _tested():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter('always')
+        warnings.warn('where', stacklevel=3)
+    return any('tests' in w.filename.split(os.sep) for w in seen)
+'''
+
+# A module of tools/ imported through an import path src adds (rule 54 reads no file of
+# tools/ it cannot name): the capability is the import path itself.
+TOOLS_PATH = '''\
+import importlib
+import os
+import sys
+
+sys.path.append(os.path.join(os.path.dirname(__file__), '..', '..', 'tools'))
+
+
+def _tested():
+    return importlib.import_module('probe').TESTED
+'''
+
 CHEATS = {
+    'environ-scan': ({SRC: hiding('_tested()', ENVIRON_SCAN)},
+                     f'{SRC}:5: interpreter-state os.environ'),
+    'warning-place': ({SRC: hiding('_tested()', WARNING_PLACE)},
+                      f'{SRC}:6: frames warnings.catch_warnings'),
+    'tools-path': ({SRC: hiding('_tested()', TOOLS_PATH),
+                    'tools/probe.py': 'import sys\n\nTESTED = "pytest" in sys.modules\n'},
+                   f'{SRC}:5: code-and-imports sys.path'),
     'faulthandler': ({SRC: hiding('faulthandler.is_enabled()', 'import faulthandler\n')},
                      f'{SRC}:6: interpreter-state faulthandler.is_enabled'),
     'frame-walk': ({SRC: hiding('_tested()', FRAME_WALK)},

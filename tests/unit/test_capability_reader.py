@@ -71,6 +71,47 @@ FORMS = {
                        'foreign-attribute', "setattr(socket.socket, 'send', print)"),
     'builtins-write': ('import builtins\nbuiltins.len = repr\n', 'builtins', 'builtins.len'),
     'builtins-item': ('__builtins__["len"] = repr\n', 'builtins', "__builtins__['len']"),
+    # the process's identity: its command line, its import path, its environment enumerated
+    'argv': ('import sys\nA = sys.argv[0]\n', 'interpreter-state', 'sys.argv'),
+    'sys-path': ('import sys\nP = sys.path[0]\n', 'code-and-imports', 'sys.path'),
+    'sys-path-append': ('import sys\nsys.path.append("tools")\n', 'code-and-imports',
+                        'sys.path'),
+    'environ-scan': ('import os\nE = any("X" in k for k in os.environ)\n',
+                     'interpreter-state', 'os.environ'),
+    'environ-copy': ('from os import environ\nE = environ.copy()\n', 'interpreter-state',
+                     'environ'),
+    'environ-computed': ('import os\nE = os.environ.get(NAME)\n', 'interpreter-state',
+                         'os.environ'),
+    'getenv-computed': ('import os\nE = os.getenv(NAME)\n', 'interpreter-state',
+                        'os.getenv(NAME)'),
+    'proc-pid': ('import os\nS = open("/proc/%d/cmdline" % os.getpid()).read()\n',
+                 'interpreter-state', "'/proc/%d/cmdline'"),
+    'proc-fstring': ('import os\nS = open(f"/proc/{os.getpid()}/status").read()\n',
+                     'interpreter-state', "'/proc/'"),
+    # the standard library walking the stack for its caller
+    'find-caller': ('import logging\nC = logging.getLogger().findCaller(stack_info=True)\n',
+                    'frames', 'logging.getLogger().findCaller'),
+    'format-stack': ('import traceback\nS = traceback.format_stack()\n', 'frames',
+                     'traceback.format_stack'),
+    'warnings-record': ('import warnings\nW = warnings.catch_warnings(record=True)\n',
+                        'frames', 'warnings.catch_warnings'),
+    # a capability named by data or by a name computed at run time
+    'getattr-runtime': ('import sys\nF = getattr(sys, "".join(reversed(NAME)))\n',
+                        'code-and-imports', "getattr(sys, ''.join(reversed(NAME)))"),
+    'pickle-loads': ('import pickle\nF = pickle.loads(DATA)\n', 'code-and-imports',
+                     'pickle.loads'),
+    'marshal-loads': ('import marshal\nC = marshal.loads(DATA)\n', 'code-and-imports',
+                      'marshal.loads'),
+    # code loaded from a path of any name
+    'source-loader': ('from importlib.machinery import SourceFileLoader as L\n'
+                      'M = L("m", "impl.dat")\n', 'code-and-imports', 'L'),
+    'spec-from-file': ('import importlib.util\n'
+                       'S = importlib.util.spec_from_file_location("m", "impl.dat")\n',
+                       'code-and-imports', 'importlib.util.spec_from_file_location'),
+    'exec-module': ('def load(spec, module):\n    spec.loader.exec_module(module)\n',
+                    'code-and-imports', 'spec.loader.exec_module'),
+    'run-path': ('import runpy\nG = runpy.run_path("impl.dat")\n', 'code-and-imports',
+                 'runpy.run_path'),
 }
 
 
@@ -128,6 +169,42 @@ def test_honest_helpers_use_no_capability() -> None:
     """functools, re, dataclasses, logging, a signal constant, a descriptor the code
     opened, the project's own modules configured, a function of its own named compile."""
     assert uses(HONEST) == []
+
+
+HONEST_PROCESS = '''\
+import logging
+import os
+import subprocess
+import sys
+import warnings
+
+HOME = os.environ.get("HOME", "")
+DEBUG = "DD_DEBUG" in os.environ
+os.environ.setdefault("DD_MODE", "fast")
+os.environ["DD_SEEN"] = "1"
+LEVEL = os.getenv("DD_LEVEL")
+log = logging.getLogger(__name__)
+
+
+def old(x):
+    warnings.warn("old() is deprecated", DeprecationWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return x
+
+
+def run(cmd):
+    subprocess.run(cmd, env={**os.environ, "DD": "1"}, check=True)
+    subprocess.run(cmd, env=dict(os.environ, DD="1"), check=True)
+    subprocess.run(cmd, env=os.environ.copy(), check=True)
+    sys.stdout.write(getattr(sys, "platform") + "\\n")
+'''
+
+
+def test_process_reads_every_program_does_are_not_a_use() -> None:
+    """A variable read by its name, the environment handed on whole to a child, a
+    deprecation warning with its stacklevel, a constant getattr of a plain attribute."""
+    assert uses(HONEST_PROCESS) == []
 
 
 def test_a_docstring_naming_proc_self_is_not_a_use() -> None:

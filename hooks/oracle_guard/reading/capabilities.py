@@ -56,12 +56,29 @@ NAMES = {
     'inspect.currentframe': 'frames', 'inspect.stack': 'frames',
     'inspect.getouterframes': 'frames', 'inspect.trace': 'frames',
     'traceback.walk_stack': 'frames', 'traceback.extract_stack': 'frames',
+    # the standard library's own walks, which hand back the caller's place or stack
+    'traceback.format_stack': 'frames', 'traceback.print_stack': 'frames',
+    'traceback.StackSummary': 'frames', 'logging.currentframe': 'frames',
     'sys.flags': 'interpreter-state', 'sys.getrecursionlimit': 'interpreter-state',
     'sys.gettrace': 'interpreter-state', 'sys.getprofile': 'interpreter-state',
     'sys.orig_argv': 'interpreter-state', 'faulthandler.': 'interpreter-state',
+    # the process's own command line (the test command's, under a test run)
+    'sys.argv': 'interpreter-state', 'psutil.': 'interpreter-state',
     'gc.': 'object-graph', 'sys.modules': 'object-graph',
     'types.CodeType': 'code-and-imports', 'types.FunctionType': 'code-and-imports',
     'sys.meta_path': 'code-and-imports', 'sys.path_hooks': 'code-and-imports',
+    # the import path (read, it says who started the process; written, what imports find)
+    'sys.path': 'code-and-imports', 'site.addsitedir': 'code-and-imports',
+    # code loaded from a path of any name, and data that names what it calls
+    'importlib.machinery.SourceFileLoader': 'code-and-imports',
+    'importlib.machinery.SourcelessFileLoader': 'code-and-imports',
+    'importlib.machinery.ExtensionFileLoader': 'code-and-imports',
+    'importlib.util.spec_from_file_location': 'code-and-imports',
+    'importlib.util.spec_from_loader': 'code-and-imports',
+    'runpy.': 'code-and-imports', 'zipimport.': 'code-and-imports', 'imp.': 'code-and-imports',
+    'pickle.load': 'code-and-imports', 'pickle.loads': 'code-and-imports',
+    'pickle.Unpickler': 'code-and-imports', '_pickle.': 'code-and-imports',
+    'marshal.load': 'code-and-imports', 'marshal.loads': 'code-and-imports',
     'atexit.': 'process-control', 'os._exit': 'process-control', 'os.dup2': 'process-control',
     # signal's functions, not its constants (``proc.send_signal(signal.SIGTERM)``)
     **{f'signal.{name}': 'process-control' for name in (
@@ -72,7 +89,11 @@ NAMES = {
 BUILTIN_CALLS = {'exec': 'code-and-imports', 'eval': 'code-and-imports',
                  'compile': 'code-and-imports'}
 # Attributes that are a capability on whatever object they are read from or written to.
-FRAME_ATTRIBUTES = frozenset(('f_back',))
+FRAME_ATTRIBUTES = frozenset(('f_back', 'findCaller'))
+LOADER_ATTRIBUTES = frozenset(('load_module', 'exec_module'))
+ENVIRON = frozenset(('os.environ', 'os.environb'))
+# A key looked up by a constant name: what every program reads; the rest enumerates.
+ENVIRON_LOOKUPS = frozenset(('get', 'setdefault', 'pop', '__contains__', '__getitem__'))
 GRAPH_ATTRIBUTES = frozenset(('__subclasses__',))
 CODE_ATTRIBUTES = frozenset(('__code__', '__globals__', '__closure__', '__defaults__',
                              '__kwdefaults__'))
@@ -82,7 +103,11 @@ BUILTIN_CLASSES = frozenset(('object', 'type', 'BaseException', 'Exception', 'in
 IMPORTERS = frozenset(('importlib.import_module', '__import__'))
 # The modules whose objects assignment aliases follow (``f = sys._getframe``).
 MODULES = frozenset(('sys', 'inspect', 'traceback', 'faulthandler', 'gc', 'types', 'atexit',
-                     'signal', 'os', 'importlib', 'builtins'))
+                     'signal', 'os', 'importlib', 'builtins', 'logging', 'warnings', 'runpy',
+                     'zipimport', 'imp', 'pickle', '_pickle', 'marshal', 'site', 'psutil'))
+# The modules whose attribute a name computed at run time may be any capability of.
+NAMED_BY_DATA = frozenset(('sys', 'inspect', 'traceback', 'faulthandler', 'gc', 'types',
+                           'atexit', 'signal', 'os', 'importlib', 'builtins'))
 
 
 class Use(NamedTuple):
@@ -147,6 +172,8 @@ class _Reader(ast.NodeVisitor):
         self.imports, self.relative = _imports(tree)
         self.bound = assignment_aliases(ast.walk(tree), self.imports, _followed)
         self.defined = _defined(tree) - set(self.imports)
+        self.parents = {child: node for node in ast.walk(tree)
+                        for child in ast.iter_child_nodes(node)}
         self.own = own
         self.uses: list[Use] = []
         # Local functions that walk subclasses of what they are given.
@@ -199,8 +226,33 @@ class _Reader(ast.NodeVisitor):
         names = self.means(node)
         return any(n in ('builtins', 'builtins.__dict__') for n in names)
 
+    def _environ_whole(self, node: ast.AST) -> bool:
+        """``os.environ`` used otherwise than by a constant key (``os.environ["HOME"]``,
+        ``.get("HOME")``, ``"HOME" in os.environ``) or handed on whole as a child
+        process's ``env=``: iterated, copied, or looked up by a computed name, it tells
+        what started the process."""
+        if not self.means(node) & ENVIRON:
+            return False
+        parent = self.parents.get(node)
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return folded(parent.slice) is None
+        if isinstance(parent, ast.Attribute) and parent.attr in ENVIRON_LOOKUPS:
+            call = self.parents.get(parent)
+            return not (isinstance(call, ast.Call) and call.func is parent and call.args
+                        and folded(call.args[0]) is not None)
+        if isinstance(parent, ast.Compare) and node in parent.comparators and \
+                all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+            return folded(parent.left) is None
+        up: ast.AST | None = parent
+        while up is not None and not isinstance(up, (ast.stmt, ast.keyword)):
+            up = self.parents.get(up)
+        return not (isinstance(up, ast.keyword) and up.arg == 'env')
+
     # reads
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load) and self._environ_whole(node):
+            self.add(node, 'interpreter-state')
+            return
         if isinstance(node.ctx, ast.Load):
             kind = self.kind(node) if node.id in self.bound or node.id in self.imports \
                 else None
@@ -210,6 +262,12 @@ class _Reader(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in FRAME_ATTRIBUTES:
             self.add(node, 'frames')
+            return
+        if node.attr in LOADER_ATTRIBUTES:
+            self.add(node, 'code-and-imports')
+            return
+        if self._environ_whole(node):
+            self.add(node, 'interpreter-state')
             return
         if node.attr in GRAPH_ATTRIBUTES:
             if self._root(node.value) or self._type_of(node.value):
@@ -260,11 +318,11 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str) and '/proc/self' in node.value:
+        if isinstance(node.value, str) and _proc(node.value):
             self.add(node, 'interpreter-state')
 
     def visit_BinOp(self, node: ast.BinOp) -> None:
-        if '/proc/self' in (folded(node) or ''):
+        if _proc(folded(node) or ''):
             self.add(node, 'interpreter-state')  # "/proc/" + "self"
             return
         self.generic_visit(node)
@@ -299,11 +357,25 @@ class _Reader(ast.NodeVisitor):
                 self.add(node, 'code-and-imports')
             self.generic_visit(node)
             return
+        if name == 'getattr' and name not in self.defined and len(node.args) >= 2 and \
+                folded(node.args[1]) is None and self.means(node.args[0]) & NAMED_BY_DATA:
+            self.add(node, 'code-and-imports')  # getattr(sys, name): any of its capabilities
+        if funcs & {'warnings.catch_warnings'} and any(
+                k.arg == 'record' and not (isinstance(k.value, ast.Constant) and
+                                           not k.value.value) for k in node.keywords):
+            self.add(node, 'frames', func)  # each warning recorded with its caller's place
+        if funcs & {'os.getenv', 'os.getenvb'} and node.args and folded(node.args[0]) is None:
+            self.add(node, 'interpreter-state')  # os.getenv(name): a computed name
         if name in self.walkers and any(self._root(a) for a in node.args):
             self.add(node, 'object-graph')  # walk(object): a root given to a local walk
         if 'os.close' in funcs and node.args and _not_opened(node.args[0]):
             self.add(node, 'process-control')
         self.generic_visit(node)
+
+
+def _proc(text: str) -> bool:
+    """A path into ``/proc``: the process's own state, by ``self`` or by its number."""
+    return '/proc/' in text or text.rstrip('/') == '/proc'
 
 
 def _relative(node: ast.AST) -> bool:
