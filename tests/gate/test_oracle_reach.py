@@ -100,3 +100,27 @@ def test_a_change_outside_src_has_no_reach_line_and_no_finding(oracle_calc: CiRe
     assert ci.rc == 0, ci.out
     assert 'oracle reach' not in ci.out
     assert 'What the oracle judges' not in report
+
+
+def test_the_projects_own_coverage_in_addopts_leaves_reach_and_mutants_right(
+        oracle_calc: CiRepo) -> None:
+    # pytest-cov (a test dependency) in every pytest run of the project, with a percent the
+    # whole suite reaches (83) and the oracle's two tests alone do not (4 of 6 statements),
+    # and warnings as errors
+    pyproject = textwrap.dedent(ORACLE['pyproject.toml']).replace(
+        'mutant-budget = 0\n', 'mutant-budget = 120\n').replace(
+        'pythonpath = ["src"]\n', 'pythonpath = ["src"]\naddopts = "--cov=calc '
+        '--cov-report=term-missing --cov-fail-under=80"\nfilterwarnings = ["error"]\n')
+    on_main(oracle_calc, {'pyproject.toml': pyproject})
+    oracle_calc.pull_request({'src/calc/__init__.py': SPECIAL_CASED_ADD}, bug=False)
+    ci, report = green_then_ci(oracle_calc)
+    assert ci.rc == 0, ci.out
+    # the test command keeps the project's coverage
+    assert 'Required test coverage of 80% reached. Total coverage: 83.33%' in ci.out, ci.out
+    # the reference run measured the reach (the project's coverage did not pause it), and
+    # its --cov-fail-under killed no mutant
+    assert ('oracle-guard ci: oracle reach: 2 of 3 changed src lines run by the human-owned '
+            'tests; mutants: 1 of 2 killed') in ci.out, ci.out
+    assert '`src/calc/__init__.py` `add`: line 4 (`return a * b`)' in report, report
+    assert 'survived: `src/calc/__init__.py:2` boundary: `a < 6` -> `a <= 6`' in report, report
+    assert '- 2 oracle test(s) of 2 file(s): all passed or frozen at base' in report, report

@@ -79,6 +79,7 @@ if coverage is not None:
         if _core is None:
             os.environ.pop("COVERAGE_CORE", None)
 import pytest
+%(plugins)s
 sys.path[:0] = json.loads(sys.argv[1])
 def _switch(name):
     if _cov is not None and _reach["contexts"]:
@@ -91,7 +92,7 @@ class _Contexts:
     def pytest_runtest_logfinish(self, nodeid, location):
         _switch("")
 try:
-    _code = pytest.main(sys.argv[3:], plugins=[_Contexts()])
+    _code = pytest.main(sys.argv[3:], plugins=[_Contexts(), _NoProjectCoverage()])
 finally:
     if _cov is not None:
         _cov.stop()
@@ -100,9 +101,10 @@ raise SystemExit(_code)
 '''
 
 
-def bootstrap(start_up: str) -> str:
-    """The reference run's bootstrap with the measurement (``start_up``: its sys.path)."""
-    return start_up + _MEASURED
+def bootstrap(start_up: str, plugins: str) -> str:
+    """The reference run's bootstrap with the measurement (``start_up``: its sys.path;
+    ``plugins``: the code of ``_NoProjectCoverage``, the project's own coverage kept out)."""
+    return start_up + _MEASURED.replace('%(plugins)s\n', plugins)
 
 
 @dataclass

@@ -103,11 +103,27 @@ del _site_path
 '''
 
 
+# pytest-cov's ``--cov`` in the project's addopts would start the project's own coverage in
+# each of the gate's runs (after ``import pytest``: ``_NoProjectCoverage``): it would pause the
+# reach measurement's (coverage.py records with one collector at a time), fail a run of a
+# few tests by its ``--cov-fail-under`` and add its report to the output. Its plugin is not
+# started there; its options still parse. The plain run keeps the project's coverage.
+NO_PROJECT_COVERAGE = '''\
+class _NoProjectCoverage:
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_load_initial_conftests(self, early_config):
+        if getattr(early_config.known_args_namespace, "cov_source", None):
+            early_config.known_args_namespace.cov_source = []
+        yield
+'''
+
+
 BOOTSTRAP = START_UP + (
     'import json\n'
     'import pytest\n'
+) + NO_PROJECT_COVERAGE + (
     'sys.path[:0] = json.loads(sys.argv[1])\n'
-    'raise SystemExit(pytest.main(sys.argv[2:]))\n'
+    'raise SystemExit(pytest.main(sys.argv[2:], plugins=[_NoProjectCoverage()]))\n'
 )
 
 
@@ -175,7 +191,7 @@ class PytestChild:
             self.listener = stream.EventListener(self.work).__enter__()
             env.update({**self.listener.env(), **self.plan.env()})
             env[SRC_ONLY_ENV] = '1'  # only src of the pull request runs here (rule 54)
-        boot = BOOTSTRAP if measure is None else reach.bootstrap(START_UP)
+        boot = BOOTSTRAP if measure is None else reach.bootstrap(START_UP, NO_PROJECT_COVERAGE)
         command = [python, *ISOLATED, '-c', boot, json.dumps(import_roots(tree.root, src)),
                    *([] if measure is None else [measure.argv(tree.root)]),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
