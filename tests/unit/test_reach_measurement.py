@@ -41,14 +41,14 @@ def test_b():
 '''
 
 
-def _measured(tmp_path, contexts: bool = True):  # type: ignore[no-untyped-def]
+def _measured(tmp_path, contexts: bool = True, tests: str = TESTS):  # type: ignore[no-untyped-def]
     """The measurement of the tests of a tree with ``src/m.py``, as the reference run's
     bootstrap makes it."""
     root = tmp_path / 'tree'
     (root / 'src').mkdir(parents=True)
     (root / 'tests').mkdir()
     (root / 'src' / 'm.py').write_bytes(MODULE)
-    (root / 'tests' / 'test_m.py').write_text(TESTS)
+    (root / 'tests' / 'test_m.py').write_text(tests)
     plan = reach.Plan({'src/m.py': changed_statements(None, MODULE, 'src/m.py')},
                       str(tmp_path / 'reach.coverage'), contexts)
     env = {**os.environ, 'PYTEST_DISABLE_PLUGIN_AUTOLOAD': '1'}
@@ -115,3 +115,30 @@ def test_a_change_of_no_statement_is_measured_by_no_coverage_and_reaches_0_of_0(
     edited = reach.Plan({'src/m.py': changed_statements(None, MODULE, 'src/m.py')},
                         str(tmp_path / 'm.coverage'))
     assert edited.measuring()
+
+
+# What the tests see of the measurement: on Python 3.12+ a sys.monitoring tool and no trace
+# function (coverage's C tracer would see every call of the run), and no COVERAGE_CORE.
+CORE_TESTS = '''\
+import os
+import sys
+
+from m import shared
+
+
+def test_the_core():
+    assert shared(1) == 2
+    assert "COVERAGE_CORE" not in os.environ
+    if sys.version_info >= (3, 12):
+        assert sys.gettrace() is None
+        assert "coverage.py" in [sys.monitoring.get_tool(i) for i in range(6)]
+    else:
+        assert sys.gettrace() is not None
+'''
+
+
+def test_the_measurement_uses_sys_monitoring_where_there_is_one(  # type: ignore[no-untyped-def]
+        tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv('COVERAGE_CORE', raising=False)
+    _, measured = _measured(tmp_path, tests=CORE_TESTS)
+    assert measured.tests[('src/m.py', 2)] == {'tests/test_m.py::test_the_core'}

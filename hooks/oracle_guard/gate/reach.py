@@ -7,10 +7,11 @@ cannot tell from the change (the reference run, ``gate/reference.py``).
   imported, measuring only the changed files, with one coverage context per test (its node
   id); a change that edits no statement (a comment) starts no coverage and reaches 0 of 0. On Python 3.12+ coverage measures with ``sys.monitoring`` (``COVERAGE_CORE=sysmon``
   unless the environment names a core), which costs nothing in code it does not measure;
-  the events it turns off after a line's first run are turned on again at each test, so a
-  line run by several tests is credited to each. Before 3.12 its C tracer sees every call. A
-  changed statement (``gate/changed_lines.py``) is reached when the run executed one of its
-  lines. ``require-oracle-reach = P``: fewer than P percent reached is OG744.
+  the events it turns off after a line's first run are turned on again at each test, in
+  the changed files' code objects only, so a line run by several tests is credited to
+  each. Before 3.12 its C tracer sees every call. A changed statement
+  (``gate/changed_lines.py``) is reached when the run executed one of its lines.
+  ``require-oracle-reach = P``: fewer than P percent reached is OG744.
 * **Mutants** (``gate/mutants.py``): for each reached changed statement, in file and line
   order, at most one mutant, written over the file in the reference tree and run as the
   base oracle, only the tests that reached the statement, ``-x``; then the file is put
@@ -63,29 +64,63 @@ try:
     import coverage
 except ImportError:
     coverage = None
+_monitoring = getattr(sys, "monitoring", None)
 _cov = None
+_tools = []
 if coverage is not None:
-    _cov = coverage.Coverage(data_file=_reach["data_file"], include=_reach["include"],
-                             config_file=False, auto_data=False)
-    # Contexts are switched here, not by coverage's dynamic contexts: its warning that
-    # sys.monitoring does not support those would be an error under filterwarnings=error.
-    _cov.set_option("run:disable_warnings", ["no-sysmon-context"])
     _core = os.environ.get("COVERAGE_CORE")
     if _core is None and sys.version_info >= (3, 12):
-        os.environ["COVERAGE_CORE"] = "sysmon"  # read when it starts; the tests do not see it
+        # read by Coverage() (by start() in older releases); the tests do not see it
+        os.environ["COVERAGE_CORE"] = "sysmon"
+    _taken = [_monitoring.get_tool(i) for i in range(6)] if _monitoring is not None else []
     try:
+        _cov = coverage.Coverage(data_file=_reach["data_file"], include=_reach["include"],
+                                 config_file=False, auto_data=False)
+        # Contexts are switched here, not by coverage's dynamic contexts: its warning that
+        # sys.monitoring does not support those would be an error under filterwarnings=error.
+        _cov.set_option("run:disable_warnings", ["no-sysmon-context"])
         _cov.start()
     finally:
         if _core is None:
             os.environ.pop("COVERAGE_CORE", None)
+    # the sys.monitoring tool coverage took (none with its C tracer)
+    _tools = [i for i, name in enumerate(_taken) if name is None and _monitoring.get_tool(i)]
+# With sys.monitoring, coverage turns a line's event off after the line's first run: at
+# each test the events of the changed files' code objects (seen by a tool of our own at
+# their first call) are turned on again, and only theirs. restart_events() would turn every
+# event of the run back on, and each function the next test calls would cost a callback.
+_codes = []
+_rearm = None
+if _tools and _reach["contexts"] and _monitoring.get_tool(4) is None:
+    _rearm = _tools[0]
+    _wanted = {os.path.normcase(p) for p in _reach["include"]}
+    _files = {}
+    def _code_started(code, offset):
+        found = _files.get(code.co_filename)
+        if found is None:
+            found = _files[code.co_filename] = os.path.normcase(
+                os.path.realpath(code.co_filename)) in _wanted
+        if found:
+            _codes.append(code)
+        return _monitoring.DISABLE
+    _monitoring.use_tool_id(4, "oracle-guard reach")
+    _monitoring.register_callback(4, _monitoring.events.PY_START, _code_started)
+    _monitoring.set_events(4, _monitoring.events.PY_START)
 import pytest
 %(plugins)s
 sys.path[:0] = json.loads(sys.argv[1])
 def _switch(name):
-    if _cov is not None and _reach["contexts"]:
-        _cov.switch_context(name)
-        if hasattr(sys, "monitoring"):
-            sys.monitoring.restart_events()
+    if _cov is None or not _reach["contexts"]:
+        return
+    _cov.switch_context(name)
+    if _rearm is not None:
+        for code in _codes:
+            events = _monitoring.get_local_events(_rearm, code)
+            if events:
+                _monitoring.set_local_events(_rearm, code, 0)
+                _monitoring.set_local_events(_rearm, code, events)
+    elif _tools:
+        _monitoring.restart_events()
 class _Contexts:
     def pytest_runtest_logstart(self, nodeid, location):
         _switch(nodeid)
