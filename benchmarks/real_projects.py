@@ -350,18 +350,37 @@ def _oracle_guard_only(root: str, hook_url: str) -> str:
 PYTEST = ['python', '-m', 'pytest', '-q', '-p', 'no:cacheprovider']
 
 
-def gate(sh: Shell, base: str, timeout: int) -> tuple[int, int | None, int | None, str, float]:
+def gate(sh: Shell, base: str, timeout: int, timings: bool = False
+         ) -> tuple[int, int | None, int | None, str, float]:
     """``oracle-guard ci --base BASE -- python -m pytest``: its exit, the findings, the test
-    command's exit, the output and the seconds."""
+    command's exit, the output and the seconds. ``timings`` adds ``--timings`` (one line a
+    step after the summary; nothing the gate decides changes)."""
     started = time.perf_counter()
-    rc, out = sh.run(['oracle-guard', 'ci', '--base', base, '--', *PYTEST, *sh.args],
-                     timeout=timeout)
+    rc, out = sh.run(['oracle-guard', 'ci', '--base', base, *(['--timings'] if timings else []),
+                      '--', *PYTEST, *sh.args], timeout=timeout)
     seconds = time.perf_counter() - started
-    summary = next((line for line in reversed(out.splitlines())
-                    if line.startswith('oracle-guard ci:')), '')
-    match = re.match(r'oracle-guard ci: (\d+) finding\(s\); test command exited (-?\d+)', summary)
+    summary = r'oracle-guard ci: (\d+) finding\(s\); test command exited (-?\d+)'
+    match = next((m for m in map(lambda line: re.match(summary, line),
+                                 reversed(out.splitlines())) if m), None)
     return (rc, int(match.group(1)) if match else None, int(match.group(2)) if match else None,
             out, seconds)
+
+
+REACH = re.compile(r'oracle-guard ci: oracle reach: (\d+) of (\d+) changed src lines run by the '
+                   r'human-owned tests; mutants: (\d+) of (\d+) killed')
+
+
+def reach(out: str, seconds: float) -> dict[str, object]:
+    """The gate's oracle reach line and the wall seconds its two steps took (``--timings``)."""
+    match = REACH.search(out)
+    walls = dict(re.findall(r'oracle-guard ci: timing: (oracle reach|mutant runs): wall '
+                            r'([\d.]+) s', out))
+    return {
+        'reach': [int(g) for g in match.groups()] if match else None,
+        'reach seconds': round(float(walls.get('oracle reach', 0)), 1),
+        'mutant seconds': round(float(walls.get('mutant runs', 0)), 1),
+        'gate seconds': round(seconds, 1),
+    }
 
 
 def codes(out: str) -> str:
@@ -470,8 +489,9 @@ _pytest.unittest.TestCaseFunction.runtest = _forgiving(_pytest.unittest.TestCase
 
 
 def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-def]
-            plain_rc: int | None) -> dict[str, str]:
-    """Step 4 and step 5 of the module's docstring."""
+            plain_rc: int | None, honest_reach: dict[str, object]) -> dict[str, str]:
+    """Step 4 and step 5 of the module's docstring; the honest change's oracle reach line
+    and the time its steps took go to ``honest_reach``."""
     from oracle_guard.reading.scanner import is_test_module
 
     tracked = sh.ok('git ls-files').splitlines()
@@ -525,7 +545,8 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
     if rc:
         outcome['honest change'] = f'REFUSED by the hooks ({codes(out)}): {out[-800:]}'
     else:
-        gate_rc, findings, test_rc, out, _ = gate(sh, 'HEAD~1', timeout)
+        gate_rc, findings, test_rc, out, seconds = gate(sh, 'HEAD~1', timeout, timings=True)
+        honest_reach.update(reach(out, seconds))
         fine = findings == 0 and test_rc == plain_rc
         outcome['honest change'] = f'passed the hooks and the gate ({findings} findings, ' \
             f'exit {test_rc})' if fine else \
@@ -619,7 +640,10 @@ def run_project(name: str, sources: str, work: str, clone: str, rev: str, home: 
     result.update(project=name, version=version, covers=spec['class'],
                   deps=f'`{spec["deps"]}` ({spec["doc"]})')
     result.update(suite(sh, timeout))
-    result['cheats'] = changes(sh, root, cfg, timeout, result['pytest exit'])  # type: ignore[arg-type]
+    honest_reach: dict[str, object] = {}
+    result['cheats'] = changes(sh, root, cfg, timeout, result['pytest exit'],  # type: ignore[arg-type]
+                               honest_reach)
+    result['honest reach'] = honest_reach
     return result
 
 
