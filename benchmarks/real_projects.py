@@ -534,6 +534,37 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
         honest_module = posixpath.join(posixpath.dirname(path), 'test_bench_helper.py')
         outcome['honest test module'] = f'{honest_module} (new: every test module is a property module)'
 
+    # The human-owned tests first: where init named none, a person names them in a commit
+    # of its own, as the README says (the honest change is then judged by an oracle, and
+    # the gate's oracle reach line has tests to measure).
+    props = [p for p in tracked if cfg.is_property(p) and p.endswith('.py')]
+    named = ''
+    if not props:
+        # What the README says when init named none: a person names the files whose
+        # answers they own, in a commit of its own (it passes the hooks: oracle only).
+        others = [p for p in tracked if cfg.is_test_code(p) and p != path and is_test_module(p)]
+        refused = []
+        for chosen in [*reversed(others), path]:
+            with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
+                text = f.read()
+            with open(os.path.join(root, 'pyproject.toml'), 'w', encoding='utf-8') as f:
+                f.write(text.replace('properties = []', f'properties = ["{chosen}"]', 1))
+            rc, out = sh.run('git commit -qam "name the property tests"')
+            if not rc:
+                break
+            # The hooks refuse a module whose tests do not all assert (OG403): a person
+            # names another one.
+            refused.append(f'{chosen} ({codes(out)})')
+            reset()
+        else:
+            raise RuntimeError(f'naming the property tests was refused: {refused}')
+        sh.ok('git tag -f adopted')
+        props, named = [chosen], ' (named in a commit of its own first' + (
+            f'; refused first: {", ".join(refused)}' if refused else '') + ')'
+        if chosen == path:
+            honest_module = posixpath.join(posixpath.dirname(path), 'test_bench_helper.py')
+            outcome['honest test module'] = f'{honest_module} (new: the one unit test ' \
+                                            'module was named as properties)'
     # 4. an honest change: a src helper and a new unit test of it in an existing module
     _append(root, src, '\n\ndef _bench_double(value):\n    """Twice the value."""\n'
                        '    return value * 2\n')
@@ -560,30 +591,6 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
     attempt(f'skipif(True) on {path}::{identity}', 'OG320')
 
     # 5c. a src change together with a property edit
-    props = [p for p in tracked if cfg.is_property(p) and p.endswith('.py')]
-    named = ''
-    if not props:
-        # What the README says when init named none: a person names the files whose
-        # answers they own, in a commit of its own (it passes the hooks: oracle only).
-        others = [p for p in tracked if cfg.is_test_code(p) and p != path and is_test_module(p)]
-        refused = []
-        for chosen in [*reversed(others), path]:
-            with open(os.path.join(root, 'pyproject.toml'), encoding='utf-8') as f:
-                text = f.read()
-            with open(os.path.join(root, 'pyproject.toml'), 'w', encoding='utf-8') as f:
-                f.write(text.replace('properties = []', f'properties = ["{chosen}"]', 1))
-            rc, out = sh.run('git commit -qam "name the property tests"')
-            if not rc:
-                break
-            # The hooks refuse a module whose tests do not all assert (OG403): a person
-            # names another one.
-            refused.append(f'{chosen} ({codes(out)})')
-            reset()
-        else:
-            raise RuntimeError(f'naming the property tests was refused: {refused}')
-        sh.ok('git tag -f adopted')
-        props, named = [chosen], ' (named in a commit of its own first' + (
-            f'; refused first: {", ".join(refused)}' if refused else '') + ')'
     prop = property_module(root, props)
     _append(root, src, 'CHEAT = 1\n')
     _append(root, prop, '# the property now expects the new answer\n')
