@@ -170,10 +170,18 @@ def moved_out_of_collection(changes: ChangeSet, cfg: Config
 
 
 def src_modules(view: TreeView, cfg: Config) -> dict[str, str]:
-    """Top-level import names defined under the ``src`` roots -> their path."""
+    """Top-level import names defined under the ``src`` roots -> their path. A src root
+    that is a package itself (``natsort/``) is imported from its parent: its one name is
+    the package's, not those of the modules in it (``natsort/__main__.py`` is
+    ``natsort.__main__``, never the ``__main__`` of ``python -m pytest``)."""
     found: dict[str, str] = {}
     for root in cfg.src_roots():
-        for path in view.paths([root]):
+        paths = list(view.paths([root]))
+        package = root.rstrip('/').rsplit('/', 1)[-1]
+        if root.endswith('/') and f'{root}__init__.py' in paths and package.isidentifier():
+            found.setdefault(package, root.rstrip('/'))
+            continue
+        for path in paths:
             if not cfg.is_src(path):
                 continue
             rest = path[len(root):]
