@@ -61,5 +61,5 @@ def test_timings_name_the_steps_that_did_not_run(calc: CiRepo) -> None:
     assert timed.returncode == 0, timed.stdout
     not_run = [line.split(': ')[2] for line in lines if line.endswith(': not run')]
     assert not_run == ['install step', 'reference tree build', 'base collection',
-                       'reference run', 'oracle reach', 'mutant runs', 'freeze reruns',
-                       'new-test run']
+                       'reference run', 'base rerun', 'oracle reach', 'mutant runs',
+                       'freeze reruns', 'new-test run']

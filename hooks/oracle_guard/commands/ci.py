@@ -453,7 +453,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
             findings.extend(lock_said_once(audit.audit(audit_ctx), findings))
     findings.extend(approval.findings())
 
-    evidence = reference.finish_reference_runs(started, reaper, early) if started else None
+    evidence = reference.finish_reference_runs(started, reaper, early, record) if started \
+        else None
     if evidence:
         findings.extend(lock_said_once(evidence.findings, findings))
     # Every step is done: whatever child still runs is killed and said (rule 45).

@@ -558,6 +558,17 @@ def _original_failed(canary: Canary, record: RunRecord) -> bool:
                n.split('[', 1)[0].endswith('/' + canary.original))
 
 
+def _original_failed_so(canary: Canary, record: RunRecord, when: str, crash: object) -> bool:
+    """Whether the test a twin copies failed in the same phase with the same error in the
+    same run (its fixture needs what the machine lacks: a locale): the failure is in the
+    run, on the original, not one taken out with the canary."""
+    return bool(canary.original) and any(
+        ((record.reports.get(n) or {}).get(when) or {}).get('outcome') == 'failed' and
+        (record.reports[n][when].get('crash') or '') == (crash or '')
+        for n in record.items if n.split('[', 1)[0] == canary.original or
+        n.split('[', 1)[0].endswith('/' + canary.original))
+
+
 def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
     findings: list[Finding] = []
     hint = ('something in the pull request changes how tests end (a wrapped runtest, a patched '
@@ -587,7 +598,8 @@ def judge_canaries(plan: CanaryPlan, record: RunRecord) -> list[Finding]:
             # the canary it would go unseen (rule 45).
             for when in ('setup', 'teardown'):
                 report = phases.get(when) or {}
-                if report.get('outcome') == 'failed':
+                if report.get('outcome') == 'failed' and not _original_failed_so(
+                        canary, record, when, report.get('crash')):
                     findings.append(Finding(
                         '.', 1, 1, 'OG724', f'a canary the gate planted ({canary.kind}) '
                         f'failed in its {when}, where it cannot fail by itself: '

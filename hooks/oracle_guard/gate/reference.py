@@ -197,7 +197,10 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
                     inventory: dict[tuple[str, str], gate_inventory.TestDef],
                     ledger: FreezeLedger | None, today: datetime.date,
                     base_collection: audit_context.BaseCollection | None = None,
-                    src_gone: frozenset[str] = frozenset()) -> list[Finding]:
+                    src_gone: frozenset[str] = frozenset(),
+                    failed: dict[str, tuple[Finding, str]] | None = None) -> list[Finding]:
+    """The reference run's findings; ``failed`` gets the test of each OG730/OG731 finding
+    on one test (its node id -> the finding and the phase that failed)."""
     record = run.record
     findings: list[Finding] = []
     if record.empty:
@@ -260,6 +263,10 @@ def judge_reference(run: Run, tree: Tree, cfg: Config, oracle: TreeView, code: T
                                     f'{phase} against your src/ '
                                     f'({_describe_failure(record, nodeid)})',
                                     _REFERENCE_HINT))
+        else:
+            continue
+        if failed is not None:
+            failed[nodeid] = (findings[-1], phase)
     if not findings and not run.sealed:
         findings += _unexplained_exit(run, elsewhere)
     return findings
@@ -344,6 +351,8 @@ class ReferenceRuns:
         # Kills what an evidence run leaves running before the next one (OG718).
         self.reaper: Reaper | None = None
         self.reach_plan: reach.Plan | None = None  # the reference run's measurement
+        # The reference run's OG730/OG731 findings on one test: node id -> (finding, phase).
+        self.failed: dict[str, tuple[Finding, str]] = {}
 
     def close(self) -> None:
         child = self.pending[3] if self.pending else None
@@ -471,7 +480,8 @@ class ReferenceRuns:
                                              self.ledger(self.oracle), self.ctx.today,
                                              self.base_collection,
                                              gate_inventory.src_gone(self.base_view,
-                                                                     self.head_view, self.cfg))
+                                                                     self.head_view, self.cfg),
+                                             self.failed)
             rates = judge_rates(run.record, tree.root, self.cfg, inventory)  # rule 55
             found += rates
         finally:
@@ -493,6 +503,37 @@ class ReferenceRuns:
     def reference(self) -> None:
         self.start_reference()
         self.finish_reference()
+
+    def shared_failures(self, test_run: RunRecord | None) -> None:
+        """A base oracle test the reference run failed that the test command failed in the
+        same phase and that fails so against the base revision's own src/ too is the test
+        environment's (a locale or a service the machine lacks), not the change's: no
+        finding (SPEC section 10); the test command's exit status reports it, and the
+        review report lists it."""
+        same = sorted(n for n, (_, phase) in self.failed.items() if test_run is not None
+                      and test_run.outcome(n) == 'failed' and _failed_phase(test_run, n) == phase)
+        if not same:
+            return
+        tree = self.build('base-rerun', self.base)
+        run = run_pytest(tree, self.python, self.cfg.src, same, self.ctx.today,
+                         reaper=self.reaper, leftovers=self.result.findings)
+        self.result.findings += tampered(tree, self.cfg, 'base rerun', 'the tree of the base '
+                                         'rerun') + compiled_elsewhere(run, tree, self.cfg,
+                                                                       'base rerun')
+        shared = [n for n in same if run.record.outcome(n) == 'failed' and
+                  _failed_phase(run.record, n) == self.failed[n][1]]
+        said = {id(self.failed[n][0]) for n in shared}
+        self.result.findings = [f for f in self.result.findings if id(f) not in said]
+        lines = [f'- `{n}`: {self.failed[n][1]} failed against the base src/ too, and in the '
+                 f'test command: the environment\'s ({_describe_failure(run.record, n)})'
+                 for n in shared[:40]]
+        if len(shared) > 40:
+            lines.append(f'- and {len(shared) - 40} more')
+        if not shared:
+            lines.append(f'- none of the {len(same)} failing oracle test(s) fails against the '
+                         'base src/')
+        self.result.report.append(('Oracle failures the base revision shares',
+                                   lines + self.files_section(tree)))
 
     # -- rule 48 -----------------------------------------------------------------------
     def freezes(self) -> None:
@@ -652,10 +693,12 @@ def start_reference_runs(ctx: RunContext, python: str, approved: bool = False,
 
 
 def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None,
-                          mark: frozenset[tuple[int, str]] | None = None) -> ReferenceResult:
+                          mark: frozenset[tuple[int, str]] | None = None,
+                          test_run: RunRecord | None = None) -> ReferenceResult:
     """Wait for the reference run and judge it, then the evidence runs; with ``reaper``,
     what each of them leaves running is killed before the next one starts (OG718). ``mark``
-    is the gate's children before the reference run started (now, without it)."""
+    is the gate's children before the reference run started (now, without it);
+    ``test_run`` the record of the test command (``shared_failures``)."""
     runs.reaper = reaper
     try:
         if mark is None:
@@ -663,6 +706,8 @@ def finish_reference_runs(runs: ReferenceRuns, reaper: Reaper | None = None,
         runs.finish_reference()
         if reaper is not None:
             runs.result.findings += reaper.leftovers(mark, 'the reference run')
+        with runs.timings.step('base rerun'):
+            runs.shared_failures(test_run)
         reach.judge_reference_run(runs, PytestChild)  # what the oracle judges of the change
         with runs.timings.step('freeze reruns'):
             runs.freezes()

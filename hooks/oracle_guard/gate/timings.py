@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover -- Windows: children's CPU is not measur
 # The steps of ``oracle-guard ci``, in the order they are printed.
 STEPS = ('change rules', 'preload', 'install step', 'reference tree build',
          'base collection', 'integrity probe before', 'test command', 'integrity probe after', 'audit',
-         'reference run', 'oracle reach', 'mutant runs', 'freeze reruns', 'new-test run', 'report')
+         'reference run', 'base rerun', 'oracle reach', 'mutant runs', 'freeze reruns', 'new-test run', 'report')
 
 
 def children_cpu() -> float:
