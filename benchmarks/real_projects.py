@@ -661,12 +661,29 @@ def short(text: str) -> str:
         .replace('passed the hooks and the gate', 'passes hooks and gate')
 
 
+def reach_cells(r: dict[str, object]) -> list[str]:
+    """The honest change's ``oracle reach: R of C changed src lines ...; mutants: K of M
+    killed`` as ``R/C lines; K/M``, and the gate's seconds with what the reach and mutant
+    steps took of them (rows run before these were kept have neither)."""
+    honest = r.get('honest reach')
+    if not isinstance(honest, dict) or 'gate seconds' not in honest:
+        return ['not measured', 'not measured']
+    reach = honest.get('reach')
+    line = f'{reach[0]}/{reach[1]} lines; {reach[2]}/{reach[3]}' if reach else 'no line'
+    added = honest['reach seconds'] + honest['mutant seconds']  # type: ignore[operator]
+    return [line, f'{honest["gate seconds"]} ({honest["reach seconds"]} + '
+                  f'{honest["mutant seconds"]})' if added or reach else
+            f'{honest["gate seconds"]} (not run)']
+
+
 def markdown(results: list[dict[str, object]]) -> str:
     """One row a project."""
     head = ['project', 'version', 'layout / class covered', 'adoption commit',
             '--all-files', 'unchanged suite: findings / pytest exit / gate exit',
             'honest change', 'bare skip', 'skipif(True)', 'property + src', 'fixture byte',
-            'conftest swallowing failures', 'plain pytest s', 'gate s', 'oracle-guard']
+            'conftest swallowing failures', 'honest change: oracle reach / mutants killed',
+            'honest change: gate s (reach + mutants s)', 'plain pytest s', 'gate s',
+            'oracle-guard']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in results:
         cheats = dict(r['cheats'])  # type: ignore[call-overload]
@@ -686,7 +703,7 @@ def markdown(results: list[dict[str, object]]) -> str:
                      ' (`oracle-guard check`)' if 'check' in str(r.get('all files by')) else ''),
                  f'{r["ci findings"]}{" " + str(r["ci codes"]) if r["ci codes"] else ""} / '
                  f'{r["pytest exit"]} / {r["ci exit (test command)"]}',
-                 short(honest), *(short(c) for c in cheats.values()),
+                 short(honest), *(short(c) for c in cheats.values()), *reach_cells(r),
                  str(r['pytest seconds']), str(r['ci seconds']), str(r.get('oracle-guard', ''))[:7]]
         lines.append('| ' + ' | '.join(cells) + ' |')
     return '\n'.join(lines) + '\n'
