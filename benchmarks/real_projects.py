@@ -601,7 +601,7 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
                 and p != cfg.traces and os.path.getsize(os.path.join(root, p))]
     added = ''
     if not fixtures:
-        fixture = f'{cfg.fixtures}oracle_guard_bench.bin'
+        fixture = f'{cfg.fixtures[0]}oracle_guard_bench.bin'
         os.makedirs(os.path.dirname(os.path.join(root, fixture)), exist_ok=True)
         with open(os.path.join(root, fixture), 'wb') as f:
             f.write(b'expected answer\n')
