@@ -581,7 +581,9 @@ def changes(sh: Shell, root: str, cfg, timeout: int,  # type: ignore[no-untyped-
         fine = findings == 0 and test_rc == plain_rc
         outcome['honest change'] = f'passed the hooks and the gate ({findings} findings, ' \
             f'exit {test_rc})' if fine else \
-            f'REFUSED by the gate ({findings} findings {codes(out)}, exit {gate_rc}): {out[-1500:]}'
+            f'REFUSED by the gate ({findings} findings {codes(out)}, exit {gate_rc}): ' + \
+            '\n'.join([line for line in out.splitlines() if re.search(r': OG\d{3} ', line)][:20]
+                      or [out[-1500:]])
     reset()
 
     # 5a. a bare skip; 5b. a condition true everywhere
