@@ -146,11 +146,13 @@ class Run:
 # -- running pytest in a tree -----------------------------------------------------------------
 def import_roots(tree: str, src: Sequence[str]) -> list[str]:
     """sys.path entries that make the tree's src roots importable: a src root that is a
-    package itself (``mypkg/__init__.py``) is imported from its parent."""
+    package itself (``mypkg/__init__.py``) or one module (``parse.py``) is imported from
+    its parent."""
     roots = []
     for root in src:
         folder = os.path.join(tree, *[p for p in root.split('/') if p])
-        if os.path.isfile(os.path.join(folder, '__init__.py')):
+        if os.path.isfile(os.path.join(folder, '__init__.py')) or \
+                (root.endswith('.py') and not root.endswith('/')):
             folder = os.path.dirname(folder.rstrip(os.sep))
         roots.append(folder)
     return list(dict.fromkeys(roots))
