@@ -1,4 +1,4 @@
-"""A src root that is one module (``src = ["parse.py"]``, parse's and six's layout) is
+"""A src root that is one module (``src = ["parse.py"]``, parse's layout) is
 imported from its parent in the gate's reference tree, as the test command imports it
 from the checkout: an honest change to it passes the whole gate, its reference run
 included. Real git repositories and real ``oracle-guard ci`` runs; nothing is mocked.
