@@ -260,6 +260,46 @@ def test_builtin_replaced_by_a_test_module_fails_ci(calc: CiRepo) -> None:
         ''')}, 'builtins.sum is function <lambda> from tests/test_calc.py')
 
 
+def test_the_builtins_module_imported_under_another_name_passes_ci(calc: CiRepo) -> None:
+    # six's meta path importer gives the builtins module as six.moves.builtins: importlib
+    # then sets builtins.__spec__ and __loader__ (six's tests import every moved name),
+    # here before the property runs.
+    write(calc.path, {'tests/aaa/test_moves.py': '''\
+        import builtins
+        import importlib.abc
+        import importlib.util
+        import sys
+
+
+        class _Moves(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+            def find_spec(self, fullname, path=None, target=None):
+                if fullname == 'calcmoves':
+                    return importlib.util.spec_from_loader(fullname, self)
+                return None
+
+            def create_module(self, spec):
+                return builtins
+
+            def exec_module(self, module):
+                pass
+
+
+        sys.meta_path.insert(0, _Moves())
+
+
+        def test_moved_builtins():
+            import calcmoves
+            assert calcmoves.len([1]) == 1
+        '''})
+    git(calc.path, 'add', '-A')
+    git(calc.path, 'commit', '-q', '-m', 'a test of a moved module')
+    calc.pull_request({'src/calc/__init__.py': 'def add(a, b):\n    return b + a\n\n\n'
+                       'def mul(a, b):\n    return a * b\n'}, bug=False)
+    ci = calc.ci(PYTEST, '--no-reference-run')
+    assert not ci.lines('OG714'), ci.out
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
+
+
 def test_pytest_plugin_from_a_committed_dist_info_fails_ci(calc: CiRepo) -> None:
     # `python -m pytest` puts the working folder first on sys.path, and pytest loads the
     # pytest11 entry points of every distribution found there: no conftest, no config.

@@ -495,12 +495,18 @@ def _replaced_builtins(namespace: dict[str, Any]) -> dict[str, Any]:
     any conftest or src ran (``source_code.BUILTINS_AT_START``), whatever its type: a
     callable object put in place of ``sorted`` through any alias: judging by type would let
     a callable instance or another builtin stand in.
-    ``_`` is left out: the interpreter's display hook sets it (doctests)."""
+    ``_`` is left out: the interpreter's display hook sets it (doctests); so is the
+    builtins module's import metadata, which importlib sets when a meta path importer
+    gives that module under another name (six's ``six.moves.builtins``), and which no name
+    lookup in a module reaches (its globals hold their own)."""
     start = BUILTINS_AT_START
     if not start:
         return {}
     return {attribute: value for attribute, value in namespace.items()
-            if attribute != '_' and start.get(attribute, value) is not value}
+            if attribute not in _NOT_LOOKED_UP and start.get(attribute, value) is not value}
+
+
+_NOT_LOOKED_UP = frozenset({'_', '__spec__', '__loader__', '__package__'})
 
 
 def _replacement_problem(place: _Place, attribute: str, value: Any) -> str | None:
