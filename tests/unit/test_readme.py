@@ -133,7 +133,8 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert ci_lines[-1] == command  # its exit code (5 too: no tests collected) is CI's
     setup = re.search(r'# 1\. .*\n(.+)\n', contributors)
     assert setup, 'README lost its first set-up command'
-    assert ci_lines[-2] == setup.group(1).strip()  # the hooks on this repository itself
+    # The hooks on this repository itself, run before the test command (beside the 3.9 suite).
+    assert setup.group(1).strip() in ci_lines[:-1]
 
 
 def test_readme_workflow_uses_only_the_actions_inputs():
