@@ -8,7 +8,10 @@ modules, no hook module importing another, at most eight modules at the root.
 from __future__ import annotations
 
 import ast
+import functools
 import os
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 
 import pytest
 
@@ -87,9 +90,11 @@ def imported(module: str, path: str, known: set[str]) -> set[str]:
     return deps
 
 
-def import_graph() -> dict[str, set[str]]:
+@functools.lru_cache(maxsize=None)
+def import_graph() -> dict[str, frozenset[str]]:
+    """The package's imports, read once per test process (nine tests ask; none changes it)."""
     modules = module_names()
-    return {m: imported(m, p, set(modules)) for m, p in modules.items()}
+    return {m: frozenset(imported(m, p, set(modules))) for m, p in modules.items()}
 
 
 def _role(module: str) -> str:
@@ -97,7 +102,7 @@ def _role(module: str) -> str:
     return parts[1] if len(parts) > 1 else ''
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+def cycles(graph: Mapping[str, AbstractSet[str]]) -> list[list[str]]:
     """Every elementary cycle's module list, found by depth-first search (small graph)."""
     found, seen = [], set()
     for start in sorted(graph):
