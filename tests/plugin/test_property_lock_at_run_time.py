@@ -14,9 +14,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest as pytest_module
+
 from builders.ci_repo import adopt
 from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
 from builders.ci_repo import git
+from builders.ci_repo import shared_template
 from builders.ci_repo import write
 
 PYPROJECT = '''\
@@ -102,9 +106,20 @@ def test_new(n):
 '''
 
 
-def adopted(path: str) -> CiRepo:
+def adopt_props(path: str) -> CiRepo:
     return adopt(path, PYPROJECT, {'src/pkg/__init__.py': SRC,
                                    'tests/test_props.py': PROPERTIES})
+
+
+@pytest_module.fixture(scope='session')
+def props_template(tmp_path_factory: pytest_module.TempPathFactory) -> str:
+    """The adoption, made once per run (each test copies it)."""
+    return shared_template(tmp_path_factory, 'property-lock-at-run-time', adopt_props)
+
+
+@pytest_module.fixture
+def adopted(props_template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(props_template, str(tmp_path / 'r'))
 
 
 def pytest(repo: CiRepo) -> subprocess.CompletedProcess[str]:
@@ -118,16 +133,16 @@ def commit(repo: CiRepo, source: str) -> None:
     git(repo.path, 'commit', '-qam', 'tests changed')
 
 
-def test_the_lock_init_writes_passes_every_shape_of_property_at_once(tmp_path) -> None:
-    repo = adopted(str(tmp_path / 'r'))
+def test_the_lock_init_writes_passes_every_shape_of_property_at_once(adopted: CiRepo) -> None:
+    repo = adopted
     ran = pytest(repo)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert '8 passed' in ran.stdout, ran.stdout
     assert 'unlocked' not in ran.stdout and 'tests less than its lock' not in ran.stdout
 
 
-def test_an_unlocked_property_fails_that_test_and_the_others_run(tmp_path) -> None:
-    repo = adopted(str(tmp_path / 'r'))
+def test_an_unlocked_property_fails_that_test_and_the_others_run(adopted: CiRepo) -> None:
+    repo = adopted
     commit(repo, PROPERTIES + NEW_PROPERTY)
     ran = pytest(repo)
     assert ran.returncode == 1, ran.stdout
@@ -138,8 +153,8 @@ def test_an_unlocked_property_fails_that_test_and_the_others_run(tmp_path) -> No
     assert 'no test was run' not in ran.stdout
 
 
-def test_a_filter_the_test_adds_to_a_shipped_strategy_fails_that_test(tmp_path) -> None:
-    repo = adopted(str(tmp_path / 'r'))
+def test_a_filter_the_test_adds_to_a_shipped_strategy_fails_that_test(adopted: CiRepo) -> None:
+    repo = adopted
     commit(repo, PROPERTIES.replace('@given(positive)', '@given(positive.filter(lambda n: n < 5))'))
     ran = pytest(repo)
     assert ran.returncode == 1, ran.stdout

@@ -14,9 +14,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest as pytest_module
+
 from builders.ci_repo import adopt
 from builders.ci_repo import CiRepo
+from builders.ci_repo import copy_template
 from builders.ci_repo import git
+from builders.ci_repo import shared_template
 from builders.ci_repo import write
 
 PYPROJECT = '''\
@@ -95,9 +99,15 @@ class TestNewClass(unittest.TestCase):
 '''
 
 
-def adopted(path: str) -> CiRepo:
+def adopt_legacy(path: str) -> CiRepo:
     return adopt(path, PYPROJECT, {'src/pkg/__init__.py': 'VALUE = 1\n',
                                    'tests/test_legacy.py': LEGACY})
+
+
+@pytest_module.fixture(scope='session')
+def legacy_template(tmp_path_factory: pytest_module.TempPathFactory) -> str:
+    """The adoption, made once per run (each test copies it)."""
+    return shared_template(tmp_path_factory, 'unittest-silences-baselined', adopt_legacy)
 
 
 def pytest(repo: CiRepo) -> subprocess.CompletedProcess[str]:
@@ -105,8 +115,9 @@ def pytest(repo: CiRepo) -> subprocess.CompletedProcess[str]:
                           cwd=repo.path, env=repo.env(), capture_output=True, text=True)
 
 
-def test_unittest_silences_baselined_at_adoption_pass_the_plain_run(tmp_path) -> None:
-    repo = adopted(str(tmp_path / 'r'))
+def test_unittest_silences_baselined_at_adoption_pass_the_plain_run(
+        legacy_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(legacy_template, str(tmp_path / 'r'))
     proc = pytest(repo)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
@@ -114,9 +125,10 @@ def test_unittest_silences_baselined_at_adoption_pass_the_plain_run(tmp_path) ->
     assert '6 skipped, 3 xfailed' in out, out
 
 
-def test_an_expected_failure_added_after_adoption_still_fails_the_session(tmp_path) -> None:
+def test_an_expected_failure_added_after_adoption_still_fails_the_session(
+        legacy_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     for name, added in (('method', NEW_METHOD), ('class', NEW_CLASS)):
-        repo = adopted(str(tmp_path / name))
+        repo = copy_template(legacy_template, str(tmp_path / name))
         write(repo.path, {'tests/test_legacy.py': LEGACY + added})
         git(repo.path, 'commit', '-qam', 'new silence')
         proc = pytest(repo)
@@ -173,22 +185,29 @@ def test_added():
 '''
 
 
-def adopted_with_support(path: str) -> CiRepo:
+def adopt_support(path: str) -> CiRepo:
     return adopt(path, PYPROJECT, {'src/pkg/__init__.py': 'VALUE = 1\n',
                                    'tests/support.py': SUPPORT,
                                    'tests/test_fetch.py': USES_SUPPORT})
 
 
-def test_silences_a_helper_binds_and_the_baseline_holds_pass_the_plain_run(tmp_path) -> None:
-    repo = adopted_with_support(str(tmp_path / 'r'))
+@pytest_module.fixture(scope='session')
+def support_template(tmp_path_factory: pytest_module.TempPathFactory) -> str:
+    return shared_template(tmp_path_factory, 'unittest-silences-support', adopt_support)
+
+
+def test_silences_a_helper_binds_and_the_baseline_holds_pass_the_plain_run(
+        support_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(support_template, str(tmp_path / 'r'))
     proc = pytest(repo)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert '1 passed, 3 skipped' in out, out
 
 
-def test_a_skip_written_in_the_test_file_is_not_taken_for_the_helpers(tmp_path) -> None:
-    repo = adopted_with_support(str(tmp_path / 'r'))
+def test_a_skip_written_in_the_test_file_is_not_taken_for_the_helpers(
+        support_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = copy_template(support_template, str(tmp_path / 'r'))
     write(repo.path, {'tests/test_fetch.py': USES_SUPPORT + INLINE_SKIP})
     git(repo.path, 'commit', '-qam', 'new silence')
     proc = pytest(repo)
