@@ -101,12 +101,13 @@ def dd_cheat_fails_ci(repo: CiRepo, files: dict[str, str], *codes: str) -> Run:
     return ci
 
 
-def adopt_dd(path: str, project: dict[str, str] | None = None) -> str:
-    """``dd`` (with ``project``'s files) adopted with the README's commands, then the bug
-    on main."""
+def adopt_dd(path: str, project: dict[str, str] | None = None, *,
+             bug_on_main: bool = True) -> str:
+    """``dd`` (with ``project``'s files) adopted with the README's commands, then (unless
+    ``bug_on_main=False``) the bug on main."""
     adopt(path, PYPROJECT, {'src/dd/__init__.py': GOOD, 'tests/test_dd.py': UNIT_TESTS,
                             'tests/properties/test_dd_props.py': PROPERTY, **(project or {})},
-          after=[{'src/dd/__init__.py': BUG}])
+          after=[{'src/dd/__init__.py': BUG}] if bug_on_main else ())
     return path
 
 

@@ -141,7 +141,8 @@ SLOW_IN_THE_REFERENCE_RUN = 'import sys\nimport time\n\nif sys.flags.isolated:\n
 def test_a_test_command_rewriting_the_reference_tree_fails_ci(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
-                           {'tests/properties/conftest.py': PROPERTIES_CONFTEST}))
+                           {'tests/properties/conftest.py': PROPERTIES_CONFTEST},
+                           bug_on_main=False))
     _, ci = attack(repo, {'src/dd/__init__.py': SLOW_IN_THE_REFERENCE_RUN,
                           'tests/test_dd.py': TAMPERING_UNIT_TESTS}, plain_rc=1)
     assert property_failed_in_the_reference_run(ci), ci.out
@@ -201,8 +202,10 @@ def test_known_values(subtests):
 def test_known_values_failing_in_subtests_fail_ci_in_the_reference_run(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
-                           {'tests/properties/test_dd_props.py': SORTED_WITH_SUBTESTS}))
-    plain, ci = attack(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+                           {'tests/properties/test_dd_props.py': SORTED_WITH_SUBTESTS},
+                           bug_on_main=False))
+    plain, ci = attack(repo, {'src/dd/__init__.py': BUG,
+                              'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
     assert 'SUBFAILED(xs=[4, 3, 2, 1]) tests/properties/test_dd_props.py::test_known_values' \
         in plain.out, plain.out
     assert any('tests/properties/test_dd_props.py::test_known_values, a test of the base '
@@ -237,12 +240,14 @@ def test_dedupe_is_sorted(xs):
 {tail}'''
 
 
-def project(tmp_path, files: dict[str, str], main: dict[str, str] | None = None) -> CiRepo:  # type: ignore[no-untyped-def]
-    """The dd project with ``files``, adopted, then ``main`` (by default the bug)."""
+def project(tmp_path, files: dict[str, str], main: dict[str, str] | None = None, *,  # type: ignore[no-untyped-def]
+            bug_on_main: bool = True) -> CiRepo:
+    """The dd project with ``files``, adopted, then ``main`` (by default the bug; nothing
+    with ``bug_on_main=False``)."""
     path = str(tmp_path / 'repo')
     adopt(path, PYPROJECT, {'src/dd/__init__.py': GOOD, 'tests/test_dd.py': UNIT_TESTS,
                             'tests/properties/test_dd_props.py': PROPERTY, **files},
-          [main or {'src/dd/__init__.py': BUG}])
+          [main or {'src/dd/__init__.py': BUG}] if bug_on_main else ())
     return CiRepo(path)
 
 
@@ -251,7 +256,7 @@ def named(ci: Run, code: str, nodeid: str) -> None:
 
 
 # == failures of tests the static inventory does not know ===================================
-# The pull request only rewrites the unit tests to the bug's answers. The failing test of
+# The pull request brings the bug and rewrites the unit tests to its answers. The failing test of
 # the base oracle is one the inventory cannot see; before rule 44 judged every item of an
 # oracle file, the gate was red by the test command's exit status alone, with 0 findings.
 def test_failing_test_inherited_from_a_contract_helper_is_named_by_the_reference_run(
@@ -263,8 +268,9 @@ def test_failing_test_inherited_from_a_contract_helper_is_named_by_the_reference
         'tests/properties/contracts.py': (
             'class DedupeContract:\n    impl = None\n\n    def test_known_values(self):\n'
             '        assert self.impl([4, 3, 2, 1]) == [1, 2, 3, 4]\n'),
-    })
-    ci = cheat(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    }, bug_on_main=False)
+    ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+               plain_rc=1)
     named(ci, 'OG730', 'tests/properties/test_dd_props.py::TestDedupe::test_known_values')
 
 
@@ -277,8 +283,9 @@ def test_failing_doctest_of_a_property_module_is_named_by_the_reference_run(
             'pythonpath = ["src"]', 'pythonpath = ["src"]\naddopts = "--doctest-modules"'),
         'tests/properties/test_dd_props.py': SORTED_PROPERTY.format(doc=doctest, imports='',
                                                                     tail=''),
-    })
-    ci = cheat(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    }, bug_on_main=False)
+    ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+               plain_rc=1)
     named(ci, 'OG730', 'tests/properties/test_dd_props.py::test_dd_props')
 
 
@@ -313,8 +320,9 @@ def test_failing_state_machine_of_a_file_without_test_functions_is_named_by_the_
         'tests/properties/test_dd_props.py': SORTED_PROPERTY.format(doc='', imports='',
                                                                     tail=''),
         'tests/properties/test_dd_machine.py': MACHINE,
-    })
-    ci = cheat(repo, {'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
+    }, bug_on_main=False)
+    ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+               plain_rc=1)
     named(ci, 'OG730', 'tests/properties/test_dd_machine.py::TestDedupeMachine::runTest')
 
 
