@@ -65,6 +65,20 @@ def dd6(dd6_template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope='session')
+def dd6_sound_main_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """dd6 without the bug on main: a pull request that brings it fails the base oracle,
+    which passes against the base revision's own src/ (a failure main shares is not the
+    change's, rule 44)."""
+    return shared_template(tmp_path_factory, 'dd-properties-conftest-sound', lambda path: adopt_dd(
+        path, {'tests/properties/conftest.py': PROPERTIES_CONFTEST}, bug_on_main=False))
+
+
+@pytest.fixture
+def dd6_sound_main(dd6_sound_main_template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
+    return copy_template(dd6_sound_main_template, str(tmp_path / 'repo'))
+
+
+@pytest.fixture(scope='session')
 def dd7_template(tmp_path_factory: pytest.TempPathFactory) -> str:
     """dd adopted with a properties conftest that imports the package and a helper that
     gives the property its expected value."""

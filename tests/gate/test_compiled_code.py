@@ -190,8 +190,8 @@ _plant(os.getcwd())
 
 
 def test_a_rewritten_module_cache_planted_for_the_rewriter_is_not_what_runs(
-        dd6: CiRepo) -> None:
-    _, ci = attack(dd6, {'src/dd/__init__.py': PLANTING_SRC,
+        dd6_sound_main: CiRepo) -> None:
+    _, ci = attack(dd6_sound_main, {'src/dd/__init__.py': PLANTING_SRC,
                           'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=0)
     # compiled from its bytes in both runs: the property fails, as it should
     assert f'FAILED {PROPERTY_ID}' in ci.out, ci.out

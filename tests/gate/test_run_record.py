@@ -296,9 +296,8 @@ def test_failures_rewritten_on_the_xdist_relay_fail_ci(helpers: CiRepo) -> None:
 @pytest.mark.reference_run
 @pytest.mark.parametrize('own', [True, False], ids=['plugins-connection', 'own-connection'])
 def test_a_collection_forged_by_src_does_not_start_the_test_command_unseen(
-        with_properties_conftest: str, tmp_path, own: bool) -> None:  # type: ignore[no-untyped-def]
-    repo = copy_template(with_properties_conftest, str(tmp_path / 'repo'))
-    _, ci = attack(repo, {'src/dd/__init__.py': FORGING_SRC % {'own': own},
+        dd6_sound_main: CiRepo, own: bool) -> None:
+    _, ci = attack(dd6_sound_main, {'src/dd/__init__.py': FORGING_SRC % {'own': own},
                           'tests/test_dd.py': REWRITING_THE_TREE}, plain_rc=1)
     if own:
         assert any('reference run: forged run: stream-1 sent 2 configured events' in line
