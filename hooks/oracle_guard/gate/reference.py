@@ -73,6 +73,7 @@ from oracle_guard.gate.reference_process import PytestChild
 from oracle_guard.gate.reference_process import Run
 from oracle_guard.gate.reference_process import run_pytest
 from oracle_guard.gate.reference_tree import Approved
+from oracle_guard.gate.reference_tree import BuildProducts
 from oracle_guard.gate.reference_tree import Side
 from oracle_guard.gate.reference_tree import Tree
 from oracle_guard.gate.reference_tree import TreeBuilder
@@ -398,6 +399,7 @@ class ReferenceRuns:
               tests_side: Side | None = None) -> Tree:
         builder = TreeBuilder(self.cfg, self.oracle, code)
         builder.add_code()
+        builder.add_build_products(BuildProducts(self.cfg, code))
         builder.add_oracle_documents(tests_side or self.oracle)
         builder.add_pytest_config()
         builder.add_tests([p for p in self.oracle.files if self.cfg.is_property(p)], self.oracle)
@@ -414,6 +416,8 @@ class ReferenceRuns:
         lines = []
         for rev, paths in tree.by_side().items():
             side = f'base `{rev}`' if rev == self.base.label else f'the pull request `{rev}`'
+            if rev == TreeView(self.cfg.root, None).label:
+                side = 'the checkout, untracked and git-ignored (built by the install)'
             src = [p for p in paths if self.cfg.is_src(p)]
             rest = [p for p in paths if not self.cfg.is_src(p)]
             if src:

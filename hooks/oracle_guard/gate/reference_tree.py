@@ -17,10 +17,15 @@ from dataclasses import field
 
 from oracle_guard.config import Config
 from oracle_guard.config import under_any
+from oracle_guard.reading.capabilities import capability_uses
+from oracle_guard.reading.capabilities import parse_module
 from oracle_guard.reading.plugin_names import plugin_names
 from oracle_guard.reading.scanner import parse_python
 from oracle_guard.reading.scanner import ScanError
 from oracle_guard.reading.strategy_reader import module_candidates
+from oracle_guard.repo import gitrepo
+from oracle_guard.repo.gitrepo import literal_pathspecs
+from oracle_guard.repo.gitrepo import split_z
 from oracle_guard.repo.tree_view import Entry
 from oracle_guard.repo.tree_view import TreeView
 
@@ -192,6 +197,60 @@ class ListedView(TreeView):
         return sorted(p for p in wanted if any(w in (self.read(p) or b'') for w in encoded))
 
 
+class BuildProducts(Side):
+    """The checkout's untracked, git-ignored Python modules under the ``src`` roots, as they
+    are when the tree is built (after the install step): what a build backend generates
+    there (setuptools_scm's and hatch-vcs' ``_version.py``). The test command imports them
+    from the checkout; the reference tree takes them so that the base oracle imports the
+    pull request's ``src/`` as installed. A file that is not a regular ``.py`` module
+    outside ``__pycache__`` (a symlink, byte code, an extension module, data) is not taken,
+    and neither is one that uses an interpreter capability (rule 54: ``skipped``), which a
+    committed module would have to show to a person."""
+
+    def __init__(self, cfg: Config, code: Side) -> None:
+        self.view = TreeView(cfg.root, None)
+        self.objects: dict[str, str | None] = {}
+        self.links: set[str] = set()
+        self.skipped: list[str] = []
+        self.files: set[str] = set()
+        # A module completes a package the code side tracks (or sits at a src root's top):
+        # a virtual environment or a build folder under a src root is no package of it.
+        folders = {posixpath.dirname(p) for p in code.files if p.endswith('.py')}
+        folders.update(r.rstrip('/') for r in cfg.src_roots())
+        for path in untracked_ignored(cfg.root, cfg.src_roots()):
+            full = os.path.join(cfg.root, *path.split('/'))
+            if not path.endswith('.py') or posixpath.dirname(path) not in folders or \
+                    os.path.islink(full) or not os.path.isfile(full):
+                continue
+            try:
+                with open(full, 'rb') as f:
+                    tree = parse_module(f.read())
+            except OSError:
+                continue
+            uses = capability_uses(tree) if tree is not None else []
+            if uses:
+                self.skipped.append(
+                    f'{path} (untracked and git-ignored, it uses {uses[0].expression} '
+                    f'({uses[0].kind}): commit it to have it judged)')
+                continue
+            self.files.add(path)
+
+    @property
+    def label(self) -> str:
+        return 'the checkout (untracked, git-ignored)'
+
+
+def untracked_ignored(root: str, prefixes: Sequence[str]) -> list[str]:
+    """The untracked files git ignores below ``prefixes`` in the working tree at ``root``
+    (none when no prefix is given: the root itself is never listed)."""
+    if not prefixes:
+        return []
+    code, out, _ = gitrepo.run_git(('ls-files', '-z', '--others', '--ignored',
+                                    '--exclude-standard', '--', *literal_pathspecs(prefixes)),
+                                   root, stderr=False)
+    return sorted(split_z(out)) if code == 0 else []
+
+
 class Approved(Side):
     """The oracle side after an approval (rule 47): the base's files, except the approved
     ones, which are the pull request's (an approved deletion is gone)."""
@@ -318,6 +377,21 @@ class TreeBuilder:
             self.place(path, self.code)
         self.skipped += [f'{path} (a symlink or submodule)'
                          for path in sorted(self.code.links) if not is_test_side(path, self.cfg)]
+
+    def add_build_products(self, products: BuildProducts) -> None:
+        """The checkout's generated modules under src (``BuildProducts``) that no
+        revision's file of the tree stands for, with the filters of ``add_code``."""
+        self.skipped += products.skipped
+        for path in sorted(products.files):
+            if path in self.plan or path in self.code.files or not self.cfg.is_src(path) \
+                    or is_test_side(path, self.cfg):
+                continue
+            name = _import_name(path, self.cfg.src_roots())
+            if name:
+                self.skipped.append(f'{path} (its import name {name!r} would stand in for '
+                                    'the test machinery)')
+                continue
+            self.place(path, products)
 
     def add_oracle_documents(self, side: Side) -> None:
         cfg = self.cfg
