@@ -8,6 +8,7 @@ commutes for ``a, b`` in ``range(5)``; no property calls ``mul``.
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -16,6 +17,7 @@ from builders.calc import green_then_ci
 from builders.calc import on_main
 from builders.calc import ORACLE
 from builders.ci_repo import CiRepo
+from builders.ci_repo import PYTEST
 
 pytestmark = pytest.mark.reference_run
 
@@ -123,4 +125,24 @@ def test_the_projects_own_coverage_in_addopts_leaves_reach_and_mutants_right(
             'tests; mutants: 1 of 2 killed') in ci.out, ci.out
     assert '`src/calc/__init__.py` `add`: line 4 (`return a * b`)' in report, report
     assert 'survived: `src/calc/__init__.py:2` boundary: `a < 6` -> `a <= 6`' in report, report
+    assert '- 2 oracle test(s) of 2 file(s): all passed or frozen at base' in report, report
+
+
+def test_a_committed_coverage_file_the_projects_cov_append_would_rewrite_stays_as_written(
+        oracle_calc: CiRepo) -> None:
+    # wcwidth's shape: `--cov --cov-append` in addopts and a `.coverage` data file committed
+    # (a repository without a .gitignore). The reference tree holds it as a non-test file
+    # of the pull request; the project's coverage, on in the gate's run, would rewrite it
+    # there (OG734: the reference tree was changed while it ran).
+    pyproject = textwrap.dedent(ORACLE['pyproject.toml']).replace(
+        'pythonpath = ["src"]\n', 'pythonpath = ["src"]\naddopts = "--cov=calc --cov-append"\n')
+    on_main(oracle_calc, {'pyproject.toml': pyproject})
+    plain = oracle_calc.finish(oracle_calc.start(PYTEST))
+    assert plain.rc == 0, plain.out
+    assert os.path.isfile(os.path.join(oracle_calc.path, '.coverage'))
+    on_main(oracle_calc, {})  # the data file the run wrote, committed
+    oracle_calc.pull_request({'src/calc/__init__.py': SPECIAL_CASED_ADD}, bug=False)
+    ci, report = green_then_ci(oracle_calc)
+    assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
+    assert ci.rc == 0, ci.out
     assert '- 2 oracle test(s) of 2 file(s): all passed or frozen at base' in report, report
