@@ -5,7 +5,9 @@ objects the tests made.
 A suite whose tests make many objects through the package under test (here one class
 with a million attributes, hung on a registry class of ``src``) gives the check nothing
 more to read: classes of ``src`` are not walked. A function built under the name of a
-test file, in a module imported after those objects were made, is still reported.
+test file, in a module imported after those objects were made, is still reported, and so
+it is beside two classes of a test module that name each other (bidict's ``_inv_cls``),
+which the check reads once each.
 Real pytest processes with the plugin recording as the gate's runs do; nothing is mocked.
 """
 from __future__ import annotations
@@ -61,6 +63,21 @@ _CODE = compile('def expected():\\n    return 41\\n', __file__, 'exec').co_const
 TestPlain.expected = _types.FunctionType(_CODE, {})
 '''
 
+# Two classes of the test file that name each other, as a bidict class and its
+# inverse class do.
+CYCLE = '''
+
+class Forward:
+    pass
+
+
+class Inverse:
+    inverse = Forward
+
+
+Forward.inverse = Inverse
+'''
+
 
 def project(tmp_path: Path, last_test: str) -> Path:
     (tmp_path / 'pyproject.toml').write_text(PYPROJECT)
@@ -80,7 +97,7 @@ def finish_event(root: Path) -> dict:  # type: ignore[type-arg]
     env['ORACLE_GUARD_RECORD'] = str(record)
     proc = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider',
                            '-p', 'oracle_guard', 'tests'], cwd=root, env=env,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     events = [json.loads(line) for name in sorted(os.listdir(record))
               for line in (record / name).read_text().splitlines()]
@@ -101,3 +118,11 @@ def test_objects_the_tests_made_are_no_finding_on_an_honest_suite(tmp_path: Path
     finish = finish_event(root)
     assert finish['foreign'] == {}, finish['foreign']
     assert os.path.realpath(root / 'tests' / 'test_b_plain.py') in finish['imported']
+
+
+def test_classes_that_name_each_other_are_read_once_and_a_forged_function_reported(
+        tmp_path: Path) -> None:
+    root = project(tmp_path, FORGED + CYCLE)
+    finish = finish_event(root)  # it ends (the walk went round the two classes for ever)
+    forged = os.path.realpath(root / 'tests' / 'test_b_plain.py')
+    assert finish['foreign'] == {forged: ['expected at line 1']}, finish['foreign']

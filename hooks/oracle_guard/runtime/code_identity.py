@@ -147,8 +147,11 @@ def functions_in(values: list[Any], seen: dict[int, Any], own: set[Any]
     todo = list(values)
     while todo:
         value = todo.pop()
-        if seen.setdefault(id(value), value) is not value or len(seen) > 1_000_000:
+        # Each value once: two classes that name each other (bidict's ``_inv_cls``) would
+        # otherwise put each other back for ever.
+        if id(value) in seen or len(seen) > 1_000_000:
             continue
+        seen[id(value)] = value
         kind = type(value)
         if kind in (staticmethod, classmethod):
             value = value.__func__
