@@ -57,6 +57,8 @@ def current_entries(view: TreeView, cfg: Config, patches: list[PytestPatch] | No
     into ``patches`` each line that changes pytest (OG308, OG310)."""
     from oracle_guard.reading.adoption_acceptance import patches_in
 
+    from oracle_guard.hooks.check_named_freezes import is_read_as_test_code
+    from oracle_guard.hooks.check_named_freezes import outer_conftests
     from oracle_guard.hooks.check_named_freezes import scan_file
     from oracle_guard.reading.declared_dependencies import read_project_facts
     from oracle_guard.reading.silence_acceptance import SilenceJudge
@@ -67,8 +69,9 @@ def current_entries(view: TreeView, cfg: Config, patches: list[PytestPatch] | No
                          lambda: read_project_facts(view, cfg), lambda p: True)
     helpers = HelperModules.of(cfg, view)  # names imported from test helpers (rule 14)
     entries, unparsable = [], []
-    for path in files_on_disk(view.root, cfg.test_roots()):
-        if not cfg.is_test_code(path):
+    outer = outer_conftests(cfg)  # a root conftest.py is read as test code too
+    for path in files_on_disk(view.root, [*cfg.test_roots(), *sorted(outer)]):
+        if not is_read_as_test_code(cfg, path, outer):
             continue
         source = view.read(path)
         if source is None:

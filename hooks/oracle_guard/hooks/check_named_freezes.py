@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 
 from oracle_guard.repo.changeset import ALL_FILES
 from oracle_guard.repo.changeset import NO_BASE
@@ -279,15 +280,36 @@ def scan_cache(ctx: RunContext):  # type: ignore[no-untyped-def]
     return scan_cache.ScanCache.for_this_scanner() if scan_cache.enabled() else None
 
 
+def outer_conftests(cfg: Config) -> frozenset[str]:
+    """The ``conftest.py`` paths in the folders above each tests root and in its own
+    folder: pytest loads them for the tests below (a root ``conftest.py`` beside six's
+    ``test_*.py`` root, or above ``tests/``), so they are test code too."""
+    found = set()
+    for root in cfg.test_roots():
+        folder = root.rstrip('/') if root.endswith('/') else posixpath.dirname(root)
+        while True:
+            found.add(posixpath.join(folder, 'conftest.py'))
+            if not folder:
+                break
+            folder = posixpath.dirname(folder)
+    return frozenset(found)
+
+
+def is_read_as_test_code(cfg: Config, path: str, outer: frozenset[str]) -> bool:
+    return cfg.is_test_code(path) or path in outer
+
+
 def test_files(ctx: RunContext) -> list[str]:
     cfg = ctx.cfg
+    outer = outer_conftests(cfg)
     if ctx.filenames and not ctx.all_files:  # pre-commit passed them
         candidates = [p.replace(os.sep, '/') for p in ctx.filenames]
     elif ctx.all_files or ctx.changes.mode in (ALL_FILES, NO_BASE):
         candidates = ctx.changes.new.paths(list(cfg.test_roots()))
+        candidates += [p for p in ctx.changes.new.paths(sorted(outer)) if p not in candidates]
     else:
         candidates = ctx.changes.added_or_modified()
-    return [p for p in candidates if cfg.is_test_code(p)]
+    return [p for p in candidates if is_read_as_test_code(cfg, p, outer)]
 
 
 def _read(root: str, path: str, real_root: str | None = None,
@@ -632,8 +654,9 @@ def history_check(ctx: RunContext) -> list[Finding]:
     judge = LazySilenceJudge(cfg, view)
     helpers = LazyHelperModules(cfg, view)
     findings: list[Finding] = []
+    outer = outer_conftests(cfg)
     for path in ctx.changes.added_or_modified():
-        if not cfg.is_test_code(path):
+        if not is_read_as_test_code(cfg, path, outer):
             continue
         source = view.read(path)
         if source is None:
