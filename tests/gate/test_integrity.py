@@ -4,6 +4,7 @@ and no start-up code the install step adds runs in the gate's own runs.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -205,6 +206,32 @@ def test_installed_pluggy_file_edited_fails(env: tuple[str, str]) -> None:
 def test_installed_pluggy_file_deleted_fails(env: tuple[str, str]) -> None:
     python, site = env
     os.remove(os.path.join(site, 'pluggy', '__init__.py'))
+    assert codes(python) == ['OG726']
+
+
+def _hex_record(site: str, dist: str, rel: str, text: str) -> None:
+    """``rel`` installed with a RECORD whose hashes are hex, as uv_build before 0.8 writes
+    them (bidict's editable install: ``bidict.pth,sha256=1d02...,23``)."""
+    with open(os.path.join(site, rel), 'w', encoding='utf-8') as f:
+        f.write(text)
+    meta = os.path.join(site, f'{dist}-1.0.dist-info')
+    os.makedirs(meta)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    with open(os.path.join(meta, 'RECORD'), 'w', encoding='utf-8') as f:
+        f.write(f'{rel},sha256={digest},{len(text.encode())}\n{dist}-1.0.dist-info/RECORD,,\n')
+
+
+def test_a_record_with_hex_hashes_is_read_as_the_same_digest(env: tuple[str, str]) -> None:
+    python, site = env
+    _hex_record(site, 'proj', 'proj.pth', '/work/proj/\n')
+    assert codes(python) == []
+
+
+def test_a_file_that_differs_from_a_hex_hash_still_fails(env: tuple[str, str]) -> None:
+    python, site = env
+    _hex_record(site, 'proj', 'proj.pth', '/work/proj/\n')
+    with open(os.path.join(site, 'proj.pth'), 'a', encoding='utf-8') as f:
+        f.write('/elsewhere/\n')
     assert codes(python) == ['OG726']
 
 

@@ -88,6 +88,17 @@ def file_hash(path: str) -> str:
     return 'sha256=' + base64.urlsafe_b64encode(digest.digest()).decode().rstrip('=')
 
 
+def recorded_hash(value: str) -> str:
+    """A ``RECORD`` row's ``sha256=`` hash as the wheel format writes it (URL-safe base64,
+    unpadded). uv_build before 0.8 writes the same digest in hex (bidict's editable
+    install): read as the digest it is, not as another file's."""
+    digest = value[len('sha256='):]
+    if len(digest) == 64 and all(c in '0123456789abcdefABCDEF' for c in digest):
+        raw = bytes.fromhex(digest)
+        return 'sha256=' + base64.urlsafe_b64encode(raw).decode().rstrip('=')
+    return value
+
+
 def fingerprint(code: types.CodeType) -> str:
     """What a code object does, without where it was compiled (the same measure as the
     run record's; repeated here because this file imports nothing of the package)."""
@@ -259,7 +270,7 @@ def _verify(facts: dict, dist: str, folder: str, rows: list[list[str]]) -> None:
         except OSError:
             facts['changed'].append([dist, os.path.normpath(path), 'is gone'])
             continue
-        if actual != row[1]:
+        if actual != recorded_hash(row[1]):
             facts['changed'].append([dist, os.path.normpath(path),
                                      'differs from its hash in RECORD'])
 
