@@ -128,3 +128,60 @@ def test_the_rule_35b_walk_skips_lines_without_its_words():
     assert len(walked) < len(list(ast.walk(tree))) // 10
     assert computed_access(tree, source) == computed_access(tree, source, every_node=True) \
         == [(52, 8, 'getattr of a computed name on pytest.mark')]
+
+
+def pattern_lines(text: str, words: list[str]) -> list[int]:
+    """The reference of ``word_lines``: one ``re`` pattern of every word, ``\\b`` each side."""
+    import re
+    import unicodedata
+
+    if not text.isascii():
+        text = unicodedata.normalize('NFKC', text)
+    text = text.replace('\r\n', '\n').replace('\r', '\n')
+    pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(set(words)))) + r')\b')
+    lines = [text.count('\n', 0, match.start()) + 1 for match in pattern.finditer(text)]
+    return sorted(set(lines))
+
+
+def test_word_lines_finds_the_lines_one_pattern_of_the_words_finds():
+    import random
+
+    from oracle_guard.reading.source_lines import word_lines
+
+    # Identifiers that hold one another, a Devanagari vowel sign (a letter of an
+    # identifier, yet no `\w`), a word that is no identifier, line breaks of every kind.
+    pieces = ['a', 'b', '_', '1', ' ', '\n', '\r', '\r\n', '.', 'é', 'e\u0301', '\u0915',
+              '\u093f', 'ab', 'skip', '(']
+    words = ['a', 'ab', 'ba', 'a_b', 'b1', '\u0915\u093f', '\u093fa', 'é', 'aa', 'skip',
+             'skipif', 'a.b']
+    rng = random.Random(20261205)
+    for _ in range(20000):
+        text = ''.join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        chosen = rng.sample(words, rng.randint(1, 4))
+        assert word_lines(text, chosen) == pattern_lines(text, chosen), (text, chosen)
+    for source in repository_files()[:80]:
+        for chosen in (['skip', 'xfail', 'Exception', 'parametrize'], ['getattr', 'modules']):
+            assert word_lines(source, chosen) == pattern_lines(source, chosen)
+
+
+def test_a_scan_leaves_no_syntax_tree_to_the_cyclic_collector():
+    # check-named-freezes pauses the cyclic collector while it scans a file: a reference
+    # cycle holding the tree would keep it in memory until a collection.
+    import gc
+
+    from oracle_guard.hooks.check_named_freezes import scan_file
+
+    sources = [case.encode() for case in real_forms_cases() + HOSTILE]
+    for source in sources:  # the lazy imports and their classes made first
+        scan_file('tests/test_x.py', source)
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for source in sources:
+            scan_file('tests/test_x.py', source)
+        gc.collect()
+        left = [type(o).__name__ for o in gc.garbage if isinstance(o, ast.AST)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []

@@ -114,3 +114,22 @@ def test_the_scanner_and_the_properties_hook_do_not_import_ast_or_re(tmp_path) -
                          cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == '[]', out.stdout + out.stderr
+
+
+def test_get_source_segment_gives_what_ast_gives(source: tuple[str, bytes]) -> None:
+    path, data = source
+    text = data.decode('utf-8')
+    tree = ast.parse(data, path)
+    nodes = list(ast.walk(tree))
+    for node in nodes[::max(1, len(nodes) // 150)]:
+        assert syntax.get_source_segment(text, node) == ast.get_source_segment(text, node)
+
+
+@pytest.mark.parametrize('text', ['', 'x = 1', 'x = 1\n', 'a = (1,\r\n 2)\r\n', 'a = (\r1,\r2)',
+                                  'a = 1\n\x0cb = 2\n', 'é = "\u2028"\nf(é,\n  é)\n', '\n\n'])
+def test_split_lines_splits_where_the_parser_counts_lines(text: str) -> None:
+    assert syntax.split_lines(text) == ast._splitlines_no_ff(text)  # type: ignore[attr-defined]
+    if text:
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            assert syntax.get_source_segment(text, node) == ast.get_source_segment(text, node)

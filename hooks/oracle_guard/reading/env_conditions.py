@@ -182,8 +182,18 @@ def python_minors(requires_python: str | None) -> tuple[int, ...]:
 
 
 def matrix(minors: Iterable[int]) -> list[Environment]:
-    return [Environment.of_matrix(p, i, b, m)
-            for p, i, b, m in itertools.product(PLATFORMS, IMPLEMENTATIONS, BITS, minors)]
+    """Every environment of the matrix, in its order (made once per set of minors: each
+    conditional silence of a run is judged over the same one, and they are frozen)."""
+    key = tuple(minors)
+    made = _MATRICES.get(key)
+    if made is None:
+        made = _MATRICES[key] = [
+            Environment.of_matrix(p, i, b, m)
+            for p, i, b, m in itertools.product(PLATFORMS, IMPLEMENTATIONS, BITS, key)]
+    return list(made)
+
+
+_MATRICES: dict[tuple[int, ...], list[Environment]] = {}
 
 
 # -- evaluating a condition ----------------------------------------------------------------

@@ -99,8 +99,9 @@ class ImportAliases:
                     self.names[alias.asname or alias.name] = _canonical(
                         f'{node.module}.{alias.name}',
                     )
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-                assignments.append(node)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)) and \
+                    isinstance(node.value, _RESOLVABLE) and _binds_a_name(node):
+                assignments.append(node)  # the others bind nothing `resolve` can name
         # `m = pytest.mark`, then `s = m.skip`: resolve chains of plain re-bindings.
         for _ in range(3):
             changed = False
@@ -236,34 +237,63 @@ class ImportAliases:
         return None
 
 
+# What ``ImportAliases.resolve`` may name; any other value resolves to None.
+_RESOLVABLE = (ast.Name, ast.Attribute, ast.Call)
+
+
+def _binds_a_name(node: ast.Assign | ast.AnnAssign) -> bool:
+    """Whether an assignment binds a plain name (the only targets aliases follow)."""
+    if isinstance(node, ast.AnnAssign):
+        return isinstance(node.target, ast.Name)
+    return any(isinstance(target, ast.Name) for target in node.targets)
+
+
 def all_statements(tree: ast.Module) -> list[ast.stmt]:
     """Every statement at any depth; imports and assignments never hide in expressions.
 
     Walking statement lists only, not every expression node, is what keeps alias
-    collection cheap on large test files (``ast.walk`` visits ten times as many nodes).
+    collection cheap on large test files (``ast.walk`` visits ten times as many nodes);
+    a statement that holds no statement list (most of them) is not looked into.
     """
     found: list[ast.stmt] = []
     todo: list[ast.AST] = [tree]
+    blocks = _BLOCKS
     while todo:
         node = todo.pop()
-        for name in ('body', 'orelse', 'finalbody', 'handlers', 'cases'):
+        kind = type(node)
+        names = blocks.get(kind)
+        if names is None:
+            names = blocks[kind] = tuple(n for n in _BLOCK_NAMES if n in kind._fields)
+        for name in names:
             block = getattr(node, name, None)
             if isinstance(block, list):
                 for child in block:
                     if isinstance(child, ast.stmt):
                         found.append(child)
-                    todo.append(child)  # an except handler or match case holds a body
+                    if blocks.get(type(child)) != ():
+                        todo.append(child)  # an except handler or match case holds a body
     return found
 
 
+# The fields that hold statement lists, in the order all_statements reads them, and
+# for each node class met so far, those it has.
+_BLOCK_NAMES = ('body', 'orelse', 'finalbody', 'handlers', 'cases')
+_BLOCKS: dict[type, tuple[str, ...]] = {}
+
+
 def _outside_functions(tree: ast.Module) -> list[ast.AST]:
-    """Module- and class-level nodes, without descending into function bodies."""
+    """Module- and class-level statements (and except handlers and match cases, which
+    hold them), without descending into function bodies, in the order a walk of every
+    node there meets them (an expression holds no statement, so none is looked into)."""
     found: list[ast.AST] = []
     todo: list[ast.AST] = [tree]
+    holders = (ast.stmt, ast.excepthandler, ast.match_case) if hasattr(ast, 'match_case') \
+        else (ast.stmt, ast.excepthandler)
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
     while todo:
         node = todo.pop()
         for child in ast.iter_child_nodes(node):
-            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(child, holders) and not isinstance(child, functions):
                 found.append(child)
                 todo.append(child)
     return found

@@ -323,20 +323,19 @@ def computed_access(tree: ast.Module, text: str | None = None,
     computed: list[_ComputedNames] = []
     found = []
 
-    class _Lazy:
-        def may_name_runner(self, node: ast.AST | None) -> bool:
-            if not computed:
-                computed.append(_ComputedNames(tree, text, every_node))
-            return computed[0].may_name_runner(node)
-
-    names = _Lazy()
+    def may_name_runner(node: ast.AST | None) -> bool:
+        # A function, not a class made here: a class is a reference cycle, which would
+        # keep the tree alive until the cyclic collector runs.
+        if not computed:
+            computed.append(_ComputedNames(tree, text, every_node))
+        return computed[0].may_name_runner(node)
 
     def lookup(node: ast.AST, space: str | None, key: ast.AST | None) -> None:
         if space is None:
             return
         if space not in _NAME_TABLES:
             found.append((node.lineno, node.col_offset + 1, f'reads the namespace {space}'))
-        elif (names.may_name_runner(key) if not _literal(key) else
+        elif (may_name_runner(key) if not _literal(key) else
               _in_pieces(key, text) and _names_runner(key.value)):  # type: ignore[union-attr]
             # sys.modules["_py" "test"]: one literal to the parser, spelled nowhere
             found.append((node.lineno, node.col_offset + 1,
@@ -356,7 +355,7 @@ def computed_access(tree: ast.Module, text: str | None = None,
                               f'getattr of a computed name on {aliases.resolve(first)}'))
             elif ((plain and func.id == '__import__') or
                   name in ('importlib.import_module', 'importlib.__import__',
-                           'builtins.__import__')) and names.may_name_runner(first):
+                           'builtins.__import__')) and may_name_runner(first):
                 found.append((node.lineno, node.col_offset + 1,
                               'imports a module whose name is computed'))
             elif isinstance(func, ast.Attribute) and func.attr in ('get', 'setdefault', 'pop'):

@@ -13,23 +13,57 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def word_lines(text: str, words: Iterable[str]) -> list[int]:
-    """Line numbers on which one of ``words`` is written as a whole word."""
-    import re
+    """Line numbers on which one of ``words`` is written as a whole word (``\\b`` of
+    ``re`` on each side)."""
     import unicodedata
 
-    pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(words))) + r')\b')
     if not text.isascii():  # identifiers are NFKC-normalised by the parser
         text = unicodedata.normalize('NFKC', text)
     # Count lines the way the parser does (\r\n, \r or \n), not like str.splitlines().
     if '\r' in text:
         text = text.replace('\r\n', '\n').replace('\r', '\n')
-    hits, line, pos = [], 1, 0
-    for match in pattern.finditer(text):
-        line += text.count('\n', pos, match.start())
-        pos = match.start()
+    unique = set(words)
+    if not unique or not all(word.isidentifier() for word in unique):
+        starts = _pattern_starts(text, unique)
+    else:
+        # Each word found with str.find: several times faster than one pattern of them all
+        # on a long file. A whole word has a boundary on each side, as ``\\b`` means it;
+        # two hits that overlap lie on one line (an identifier holds no line break), so
+        # the lines are those the pattern finds.
+        starts = []
+        last = len(text)
+        for word in unique:
+            at = text.find(word)
+            while at != -1:
+                end = at + len(word)
+                if (at > 0 and _is_word_char(text[at - 1])) != _is_word_char(text[at]) and \
+                        _is_word_char(text[end - 1]) != (end < last and
+                                                         _is_word_char(text[end])):
+                    starts.append(at)
+                at = text.find(word, at + 1)
+        starts.sort()
+    hits: list[int] = []
+    line, pos = 1, 0
+    for start in starts:
+        line += text.count('\n', pos, start)
+        pos = start
         if not hits or hits[-1] != line:
             hits.append(line)
     return hits
+
+
+def _is_word_char(char: str) -> bool:
+    """``re``'s ``\\w`` of a ``str`` pattern."""
+    return char.isalnum() or char == '_'
+
+
+def _pattern_starts(text: str, words: set[str]) -> list[int]:
+    """Where a whole word of ``words`` starts, by one pattern (words that are not all
+    identifiers)."""
+    import re
+
+    pattern = re.compile(r'\b(?:' + '|'.join(map(re.escape, sorted(words))) + r')\b')
+    return [match.start() for match in pattern.finditer(text)]
 
 
 def walk_lines(tree: ast.AST, hit_lines: list[int]) -> list[ast.AST]:

@@ -51,10 +51,45 @@ def walk(node: AST) -> Iterator[AST]:
 
 
 def get_source_segment(source: str, node: AST) -> str | None:
-    """``ast.get_source_segment`` (rarely asked: the standard module is imported then)."""
-    import ast
+    """``ast.get_source_segment(source, node)``. The standard function splits the whole
+    text into lines, a character at a time, at every call; the lines of the last text
+    asked about are kept here, so a file's many segments cost one split."""
+    try:
+        if node.end_lineno is None or node.end_col_offset is None:  # type: ignore[attr-defined]
+            return None
+        lineno = node.lineno - 1  # type: ignore[attr-defined]
+        end_lineno = node.end_lineno - 1  # type: ignore[attr-defined]
+        col_offset = node.col_offset  # type: ignore[attr-defined]
+        end_col_offset = node.end_col_offset  # type: ignore[attr-defined]
+    except AttributeError:
+        return None
+    if _LINES[0] is not source:
+        _LINES[0], _LINES[1] = source, split_lines(source)
+    lines = _LINES[1]
+    if end_lineno == lineno:
+        return lines[lineno].encode()[col_offset:end_col_offset].decode()
+    first = lines[lineno].encode()[col_offset:].decode()
+    last = lines[end_lineno].encode()[:end_col_offset].decode()
+    return ''.join([first, *lines[lineno + 1:end_lineno], last])
 
-    return ast.get_source_segment(source, node)
+
+# The last text get_source_segment split, and its lines.
+_LINES: list = [None, []]
+
+
+def split_lines(source: str) -> list[str]:
+    """The lines of ``source`` with their ends, split at ``\\r\\n``, ``\\r`` and ``\\n``
+    only, as the parser counts lines (``str.splitlines`` splits at form feeds too)."""
+    if '\r' not in source:
+        lines = [line + '\n' for line in source.split('\n')]
+        if lines[-1] == '\n':  # the text ends with a line break, or is empty
+            lines.pop()
+        else:
+            lines[-1] = lines[-1][:-1]
+        return lines
+    import re
+
+    return re.findall(r'[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+', source)
 
 
 class NodeVisitor:
