@@ -84,10 +84,11 @@ def test_two_processes_report_what_one_process_reports_on_every_real_form(
     assert pooled.rc == one.rc == 1
     assert len(set(one.codes)) >= 6, one.codes  # many rules were judged
     assert 'tests/test_harnessed.py' in pooled.out  # the helper's skip, found by a worker
-    # The workers parsed the files; this process read only the file the ledger row names
-    # (rule 16: does its test still live there?).
+    # The workers parsed the files; this process read the file the ledger row names
+    # (rule 16: does its test still live there?) and scanned the smallest file before
+    # starting them (what it imports and learns is then theirs too).
     assert parsed_alone > 20
-    assert parses == ['tests/test_0.py']
+    assert 'tests/test_0.py' in parses and len(parses) <= 2, parses
 
 
 def test_what_the_workers_scanned_is_not_parsed_again_by_a_warm_run(real_forms, parses,
@@ -109,10 +110,15 @@ def test_what_the_workers_scanned_is_not_parsed_again_by_a_warm_run(real_forms, 
 def test_a_worker_that_dies_leaves_the_scan_to_this_process(monkeypatch):
     monkeypatch.setenv(scan_pool.ENV, '2')
 
-    def dies(path: str, source: bytes) -> FileScan:
-        os._exit(3)
+    parent = os.getpid()
 
-    assert scan_pool.scan_many([('a.py', b'x = 1\n'), ('b.py', b'y = 2\n')], dies) is None
+    def dies(path: str, source: bytes) -> FileScan:
+        if os.getpid() != parent:  # a worker (this process scans the smallest file first)
+            os._exit(3)
+        return FileScan([], [], [])
+
+    assert scan_pool.scan_many([('a.py', b'x = 1\n'), ('b.py', b'y = 2\n'),
+                                ('c.py', b'z = 3\n')], dies) is None
 
 
 def test_the_workers_start_above_the_size_where_they_pay():

@@ -84,9 +84,17 @@ def scan_many(items: Sequence[tuple[str, bytes]], scan: Callable[[str, bytes], F
 
     # Largest first: a big file handed out last would leave the other cores idle.
     ordered = sorted(items, key=lambda item: -len(item[1]))
+    # The smallest scanned here first: the modules a scan imports, and what it learns of
+    # the helper modules, are then inherited by every worker instead of made in each.
+    path, source = ordered.pop()
+    found: dict[str, FileScan] = {path: scan(path, source)}
     chunks = [ordered[i:i + _CHUNK] for i in range(0, len(ordered), _CHUNK)]
     _SCAN = scan
-    found: dict[str, FileScan] = {}
+    # What this process holds now is never garbage in a worker: frozen, the workers'
+    # collections do not walk it, nor copy the memory pages they would write to.
+    import gc
+
+    gc.freeze()
     try:
         with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context('fork')) as pool:
             for chunk, results in zip(chunks, pool.map(_scan_chunk, chunks)):
@@ -100,6 +108,7 @@ def scan_many(items: Sequence[tuple[str, bytes]], scan: Callable[[str, bytes], F
         return None  # a worker died (memory, a signal): this process scans them all
     finally:
         _SCAN = None
+        gc.unfreeze()
     return found
 
 
