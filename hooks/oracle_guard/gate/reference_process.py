@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field
 
+from oracle_guard.config import under_any
 from oracle_guard.findings import ConfigError
 from oracle_guard.findings import Finding
 from oracle_guard.gate import canaries
@@ -128,6 +130,36 @@ BOOTSTRAP = START_UP + (
 
 
 OUTPUT_TAIL = 12  # lines of the child's output shown when a run did not complete
+OUTPUT_KEPT = 64 * 1024  # bytes of the end of the child's output read back for them
+
+
+# The gate's own runs look like a plain program run with its output sent to a file, where
+# that costs the suite nothing (docs/threat-model.md, the bound): code of src that switches
+# on what pytest changes in ordinary objects behaves there as it does in production.
+# ``--capture=no`` leaves sys.stdout, sys.stderr and sys.stdin the process's own (its
+# descriptors still go to the run's output file; the capsys and capfd fixtures still
+# capture), and pytest's logging plugin, which puts its handlers on the root logger around
+# every test, is left out unless a file of the tree outside the src roots (a test, a
+# conftest, a helper, the pytest configuration) uses it: ``caplog``, a ``log_*`` option.
+PLAIN_PROGRAM = ('--capture=no',)
+USES_LOGGING_PLUGIN = re.compile(
+    rb'\bcaplog\b|\blog_(?:level|format|date_format|cli|file|auto_indent|disable)|--log-'
+    rb'|logging-plugin|LogCaptureHandler|_pytest\.logging')
+
+
+def plain_program_options(tree: Tree, src: Sequence[str]) -> list[str]:
+    """The options that make a run in ``tree`` look like a plain program (above)."""
+    roots = tuple(src)
+    for path in tree.sources:
+        if under_any(path, roots):
+            continue
+        try:
+            with open(os.path.join(tree.root, *path.split('/')), 'rb') as f:
+                if USES_LOGGING_PLUGIN.search(f.read()):
+                    return list(PLAIN_PROGRAM)
+        except OSError:
+            continue
+    return [*PLAIN_PROGRAM, '-p', 'no:logging']
 
 
 @dataclass
@@ -198,7 +230,7 @@ class PytestChild:
                    *([] if measure is None else [measure.argv(tree.root)]),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    # One module that cannot be imported must not hide the others' outcomes.
-                   '--continue-on-collection-errors',
+                   '--continue-on-collection-errors', *plain_program_options(tree, src),
                    f'--oracle-guard-today={today.isoformat()}',
                    *[a for p in extra_plugins for a in ('-p', p)], *args, '-p', 'oracle_guard']
         self.output = open(os.path.join(self.work, 'output.txt'), 'w+b')  # noqa: SIM115
@@ -222,7 +254,8 @@ class PytestChild:
                 raise self.error
             code = self.proc.wait()
             code = 128 - code if code < 0 else code
-            self.output.seek(0)
+            # Without capture, what the tests print is in the output too: its end is enough.
+            self.output.seek(max(0, self.output.seek(0, os.SEEK_END) - OUTPUT_KEPT))
             text = self.output.read().decode('utf-8', 'replace')
             if self.listener is None or self.plan is None:
                 return Run(read_record(self.record_folder), code, text)
