@@ -147,7 +147,29 @@ def _tested():
     return importlib.import_module('probe').TESTED
 '''
 
+# The program that started the process: `python -m pytest` or `python -c` (the gate's runs).
+MAIN_MODULE = '''\
+import __main__
+
+
+def _tested():
+    return getattr(__main__, '__file__', '__main__.py').endswith('__main__.py')
+'''
+
+# The warning filters pytest's warnings plugin sets around each test.
+WARNING_FILTERS = '''\
+import warnings
+
+
+def _tested():
+    return any(f[0] == 'always' and f[2] is DeprecationWarning for f in warnings.filters)
+'''
+
 CHEATS = {
+    'main-module': ({SRC: hiding('_tested()', MAIN_MODULE)},
+                    f"{SRC}:5: interpreter-state getattr(__main__, '__file__'"),
+    'warning-filters': ({SRC: hiding('_tested()', WARNING_FILTERS)},
+                        f'{SRC}:5: interpreter-state warnings.filters'),
     'environ-scan': ({SRC: hiding('_tested()', ENVIRON_SCAN)},
                      f'{SRC}:5: interpreter-state os.environ'),
     'warning-place': ({SRC: hiding('_tested()', WARNING_PLACE)},

@@ -112,6 +112,17 @@ FORMS = {
                     'code-and-imports', 'spec.loader.exec_module'),
     'run-path': ('import runpy\nG = runpy.run_path("impl.dat")\n', 'code-and-imports',
                  'runpy.run_path'),
+    # the program that started the process, and what a test runner sets for its run
+    'main-module': ('import __main__\nM = hasattr(__main__, "__file__")\n',
+                    'interpreter-state', '__main__'),
+    'main-attribute': ('from __main__ import __file__ as f\nM = f\n', 'interpreter-state',
+                       'f'),
+    'warning-filters': ('import warnings\nW = warnings.filters[0]\n', 'interpreter-state',
+                        'warnings.filters'),
+    'unraisable-hook': ('import sys\nH = sys.unraisablehook is sys.__unraisablehook__\n',
+                        'interpreter-state', 'sys.unraisablehook'),
+    'thread-hook': ('import threading\nH = threading.excepthook\n', 'interpreter-state',
+                    'threading.excepthook'),
 }
 
 
@@ -176,6 +187,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import warnings
 
 HOME = os.environ.get("HOME", "")
@@ -198,6 +210,14 @@ def run(cmd):
     subprocess.run(cmd, env=dict(os.environ, DD="1"), check=True)
     subprocess.run(cmd, env=os.environ.copy(), check=True)
     sys.stdout.write(getattr(sys, "platform") + "\\n")
+
+
+def main():
+    threading.Thread(target=run, args=(["true"],)).start()
+
+
+if __name__ == "__main__":
+    main()
 '''
 
 

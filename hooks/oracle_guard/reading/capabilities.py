@@ -8,7 +8,9 @@ What this reader finds is not a trick but the capability each trick needs, in se
 * ``frames``: ``sys._getframe``, ``inspect.currentframe``/``stack``/``getouterframes``/
   ``trace``, ``traceback.walk_stack``/``extract_stack``, ``.f_back`` of anything;
 * ``interpreter-state``: ``sys.flags``, ``sys.getrecursionlimit``, ``sys.gettrace``/
-  ``getprofile``, ``sys.orig_argv``, ``faulthandler``, a string naming ``/proc/self``;
+  ``getprofile``, ``sys.orig_argv``, ``faulthandler``, a string naming ``/proc/self``,
+  the ``__main__`` module, ``warnings.filters``, ``sys.unraisablehook``,
+  ``threading.excepthook``;
 * ``object-graph``: ``gc``, ``sys.modules`` (but ``sys.modules[__name__]``, the module
   itself), an item written into the ``vars()`` or ``__dict__`` of an imported module or
   class, and ``__subclasses__`` of a root that reaches every class: a builtin class by name
@@ -64,6 +66,11 @@ NAMES = {
     'sys.orig_argv': 'interpreter-state', 'faulthandler.': 'interpreter-state',
     # the process's own command line (the test command's, under a test run)
     'sys.argv': 'interpreter-state', 'psutil.': 'interpreter-state',
+    '__main__.': 'interpreter-state',
+    # the hooks and filters a test runner sets for the run (pytest's warnings capture, its
+    # unraisable and thread exception hooks)
+    'warnings.filters': 'interpreter-state', 'sys.unraisablehook': 'interpreter-state',
+    'threading.excepthook': 'interpreter-state',
     'gc.': 'object-graph', 'sys.modules': 'object-graph',
     'types.CodeType': 'code-and-imports', 'types.FunctionType': 'code-and-imports',
     'sys.meta_path': 'code-and-imports', 'sys.path_hooks': 'code-and-imports',
@@ -104,7 +111,8 @@ IMPORTERS = frozenset(('importlib.import_module', '__import__'))
 # The modules whose objects assignment aliases follow (``f = sys._getframe``).
 MODULES = frozenset(('sys', 'inspect', 'traceback', 'faulthandler', 'gc', 'types', 'atexit',
                      'signal', 'os', 'importlib', 'builtins', 'logging', 'warnings', 'runpy',
-                     'zipimport', 'imp', 'pickle', '_pickle', 'marshal', 'site', 'psutil'))
+                     'zipimport', 'imp', 'pickle', '_pickle', 'marshal', 'site', 'psutil',
+                     '__main__', 'threading'))
 # The modules whose attribute a name computed at run time may be any capability of.
 NAMED_BY_DATA = frozenset(('sys', 'inspect', 'traceback', 'faulthandler', 'gc', 'types',
                            'atexit', 'signal', 'os', 'importlib', 'builtins'))
