@@ -218,6 +218,40 @@ def test_an_approved_capability_passes_and_the_report_lists_it(dd: CiRepo, tmp_p
     assert f'- `{SRC}:5`: code-and-imports `exec`' in text
 
 
+# src starts to use another distribution's module (sortedcontainers, installed with
+# Hypothesis): its code is outside what rule 54 reads.
+NEW_DEPENDENCY = '''\
+from sortedcontainers import SortedSet
+
+
+def dedupe(xs):
+    return list(SortedSet(xs))
+'''
+
+
+def test_a_module_of_a_distribution_the_base_does_not_declare_needs_approval(
+        dd: CiRepo) -> None:
+    dd.pull_request({SRC: NEW_DEPENDENCY, 'src/dd/util.py': 'import json\nimport dd\n'},
+                    bug=False)
+    ci = dd.ci(DD_PYTEST)
+    assert ci.rc == 1, ci.out
+    assert codes(ci.out) == {'OG741'}, ci.out
+    lines = ci.lines('OG741')
+    assert len(lines) == 1 and lines[0].endswith(
+        f'{SRC}:1: dependency import sortedcontainers'), ci.out  # json is the stdlib's
+
+
+def test_a_module_of_a_distribution_the_base_declares_is_free(dd: CiRepo) -> None:
+    pyproject = open(os.path.join(dd.path, 'pyproject.toml'), encoding='utf-8').read()
+    write(dd.path, {'pyproject.toml': pyproject.replace(
+        'version = "0.1"\n', 'version = "0.1"\ndependencies = ["sortedcontainers"]\n')})
+    git(dd.path, 'commit', '-qam', 'declare sortedcontainers')
+    dd.pull_request({SRC: NEW_DEPENDENCY}, bug=False)
+    ci = dd.ci(DD_PYTEST)
+    assert not ci.lines('OG741'), ci.out
+    assert ci.rc == 0, ci.out
+
+
 HELPER = '''\
 import dataclasses
 import functools

@@ -16,11 +16,19 @@ longer reached) vouches for one use of the same kind and expression on the new s
 becomes reachable in the change brings all its uses. A project lists
 uses it allows under ``src-capabilities``: a kind, or ``kind:path``, on both sides of the
 change (widening the list is a change of its own, rule 42).
+
+Code of another distribution is outside what this reads, and runs with ``src`` in the
+reference run all the same: so a top-level module that reachable code starts to import
+(an ``import`` or ``importlib.import_module`` of a constant name), that the base's
+reachable code never imported, that is neither the standard library's nor the project's
+own, and that the base revision does not declare (``reading/declared_dependencies``) is a
+use of kind ``dependency`` (``import NAME``), with the same approval.
 """
 from __future__ import annotations
 
 import ast
 import posixpath
+import sys
 from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -32,6 +40,7 @@ from oracle_guard.reading.capabilities import capability_uses
 from oracle_guard.reading.capabilities import identity
 from oracle_guard.reading.capabilities import parse_module
 from oracle_guard.reading.capabilities import Use
+from oracle_guard.reading.declared_dependencies import read_project_facts
 from oracle_guard.reading.moved_uses import unvouched
 from oracle_guard.reading.static_values import folded
 from oracle_guard.repo.tree_view import TreeView
@@ -156,6 +165,76 @@ def reachable(view: TreeView, cfgs: Sequence[Config]) -> dict[str, str | None]:
     return found
 
 
+IMPORTERS = frozenset(('import_module', '__import__'))
+
+
+def _top_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, top-level name) of every absolute import of a module, an
+    ``importlib.import_module``/``__import__`` of a constant name included."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += ((node.lineno, a.name.split('.', 1)[0]) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.lineno, node.module.split('.', 1)[0]))
+        elif isinstance(node, ast.Call) and node.args and (getattr(node.func, 'id', None) or
+                                                           getattr(node.func, 'attr', None)
+                                                           ) in IMPORTERS:
+            name = folded(node.args[0])
+            if isinstance(name, str) and name and not name.startswith('.'):
+                found.append((node.lineno, name.split('.', 1)[0]))
+    return found
+
+
+def _standard_library(name: str) -> bool:
+    names = getattr(sys, 'stdlib_module_names', None)
+    if names is not None:
+        return name in names or name in sys.builtin_module_names
+    import importlib.util  # Python 3.9: where the module is found
+    import sysconfig
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return False
+    origin = getattr(spec, 'origin', None) or ''
+    stdlib = sysconfig.get_paths()['stdlib']
+    return origin in ('built-in', 'frozen') or (origin.startswith(stdlib) and
+                                                'site-packages' not in origin)
+
+
+def new_dependencies(ctx: RunContext, judged: Sequence[tuple[str, str | None]],
+                     base_paths: Iterable[str], own: frozenset[str]) -> list[Added]:
+    """An import of another distribution's module that reachable code starts to make and
+    the base revision neither made nor declares (the module docstring). ``judged``: the
+    changed or newly reached files (path, the src file that reaches it)."""
+    changes = ctx.changes
+    assert changes.base_view is not None
+    candidates: list[tuple[str, str | None, int, str]] = []
+    for path, via in judged:
+        tree = parse_module(changes.read_new(path) or b'')
+        for line, name in _top_imports(tree) if tree is not None else ():
+            if name not in own and name != '__main__' and not _standard_library(name):
+                candidates.append((path, via, line, name))
+    if not candidates:
+        return []
+    before: set[str] = set()
+    words = {name.encode() for _, _, _, name in candidates}
+    for path in base_paths:
+        raw = changes.read_base(path) or b''
+        if not any(word in raw for word in words):
+            continue
+        tree = parse_module(raw)
+        before.update(name for _, name in (_top_imports(tree) if tree is not None else ()))
+    facts = read_project_facts(changes.base_view, ctx.base_cfg)
+    found, seen = [], set()
+    for path, via, line, name in candidates:
+        if name in before or name in seen or facts.declares(name):
+            continue
+        seen.add(name)
+        found.append(Added(path, Use(line, 'dependency', f'import {name}'), via))
+    return found
+
+
 def _allowed(cfgs: Sequence[Config], path: str, kind: str) -> bool:
     """Listed under ``src-capabilities`` on both sides: the change that widens the list
     cannot use it."""
@@ -240,6 +319,9 @@ def added_uses(ctx: RunContext) -> list[Added]:
     for (path, via, _, _), uses in zip(sides, left):
         found.extend(Added(path, use, via) for use in uses
                      if not _allowed(cfgs, path, use.kind))
+    judged = [(path, via) for path, via, _, _ in sides]
+    found += (a for a in new_dependencies(ctx, judged, base_reach(), own)
+              if not _allowed(cfgs, a.path, a.use.kind))
     return found
 
 
