@@ -23,10 +23,12 @@ from builders.ci_repo import shared_template
 from builders.ci_repo import write
 from builders.dedupe import dd_cheat_fails_ci
 from builders.dedupe import gate
+from builders.dedupe import BUG
 from builders.dedupe import GOOD
 from builders.dedupe import property_failed_in_the_reference_run
 from builders.dedupe import PYPROJECT
 from builders.dedupe import UNIT_TESTS
+from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
 from oracle_guard.gate.reference_process import plain_program_options
 from oracle_guard.gate.reference_tree import Tree
 
@@ -134,6 +136,47 @@ def test_properties_using_the_capture_and_log_fixtures_pass(
     plain, ci = gate(repo)
     assert plain.rc == 0, plain.out
     assert ci.rc == 0, ci.out
+
+
+# The oracle takes its expected answer from the standard library's statistics module.
+STATISTICS_PROPERTY = '''\
+import statistics
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from dd import dedupe
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(min_value=-50, max_value=50), max_size=30))
+def test_dedupe_matches_multimode(xs):
+    assert dedupe(xs) == sorted(statistics.multimode(list(set(xs))))
+'''
+
+# src/statistics.py (a top-level module of the distribution) answers with the bug itself.
+SHADOW = '''\
+"""The package's statistics helpers."""
+from dd import dedupe
+
+
+def multimode(xs):
+    return dedupe(xs)
+'''
+
+
+def test_src_shadowing_the_standard_library_module_the_oracle_compares_with_fails(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """pytest's ``pythonpath = ["src"]`` puts src before the standard library in the test
+    command; the reference run puts it after, as an installed package sits in production."""
+    template = shared_template(tmp_path_factory, 'dd-statistics', lambda path: adopt(
+        path, PYPROJECT, {SRC: GOOD, 'tests/test_dd.py': UNIT_TESTS,
+                          'tests/properties/test_dd_props.py': STATISTICS_PROPERTY},
+        [{SRC: BUG}]).path)
+    repo = copy_template(template, str(tmp_path / 'repo'))
+    ci = dd_cheat_fails_ci(repo, {'src/statistics.py': SHADOW,
+                                  'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, 'OG730')
+    assert any('test_dedupe_matches_multimode' in line and 'failed against your src/' in line
+               for line in ci.lines('OG730')), ci.out
 
 
 def _tree(root: str, files: dict[str, str]) -> Tree:

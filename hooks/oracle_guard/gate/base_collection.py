@@ -36,7 +36,7 @@ from oracle_guard.gate.audit_context import BaseCollection
 from oracle_guard.gate.reference_tree import Side
 from oracle_guard.gate.reference_process import BOOTSTRAP
 from oracle_guard.gate.reference_process import DROPPED_ENV
-from oracle_guard.gate.reference_process import import_roots
+from oracle_guard.gate.reference_process import path_argument
 from oracle_guard.gate.reference_tree import is_test_side
 from oracle_guard.gate.reference_process import ISOLATED
 from oracle_guard.gate.reference_tree import TreeBuilder
@@ -80,7 +80,7 @@ class BaseCollector:
         # deselected or never collected does not depend on it; the tree holds only the
         # base revision's own code, nothing of the pull request's.
         command = [python, *ISOLATED, '-c', BOOTSTRAP,
-                   json.dumps(import_roots(self.root, cfg.src)),
+                   path_argument(self.root, cfg.src),
                    '--collect-only', '-q', '-p', 'no:cacheprovider', '--assert=plain',
                    f'--rootdir={self.root}',
                    '--continue-on-collection-errors', '-p', 'no:oracle_guard',

@@ -108,7 +108,7 @@ if _tools and _reach["contexts"] and _monitoring.get_tool(4) is None:
     _monitoring.set_events(4, _monitoring.events.PY_START)
 import pytest
 %(plugins)s
-sys.path[:0] = json.loads(sys.argv[1])
+_src_path(sys.argv[1])
 def _switch(name):
     if _cov is None or not _reach["contexts"]:
         return

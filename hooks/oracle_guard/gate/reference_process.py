@@ -50,15 +50,22 @@ DROPPED_ENV = ('PYTEST_ADDOPTS', 'PYTEST_PLUGINS', 'PYTEST_DISABLE_PLUGIN_AUTOLO
 # folders ``site.getsitepackages`` names for those prefixes (``site`` imported under -S only
 # defines its functions), each followed by the folders its ``.pth`` files' path lines name,
 # in ``site``'s order; it runs no ``import`` line, ``sitecustomize`` or ``usercustomize``.
-# The project is then made importable by putting the tree's src roots first on sys.path
-# here, after pytest itself is imported (a `src/pytest.py` cannot stand in for it), and
-# nothing else of the tree; no .pth file is written anywhere. The roots come as JSON in
+# The project is then made importable by putting the tree's src roots on sys.path here,
+# after pytest itself is imported (a `src/pytest.py` cannot stand in for it), and nothing
+# else of the tree; no .pth file is written anywhere. They go after the standard library's
+# folders (``_STDLIB``: the entries before the site folders) and before the site folders,
+# where an installed project's modules are in production; and a finder ahead of
+# ``PathFinder`` (``_StandardLibraryFirst``) finds a top-level module in the standard
+# library's folders first, whatever pytest puts before them later (``pythonpath = ["src"]``,
+# a rootdir of `prepend` imports): a module of src named like one of the standard
+# library's (`src/statistics.py`) does not stand in for it for the oracle, as in production. The roots come as JSON in
 # argv[1].
 ISOLATED = ('-I', '-S')
 
 
 START_UP = '''\
-import os, sys
+import json, os, sys
+_STDLIB = len(sys.path)
 def _site_path():
     import site
     here = os.path.dirname(os.path.abspath(sys.executable))
@@ -102,6 +109,22 @@ def _site_path():
     site.sethelper()
 _site_path()
 del _site_path
+class _StandardLibraryFirst:
+    import importlib.machinery
+    finder = importlib.machinery.PathFinder
+    paths = sys.path[:_STDLIB]
+    src = []  # the src folders whose top-level modules give way to the standard library's
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if path is not None or not cls.src:
+            return None
+        mine = cls.finder.find_spec(name, cls.src)
+        return None if mine is None else cls.finder.find_spec(name, cls.paths)
+sys.meta_path.insert(len(sys.meta_path) - 1, _StandardLibraryFirst)
+def _src_path(argument):
+    argument = json.loads(argument)
+    _StandardLibraryFirst.src = argument["src"]
+    sys.path[_STDLIB:_STDLIB] = argument["path"]
 '''
 
 
@@ -121,10 +144,9 @@ class _NoProjectCoverage:
 
 
 BOOTSTRAP = START_UP + (
-    'import json\n'
     'import pytest\n'
 ) + NO_PROJECT_COVERAGE + (
-    'sys.path[:0] = json.loads(sys.argv[1])\n'
+    '_src_path(sys.argv[1])\n'
     'raise SystemExit(pytest.main(sys.argv[2:], plugins=[_NoProjectCoverage()]))\n'
 )
 
@@ -190,6 +212,16 @@ def import_roots(tree: str, src: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
+def path_argument(tree: str, src: Sequence[str]) -> str:
+    """argv[1] of the bootstrap: the import roots (``path``) and the src folders whose
+    top-level modules give way to the standard library's (``src``: a root that is a
+    package or one module has only its own name, never the standard library's)."""
+    folders = [os.path.join(tree, *[p for p in root.split('/') if p]) for root in src]
+    plain = [f for f in folders if not os.path.isfile(os.path.join(f, '__init__.py'))
+             and os.path.isdir(f)]
+    return json.dumps({'path': import_roots(tree, src), 'src': plain})
+
+
 class PytestChild:
     """One pytest process in a reference tree, started at once; ``wait`` gives its Run.
     Its output goes to a file, so the gate need not read it while it runs."""
@@ -226,7 +258,7 @@ class PytestChild:
             env.update({**self.listener.env(), **self.plan.env()})
             env[SRC_ONLY_ENV] = '1'  # only src of the pull request runs here (rule 54)
         boot = BOOTSTRAP if measure is None else reach.bootstrap(START_UP, NO_PROJECT_COVERAGE)
-        command = [python, *ISOLATED, '-c', boot, json.dumps(import_roots(tree.root, src)),
+        command = [python, *ISOLATED, '-c', boot, path_argument(tree.root, src),
                    *([] if measure is None else [measure.argv(tree.root)]),
                    '-q', '-p', 'no:cacheprovider', f'--rootdir={tree.root}',
                    # One module that cannot be imported must not hide the others' outcomes.
