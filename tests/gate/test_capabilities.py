@@ -17,6 +17,7 @@ from builders.ci_repo import git
 from builders.ci_repo import write
 from builders.dedupe import dd_cheat_fails_ci
 from builders.dedupe import DD_PYTEST
+from builders.dedupe import BUG as BUG_SOURCE
 from builders.dedupe import GOOD
 from builders.repos import Repo
 from oracle_guard import cli
@@ -250,6 +251,20 @@ def test_a_module_of_a_distribution_the_base_declares_is_free(dd: CiRepo) -> Non
     ci = dd.ci(DD_PYTEST)
     assert not ci.lines('OG741'), ci.out
     assert ci.rc == 0, ci.out
+
+
+def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRepo) -> None:
+    """src/ is fixed and the tests pass on it; the distribution is built from lib/, which
+    holds the bug: what ships is not what the oracle judged."""
+    pyproject = open(os.path.join(dd.path, 'pyproject.toml'), encoding='utf-8').read()
+    dd.pull_request({SRC: GOOD, 'lib/dd/__init__.py': BUG_SOURCE,
+                     'pyproject.toml': pyproject + '\n[tool.setuptools]\n'
+                                                   'package-dir = {"" = "lib"}\n'}, bug=False)
+    ci = dd.ci(DD_PYTEST)
+    assert ci.rc == 1, ci.out
+    assert codes(ci.out) == {'OG741'}, ci.out
+    assert any(line.endswith('pyproject.toml:1: packaging [tool.setuptools]')
+               for line in ci.lines('OG741')), ci.out
 
 
 HELPER = '''\

@@ -22,7 +22,8 @@ reference run all the same: so a top-level module that reachable code starts to 
 (an ``import`` or ``importlib.import_module`` of a constant name), that the base's
 reachable code never imported, that is neither the standard library's nor the project's
 own, and that the base revision does not declare (``reading/declared_dependencies``) is a
-use of kind ``dependency`` (``import NAME``), with the same approval.
+use of kind ``dependency`` (``import NAME``), with the same approval; so is a change of
+what the distribution is built from (kind ``packaging``: ``gate/packaging``).
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from typing import NamedTuple
 from oracle_guard.config import Config
 from oracle_guard.config import in_paths
 from oracle_guard.context import RunContext
+from oracle_guard.gate.packaging import packaging_uses
 from oracle_guard.reading.capabilities import capability_uses
 from oracle_guard.reading.capabilities import identity
 from oracle_guard.reading.capabilities import parse_module
@@ -260,10 +262,13 @@ def added_uses(ctx: RunContext) -> list[Added]:
     if not changes.has_base or changes.base_view is None:
         return []
     cfgs = [ctx.cfg, ctx.base_cfg]
+    # where the distribution is built from (gate/packaging)
+    packaging = [Added(path, use, None) for path, use in packaging_uses(changes)
+                 if not _allowed(cfgs, path, use.kind)]
     changed = {c.path: c for c in changes.changes if c.status != 'D'}
     if not any(p.endswith('.py') and not any(c.is_test_code(p) for c in cfgs)
                for p in changed):
-        return []  # no production code changed: nothing can be new
+        return packaging  # no production code changed: no other use can be new
     head = reachable(changes.new, cfgs)
     bases: list[dict[str, str | None]] = []
 
@@ -322,7 +327,7 @@ def added_uses(ctx: RunContext) -> list[Added]:
     judged = [(path, via) for path, via, _, _ in sides]
     found += (a for a in new_dependencies(ctx, judged, base_reach(), own)
               if not _allowed(cfgs, a.path, a.use.kind))
-    return found
+    return [*packaging, *found]
 
 
 def capability_notes(ctx: RunContext) -> list[str]:
