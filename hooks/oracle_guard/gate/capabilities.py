@@ -263,7 +263,7 @@ def added_uses(ctx: RunContext) -> list[Added]:
         return []
     cfgs = [ctx.cfg, ctx.base_cfg]
     # where the distribution is built from (gate/packaging)
-    packaging = [Added(path, use, None) for path, use in packaging_uses(changes)
+    packaging = [Added(path, use, None) for path, use in packaging_uses(changes, cfgs)
                  if not _allowed(cfgs, path, use.kind)]
     changed = {c.path: c for c in changes.changes if c.status != 'D'}
     if not any(p.endswith('.py') and not any(c.is_test_code(p) for c in cfgs)

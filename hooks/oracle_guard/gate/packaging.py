@@ -11,13 +11,16 @@ tables of ``pyproject.toml`` (``[tool.setuptools]``, ``[tool.hatch.build]``,
 ``[tool.pdm.build]``, ``[tool.maturin]``, ``[tool.scikit-build]``, ``[tool.meson-python]``),
 ``setup.cfg``'s ``[options]`` keys that say where modules come from and its
 ``[options.packages.find]``, and any change of ``setup.py`` (it is code the build runs).
-Dependencies, versions and metadata are not compared here.
+Dependencies, versions and metadata are not compared here. A new top-level module or
+package under a ``src`` root folder is one too: the distribution starts to ship an import
+name, which could be another distribution's that the oracle imports (``src/numpy/``).
 """
 from __future__ import annotations
 
 import configparser
 from typing import Any
 
+from oracle_guard.config import Config
 from oracle_guard.config import parse_toml
 from oracle_guard.findings import ConfigError
 from oracle_guard.reading.capabilities import Use
@@ -67,9 +70,37 @@ def _setup_cfg(raw: bytes | None) -> dict[str, Any]:
     return found
 
 
-def packaging_uses(changes: ChangeSet) -> list[tuple[str, Use]]:
-    """(file, use) for each build setting the change makes different."""
+def _top_names(changes: ChangeSet, cfgs: list[Config], base: bool) -> dict[str, str]:
+    """Top-level import name -> its first file, under the ``src`` root folders that are no
+    package themselves (a root ``mypkg/`` has one name, its own), on one side."""
+    view = changes.base_view if base else changes.new
+    found: dict[str, str] = {}
+    if view is None:
+        return found
+    roots = sorted({r for c in cfgs for r in c.src_roots() if r.strip('/.')})
+    for root in roots:
+        if view.read(f'{root}__init__.py') is not None:
+            continue
+        for path in view.paths([root]):
+            rel = path[len(root):]
+            if not path.endswith('.py') or any(c.is_test_code(path) for c in cfgs):
+                continue
+            name = rel.split('/', 1)[0].removesuffix('.py')
+            if name.isidentifier():
+                found.setdefault(name, path)
+    return found
+
+
+def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Use]]:
+    """(file, use) for each build setting the change makes different, and each top-level
+    name it adds under a ``src`` root folder."""
     found: list[tuple[str, Use]] = []
+    if any(p.endswith('.py') for p in changes.touched()):
+        before = _top_names(changes, cfgs, base=True)
+        if before:
+            for name, path in sorted(_top_names(changes, cfgs, base=False).items()):
+                if name not in before:
+                    found.append((path, Use(1, KIND, f'new top-level module {name}')))
     touched = changes.touched()
     for path, read in (('pyproject.toml', _pyproject), ('setup.cfg', _setup_cfg)):
         if path not in touched:
