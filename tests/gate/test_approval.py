@@ -108,11 +108,14 @@ def calc(template: str, tmp_path) -> CiRepo:  # type: ignore[no-untyped-def]
     return copy_template(template, str(tmp_path / 'repo'))
 
 
-def event(tmp_path, labels: list[str], **extra: object) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def event(tmp_path, labels: list[str], action: str = 'labeled',  # type: ignore[no-untyped-def]
+          **extra: object) -> dict[str, str]:
     """A pull_request event payload as the GitHub runner writes it, and the variable."""
-    payload = {'action': 'labeled', 'number': 7, 'pull_request': {
+    payload = {'action': action, 'number': 7, 'pull_request': {
         'number': 7, 'labels': [{'id': i, 'name': name, 'color': 'ededed'}
                                 for i, name in enumerate(labels)], **extra}}
+    if action == 'labeled' and labels:  # the label applied last
+        payload['label'] = {'id': len(labels) - 1, 'name': labels[-1], 'color': 'ededed'}
     path = tmp_path / 'event.json'
     path.write_text(json.dumps(payload), encoding='utf-8')
     return {'GITHUB_EVENT_PATH': str(path)}
@@ -140,6 +143,23 @@ def test_weakened_property_with_rewritten_unit_test_fails_ci_without_the_label(
     # Another label on the pull request approves nothing.
     other = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['bug', 'oracle approved']))
     assert other.rc == 1 and other.lines('OG740'), other.out
+
+
+def test_a_label_applied_before_the_latest_push_approves_nothing(
+        calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A push after the review (``synchronize``) runs with the label still on the pull
+    request: what it added was never reviewed, so the label counts only in the run its
+    application starts."""
+    calc.pull_request(WEAKENED_PROPERTY, bug=False)
+    pushed = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['oracle-approved'],
+                                                 action='synchronize'))
+    assert pushed.rc == 1, pushed.out
+    assert any('was applied before the latest change of the pull request' in line
+               for line in pushed.out.splitlines()), pushed.out
+    other = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['oracle-approved', 'bug']))
+    assert other.rc == 1 and other.lines('OG740'), other.out  # another label was applied
+    relabeled = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['bug', 'oracle-approved']))
+    assert relabeled.rc == 0, relabeled.out
 
 
 def test_weakened_property_passes_ci_with_the_label_and_the_report_says_so(

@@ -47,6 +47,8 @@ class Approval(NamedTuple):
     by: str | None  # 'label "oracle-approved"' or '--oracle-approved'; None: not approved
     label: str  # the label that approves, from the base side's configuration
     changes: tuple[Item, ...]  # the oracle changes that needed the approval
+    # the label is on the pull request, but this run is not the one its application started
+    stale: bool = False
 
     def describe(self) -> str:
         if self.approved:
@@ -62,8 +64,11 @@ class Approval(NamedTuple):
             Finding(item.path, item.at, 1, item.code,
                     f'{WHAT.get(item.code, WHAT[CODE])} not approved (label "{self.label}"): '
                     f'{_plain(item.line)}',
-                    f'a person reviews it and applies the label "{self.label}" to the pull '
-                    f'request (or the job passes {FLAG}); or drop the change' +
+                    (f'the label "{self.label}" was applied before the latest change of '
+                     'the pull request: a person reviews this revision, removes the label '
+                     'and applies it again' if self.stale else
+                     f'a person reviews it and applies the label "{self.label}" to the pull '
+                     f'request') + f' (or the job passes {FLAG}); or drop the change' +
                     (ALLOW if item.code != CODE else ''))
             for item in self.changes
         ]
@@ -98,6 +103,11 @@ def approval_label(ctx: RunContext) -> str:
 def event_labels(path: str) -> list[str]:
     """The names of the pull request's labels in a GitHub event payload (none for an event
     that is not about a pull request). A payload that cannot be read is a ConfigError."""
+    return read_event(path)[0]
+
+
+def read_event(path: str) -> tuple[list[str], str | None]:
+    """(the pull request's labels, the label this event applied: ``action`` "labeled")."""
     try:
         with open(path, 'rb') as f:
             raw = f.read()
@@ -116,7 +126,7 @@ def event_labels(path: str) -> list[str]:
         raise ConfigError(path, 1, f'${EVENT_ENV}: the event payload is not a JSON object')
     pull_request = event.get('pull_request')
     if pull_request is None:
-        return []
+        return [], None
     if not isinstance(pull_request, dict):
         raise ConfigError(path, 1, f'${EVENT_ENV}: "pull_request" is not an object')
     labels = pull_request.get('labels', [])
@@ -129,7 +139,9 @@ def event_labels(path: str) -> list[str]:
             raise ConfigError(path, 1, f'${EVENT_ENV}: a label in "pull_request.labels" has '
                               'no "name" string')
         names.append(name)
-    return names
+    applied = event.get('label') if event.get('action') == 'labeled' else None
+    name = applied.get('name') if isinstance(applied, dict) else None
+    return names, name if isinstance(name, str) else None
 
 
 def needing_approval(sections: Sequence[Section]) -> tuple[Item, ...]:
@@ -146,9 +158,12 @@ def decide(ctx: RunContext, sections: Sequence[Section], flag: bool,
     label = approval_label(ctx)
     changes = needing_approval(sections)
     event = environ.get(EVENT_ENV)
-    labels = event_labels(event) if event else []
+    labels, applied = read_event(event) if event else ([], None)
     if flag:
         return Approval(True, FLAG, label, changes)
-    if label in labels:
+    # The label approves the revision it was applied to: the run its "labeled" event
+    # starts. A run of a later push (``synchronize``) still sees it on the pull request,
+    # but nobody reviewed what that push added.
+    if label in labels and applied == label:
         return Approval(True, f'label `{label}`', label, changes)
-    return Approval(not changes, None, label, changes)
+    return Approval(not changes, None, label, changes, stale=label in labels)
