@@ -279,6 +279,18 @@ def test_a_new_top_level_module_under_src_needs_approval(dd: CiRepo) -> None:
         'packaging new top-level module numpy'], ci.out
 
 
+def test_an_extension_module_added_under_src_needs_approval(dd: CiRepo) -> None:
+    """Compiled code no reader reads (a module built from C that asks for ``_pytest`` in
+    the module table hid the bug; its bytes need not load for the rule)."""
+    dd.pull_request({SRC: GOOD, 'src/dd/_speed.cpython-311-x86_64-linux-gnu.so': 'ELF'},
+                    bug=False)
+    ci = dd.ci(DD_PYTEST)
+    assert ci.rc == 1, ci.out
+    assert codes(ci.out) == {'OG741'}, ci.out
+    assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
+        'code-and-imports compiled module _speed.cpython-311-x86_64-linux-gnu.so'], ci.out
+
+
 HELPER = '''\
 import dataclasses
 import functools

@@ -23,7 +23,9 @@ reference run all the same: so a top-level module that reachable code starts to 
 reachable code never imported, that is neither the standard library's nor the project's
 own, and that the base revision does not declare (``reading/declared_dependencies``) is a
 use of kind ``dependency`` (``import NAME``), with the same approval; so is a change of
-what the distribution is built from (kind ``packaging``: ``gate/packaging``).
+what the distribution is built from (kind ``packaging``: ``gate/packaging``), and an
+extension module (``.so``, ``.pyd``) added or edited under the ``src`` roots, compiled code no
+reader reads (``code-and-imports``, ``compiled module NAME``).
 """
 from __future__ import annotations
 
@@ -45,6 +47,7 @@ from oracle_guard.reading.capabilities import Use
 from oracle_guard.reading.declared_dependencies import read_project_facts
 from oracle_guard.reading.moved_uses import unvouched
 from oracle_guard.reading.static_values import folded
+from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.repo.tree_view import TreeView
 
 CODE = 'OG741'
@@ -237,6 +240,18 @@ def new_dependencies(ctx: RunContext, judged: Sequence[tuple[str, str | None]],
     return found
 
 
+# Files the interpreter imports as compiled code (an extension module): no reader reads them.
+COMPILED = ('.so', '.pyd', '.dylib', '.dll')
+
+
+def _compiled_modules(changes: ChangeSet, cfgs: Sequence[Config]) -> list[tuple[str, Use]]:
+    """An extension module the change adds or edits under the ``src`` roots."""
+    roots = tuple(r for c in cfgs for r in c.src_roots())
+    return [(c.path, Use(1, 'code-and-imports', f'compiled module {posixpath.basename(c.path)}'))
+            for c in changes.changes if c.status != 'D' and c.path.endswith(COMPILED)
+            and (not roots or c.path.startswith(roots))]
+
+
 def _allowed(cfgs: Sequence[Config], path: str, kind: str) -> bool:
     """Listed under ``src-capabilities`` on both sides: the change that widens the list
     cannot use it."""
@@ -263,7 +278,8 @@ def added_uses(ctx: RunContext) -> list[Added]:
         return []
     cfgs = [ctx.cfg, ctx.base_cfg]
     # where the distribution is built from (gate/packaging)
-    packaging = [Added(path, use, None) for path, use in packaging_uses(changes, cfgs)
+    packaging = [Added(path, use, None) for path, use in [*packaging_uses(changes, cfgs),
+                                                          *_compiled_modules(changes, cfgs)]
                  if not _allowed(cfgs, path, use.kind)]
     changed = {c.path: c for c in changes.changes if c.status != 'D'}
     if not any(p.endswith('.py') and not any(c.is_test_code(p) for c in cfgs)
