@@ -263,7 +263,7 @@ def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRe
     ci = dd.ci(DD_PYTEST)
     assert ci.rc == 1, ci.out
     assert codes(ci.out) == {'OG741'}, ci.out
-    assert any(line.endswith('pyproject.toml:1: packaging [tool.setuptools]')
+    assert any(line.endswith('pyproject.toml:1: packaging [tool.setuptools] package-dir')
                for line in ci.lines('OG741')), ci.out
 
 

@@ -5,19 +5,22 @@ The gate judges the code under the ``src`` roots; what ships is what the build b
 takes, from wherever its configuration says. A change that points it elsewhere (a
 ``package-dir`` of another folder, a ``setup.py`` that copies files, another backend) ships
 code no test of the oracle judged, so it is listed with the capabilities and needs the same
-approval. Compared on both sides of the change: ``[build-system]`` and the backends' build
-tables of ``pyproject.toml`` (``[tool.setuptools]``, ``[tool.hatch.build]``,
-``[tool.poetry]``'s ``packages``/``include``/``exclude``/``build``, ``[tool.flit]``,
-``[tool.pdm.build]``, ``[tool.maturin]``, ``[tool.scikit-build]``, ``[tool.meson-python]``),
+approval. Compared on both sides of the change: ``[build-system]``'s backend, backend path
+and the names it requires (not their versions), the keys of the backends' tables that say
+which code ships (``SUBTABLES``: ``[tool.setuptools]``'s ``packages``, ``package-dir``,
+``cmdclass``..., ``[tool.hatch.build]``, Poetry's ``packages``, ``[tool.flit.module]``...),
 ``setup.cfg``'s ``[options]`` keys that say where modules come from and its
-``[options.packages.find]``, and any change of ``setup.py`` (it is code the build runs).
-Dependencies, versions and metadata are not compared here. A new top-level module or
+``[options.packages.find]``, and ``setup.py``'s code with its metadata constants blanked
+(``_Shape``: a version or classifier edit is no change, a ``cmdclass`` or a
+``package_dir`` is). Dependencies, versions, metadata, sdist lists and data files are not. A new top-level module or
 package under a ``src`` root folder is one too: the distribution starts to ship an import
 name, which could be another distribution's that the oracle imports (``src/numpy/``).
 """
 from __future__ import annotations
 
+import ast
 import configparser
+import re
 from typing import Any
 
 from oracle_guard.config import Config
@@ -27,13 +30,30 @@ from oracle_guard.reading.capabilities import Use
 from oracle_guard.repo.changeset import ChangeSet
 
 KIND = 'packaging'
-BUILD_TABLES = ('setuptools', 'flit', 'maturin', 'scikit-build', 'meson-python')
-SUBTABLES = {'hatch': ('build',), 'pdm': ('build',),
-             'poetry': ('packages', 'include', 'exclude', 'build')}
-SETUP_CFG_KEYS = ('packages', 'package_dir', 'py_modules', 'ext_modules', 'scripts')
+# The keys of each backend's table that say which code goes into the distribution.
+# Versions, metadata, dependencies, sdist-only lists and data files are left out.
+SETUPTOOLS_KEYS = ('packages', 'package-dir', 'py-modules', 'ext-modules', 'cmdclass',
+                   'script-files', 'namespace-packages')
+SUBTABLES = {'setuptools': SETUPTOOLS_KEYS, 'hatch': ('build',), 'pdm': ('build',),
+             'poetry': ('packages', 'include', 'exclude', 'build'),
+             'flit': ('module',), 'maturin': ('python-source', 'python-packages', 'module-name'),
+             'scikit-build': ('wheel',), 'meson-python': ('args',)}
+SETUP_CFG_KEYS = ('packages', 'package_dir', 'py_modules', 'ext_modules', 'cmdclass',
+                  'scripts')
+# setup() keywords whose constants say which code ships (the rest is metadata).
+SETUP_KEYWORDS = frozenset(('packages', 'package_dir', 'py_modules', 'ext_modules',
+                            'cmdclass', 'scripts', 'namespace_packages'))
 
 
-def _pyproject(raw: bytes | None) -> dict[str, Any]:
+def _requirement_names(requires: object) -> object:
+    """``[build-system] requires`` by distribution name: a version bump is not compared."""
+    if not isinstance(requires, list):
+        return requires
+    return sorted({re.split(r'[\s\[<>=!~;@(]', str(r).strip(), maxsplit=1)[0].lower()
+                   .replace('_', '-') for r in requires})
+
+
+def pyproject_build_settings(raw: bytes | None) -> dict[str, Any]:
     if raw is None:
         return {}
     try:
@@ -41,17 +61,22 @@ def _pyproject(raw: bytes | None) -> dict[str, Any]:
     except (ConfigError, UnicodeDecodeError):
         return {'unreadable': raw}
     tool = data.get('tool') if isinstance(data.get('tool'), dict) else {}
-    found: dict[str, Any] = {'[build-system]': data.get('build-system')}
-    for name in BUILD_TABLES:
-        found[f'[tool.{name}]'] = tool.get(name)
+    system = data.get('build-system') if isinstance(data.get('build-system'), dict) else {}
+    found: dict[str, Any] = {
+        '[build-system] build-backend': system.get('build-backend'),
+        '[build-system] backend-path': system.get('backend-path'),
+        '[build-system] requires': _requirement_names(system.get('requires'))}
     for name, keys in SUBTABLES.items():
         table = tool.get(name) if isinstance(tool.get(name), dict) else {}
         for key in keys:
             found[f'[tool.{name}] {key}'] = table.get(key)
+    flit = tool.get('flit') if isinstance(tool.get('flit'), dict) else {}
+    metadata = flit.get('metadata') if isinstance(flit.get('metadata'), dict) else {}
+    found['[tool.flit.metadata] module'] = metadata.get('module')
     return found
 
 
-def _setup_cfg(raw: bytes | None) -> dict[str, Any]:
+def setup_cfg_build_settings(raw: bytes | None) -> dict[str, Any]:
     if raw is None:
         return {}
     parser = configparser.RawConfigParser()
@@ -64,10 +89,39 @@ def _setup_cfg(raw: bytes | None) -> dict[str, Any]:
         for key in SETUP_CFG_KEYS:
             found[f'[options] {key}'] = parser.get('options', key, fallback=None)
     for section in parser.sections():
-        if section.startswith(('options.packages.find', 'options.package_data',
-                               'options.data_files')):
+        if section.startswith('options.packages.find'):
             found[f'[{section}]'] = dict(parser.items(section))
     return found
+
+
+class _Shape(ast.NodeTransformer):
+    """setup.py with its metadata constants blanked: a version, a classifier, a dependency
+    list changes nothing; a constant under a keyword that says which code ships does."""
+
+    def visit_keyword(self, node: ast.keyword) -> ast.AST:
+        return node if node.arg in SETUP_KEYWORDS else self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> ast.AST:
+        return ast.Constant(value=None)
+
+    def _literal(self, node: ast.AST) -> ast.AST:
+        elements = getattr(node, 'elts', None) or [*getattr(node, 'keys', []),
+                                                   *getattr(node, 'values', [])]
+        if all(isinstance(e, ast.Constant) or e is None for e in elements):
+            return ast.Constant(value=None)
+        return self.generic_visit(node)
+
+    visit_List = visit_Tuple = visit_Set = visit_Dict = _literal
+
+
+def setup_py_shape(raw: bytes | None) -> str | None:
+    if raw is None:
+        return None
+    try:
+        tree = ast.parse(raw)
+    except (SyntaxError, ValueError):
+        return raw.decode('utf-8', 'replace')
+    return ast.dump(_Shape().visit(tree))
 
 
 def _top_names(changes: ChangeSet, cfgs: list[Config], base: bool) -> dict[str, str]:
@@ -102,13 +156,14 @@ def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Us
                 if name not in before:
                     found.append((path, Use(1, KIND, f'new top-level module {name}')))
     touched = changes.touched()
-    for path, read in (('pyproject.toml', _pyproject), ('setup.cfg', _setup_cfg)):
+    for path, read in (('pyproject.toml', pyproject_build_settings), ('setup.cfg', setup_cfg_build_settings)):
         if path not in touched:
             continue
         base, new = read(changes.read_base(path)), read(changes.read_new(path))
         for key in sorted(set(base) | set(new)):
             if base.get(key) != new.get(key):
                 found.append((path, Use(1, KIND, key)))
-    if 'setup.py' in touched and changes.read_base('setup.py') != changes.read_new('setup.py'):
+    if 'setup.py' in touched and setup_py_shape(changes.read_base('setup.py')) != \
+            setup_py_shape(changes.read_new('setup.py')):
         found.append(('setup.py', Use(1, KIND, 'setup.py')))
     return found
