@@ -13,6 +13,7 @@ from oracle_guard.config import Config
 from oracle_guard.gate import reach
 from oracle_guard.gate.changed_lines import changed_statements
 from oracle_guard.gate.reference_process import NO_PROJECT_COVERAGE
+from oracle_guard.gate.reference_process import path_argument
 from oracle_guard.gate.reference_process import START_UP
 
 MODULE = b'''\
@@ -54,7 +55,7 @@ def _measured(tmp_path, contexts: bool = True, tests: str = TESTS):  # type: ign
     env = {**os.environ, 'PYTEST_DISABLE_PLUGIN_AUTOLOAD': '1'}
     proc = subprocess.run(
         [sys.executable, '-I', '-S', '-c', reach.bootstrap(START_UP, NO_PROJECT_COVERAGE),
-         json.dumps([str(root / 'src')]), plan.argv(str(root)), '-q', '-p', 'no:cacheprovider',
+         path_argument(str(root), ['src/']), plan.argv(str(root)), '-q', '-p', 'no:cacheprovider',
          f'--rootdir={root}', 'tests/test_m.py'],
         cwd=root, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
