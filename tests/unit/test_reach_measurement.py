@@ -4,7 +4,6 @@ two tests to both (Python 3.12+ measures with sys.monitoring, which stops report
 after its first run unless the events are turned on again)."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
