@@ -267,18 +267,6 @@ def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRe
                for line in ci.lines('OG741')), ci.out
 
 
-def test_a_new_top_level_module_under_src_needs_approval(dd: CiRepo) -> None:
-    """A package named like another distribution's (an oracle that compares with
-    numpy would import src's)."""
-    dd.pull_request({'src/numpy/__init__.py': 'from dd import dedupe as unique\n',
-                     SRC: GOOD}, bug=False)
-    ci = dd.ci(DD_PYTEST)
-    assert ci.rc == 1, ci.out
-    assert codes(ci.out) == {'OG741'}, ci.out
-    assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
-        'packaging new top-level module numpy'], ci.out
-
-
 def test_an_extension_module_added_under_src_needs_approval(dd: CiRepo) -> None:
     """Compiled code no reader reads (a module built from C that asks for ``_pytest`` in
     the module table hid the bug; its bytes need not load for the rule)."""
