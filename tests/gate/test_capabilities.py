@@ -232,14 +232,16 @@ def dedupe(xs):
 
 def test_a_module_of_a_distribution_the_base_does_not_declare_needs_approval(
         dd: CiRepo) -> None:
-    dd.pull_request({SRC: NEW_DEPENDENCY, 'src/dd/util.py': 'import json\nimport dd\n'},
-                    bug=False)
+    util = ('import json\nfrom typing import TYPE_CHECKING\n\nimport dd\n\n'
+            'if TYPE_CHECKING:  # a type checker\'s import runs nowhere\n'
+            '    import numpy\n')
+    dd.pull_request({SRC: NEW_DEPENDENCY, 'src/dd/util.py': util}, bug=False)
     ci = dd.ci(DD_PYTEST)
     assert ci.rc == 1, ci.out
     assert codes(ci.out) == {'OG741'}, ci.out
     lines = ci.lines('OG741')
     assert len(lines) == 1 and lines[0].endswith(
-        f'{SRC}:1: dependency import sortedcontainers'), ci.out  # json is the stdlib's
+        f'{SRC}:1: dependency import sortedcontainers'), ci.out  # json: the stdlib's
 
 
 def test_a_module_of_a_distribution_the_base_declares_is_free(dd: CiRepo) -> None:

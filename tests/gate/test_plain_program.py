@@ -177,6 +177,9 @@ def test_src_shadowing_the_standard_library_module_the_oracle_compares_with_fail
                                   'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, 'OG730')
     assert any('test_dedupe_matches_multimode' in line and 'failed against your src/' in line
                for line in ci.lines('OG730')), ci.out
+    # and rule 54 asks a person about a new top-level module the oracle imports by name
+    assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
+        'packaging new top-level module statistics'], ci.out
 
 
 def _tree(root: str, files: dict[str, str]) -> Tree:

@@ -173,11 +173,27 @@ def reachable(view: TreeView, cfgs: Sequence[Config]) -> dict[str, str | None]:
 IMPORTERS = frozenset(('import_module', '__import__'))
 
 
+def _run_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node but the body of an ``if TYPE_CHECKING:`` (imports only a type checker
+    makes)."""
+    found, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        found.append(node)
+        if isinstance(node, ast.If) and (getattr(node.test, 'id', None) or getattr(
+                node.test, 'attr', None)) == 'TYPE_CHECKING':
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return found
+
+
 def _top_imports(tree: ast.AST) -> list[tuple[int, str]]:
     """(line, top-level name) of every absolute import of a module, an
-    ``importlib.import_module``/``__import__`` of a constant name included."""
+    ``importlib.import_module``/``__import__`` of a constant name included, outside an
+    ``if TYPE_CHECKING:``."""
     found = []
-    for node in ast.walk(tree):
+    for node in _run_nodes(tree):
         if isinstance(node, ast.Import):
             found += ((node.lineno, a.name.split('.', 1)[0]) for a in node.names)
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

@@ -12,9 +12,10 @@ which code ships (``SUBTABLES``: ``[tool.setuptools]``'s ``packages``, ``package
 ``setup.cfg``'s ``[options]`` keys that say where modules come from and its
 ``[options.packages.find]``, and ``setup.py``'s code with its metadata constants blanked
 (``_Shape``: a version or classifier edit is no change, a ``cmdclass`` or a
-``package_dir`` is). Dependencies, versions, metadata, sdist lists and data files are not. A new top-level module or
-package under a ``src`` root folder is one too: the distribution starts to ship an import
-name, which could be another distribution's that the oracle imports (``src/numpy/``).
+``package_dir`` is). Dependencies, versions, metadata, sdist lists and data files are not.
+A new top-level module or package under a ``src`` root folder that the base's test code
+imports is one too: it stands in for another distribution's module the oracle compares
+with (``src/numpy/``).
 """
 from __future__ import annotations
 
@@ -145,16 +146,35 @@ def _top_names(changes: ChangeSet, cfgs: list[Config], base: bool) -> dict[str, 
     return found
 
 
+def _imported_by_the_tests(changes: ChangeSet, cfgs: list[Config],
+                           names: dict[str, str]) -> set[str]:
+    """The names the base revision's test code (the oracle included) imports: there a new
+    module of src would stand in for what the tests meant (a module moved or renamed
+    inside src is no such name)."""
+    view = changes.base_view
+    if not names or view is None:
+        return set()
+    roots = sorted({r for c in cfgs for r in c.test_roots()})
+    words = {name: (f'import {name}'.encode(), f'from {name}'.encode()) for name in names}
+    found: set[str] = set()
+    for path in view.paths(roots):
+        if not path.endswith('.py'):
+            continue
+        raw = view.read(path) or b''
+        found.update(name for name, spelled in words.items() if any(w in raw for w in spelled))
+    return found
+
+
 def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Use]]:
     """(file, use) for each build setting the change makes different, and each top-level
     name it adds under a ``src`` root folder."""
     found: list[tuple[str, Use]] = []
     if any(p.endswith('.py') for p in changes.touched()):
         before = _top_names(changes, cfgs, base=True)
-        if before:
-            for name, path in sorted(_top_names(changes, cfgs, base=False).items()):
-                if name not in before:
-                    found.append((path, Use(1, KIND, f'new top-level module {name}')))
+        new = {name: path for name, path in _top_names(changes, cfgs, base=False).items()
+               if name not in before}
+        for name in sorted(_imported_by_the_tests(changes, cfgs, new)):
+            found.append((new[name], Use(1, KIND, f'new top-level module {name}')))
     touched = changes.touched()
     for path, read in (('pyproject.toml', pyproject_build_settings), ('setup.cfg', setup_cfg_build_settings)):
         if path not in touched:
