@@ -128,7 +128,10 @@ def test_get_source_segment_gives_what_ast_gives(source: tuple[str, bytes]) -> N
 @pytest.mark.parametrize('text', ['', 'x = 1', 'x = 1\n', 'a = (1,\r\n 2)\r\n', 'a = (\r1,\r2)',
                                   'a = 1\n\x0cb = 2\n', 'é = "\u2028"\nf(é,\n  é)\n', '\n\n'])
 def test_split_lines_splits_where_the_parser_counts_lines(text: str) -> None:
-    assert syntax.split_lines(text) == ast._splitlines_no_ff(text)  # type: ignore[attr-defined]
+    lines = ast._splitlines_no_ff(text)  # type: ignore[attr-defined]
+    if lines[-1:] == ['']:  # Python 3.13's splitter ends with the empty match at the text's end
+        lines.pop()
+    assert syntax.split_lines(text) == lines
     if text:
         tree = ast.parse(text)
         for node in ast.walk(tree):
