@@ -318,7 +318,11 @@ def test_plain_re_export_of_an_installed_package_in_src_passes_ci(calc: CiRepo) 
     """OG714 judges only names rebound at run time: a package under ``src`` that
     re-exports a name from an installed package
     (``from typing_extensions import override as override``) is not a test double, also
-    when the environment it is installed in lives inside the repository (``.venv``)."""
+    when the environment it is installed in lives inside the repository (``.venv``). The
+    base declares the distribution (rule 54 reads an undeclared one as a dependency use)."""
+    write(calc.path, {'requirements.txt': 'extlib\n'})
+    git(calc.path, 'add', 'requirements.txt')
+    git(calc.path, 'commit', '-q', '-m', 'extlib is a dependency')
     site = os.path.join(calc.path, '.venv', 'lib', 'python3', 'site-packages')
     os.makedirs(site)
     with open(os.path.join(site, 'extlib.py'), 'w', encoding='utf-8') as f:
