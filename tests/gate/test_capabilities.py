@@ -213,7 +213,7 @@ def test_an_approved_capability_passes_and_the_report_lists_it(dd: CiRepo, tmp_p
     ci = dd.ci(DD_PYTEST, '--oracle-approved', '--report', report)
     assert ci.rc == 0, ci.out
     text = open(report, encoding='utf-8').read()
-    assert '### Interpreter capabilities added to src' in text
+    assert '### Rule 54 uses added to src (capabilities, dependencies, build sources)' in text
     assert ('- `tools/env.py:3`: object-graph `sys.modules` (reached from '
             '`src/dd/__init__.py`)') in text
     assert f'- `{SRC}:5`: code-and-imports `exec`' in text
@@ -448,7 +448,7 @@ def test_check_prints_the_uses_the_gate_asks_about(guarded: Repo) -> None:
     result = guarded.run(lambda argv: cli.main(['check', *(argv or [])]),
                          '--from-ref', 'main', '--to-ref', 'HEAD')
     assert result.rc == 0, result.out
-    assert ('src/app.py:5: note: OG741 interpreter capability added to code src runs: '
+    assert ('src/app.py:5: note: OG741 rule 54 use added to code src runs: '
             'interpreter-state faulthandler.is_enabled') in result.out
 
 

@@ -12,8 +12,9 @@ variable only maintainers set).
 
 What counts as an oracle change is what the review report lists as needing approval
 (``gate/review_report.py``); new tests, their new lock entries and new manifest rows do not.
-The interpreter capabilities a change adds to code ``src/`` runs need the same approval
-(rule 54, OG741).
+The uses rule 54 lists that a change adds to code ``src/`` runs (an interpreter
+capability, another distribution's module, a new source of the build) need the same
+approval (OG741).
 """
 from __future__ import annotations
 
@@ -33,9 +34,9 @@ from oracle_guard.gate.review_report import Section
 EVENT_ENV = 'GITHUB_EVENT_PATH'
 FLAG = '--oracle-approved'
 CODE = 'OG740'
-# What a finding's code says needs approval: an oracle change, or an interpreter
-# capability the change adds to code src runs (rule 54, gate/capabilities.py).
-WHAT = {CODE: 'oracle change', 'OG741': 'interpreter capability added to code src runs'}
+# What a finding's code says needs approval: an oracle change, or a use rule 54 lists that
+# the change adds to code src runs (gate/capabilities.py; the finding names its kind).
+WHAT = {CODE: 'oracle change', 'OG741': 'rule 54 use added to code src runs'}
 ALLOW = ('; a use the project accepts for good is listed under src-capabilities, in a change '
          'of its own')
 

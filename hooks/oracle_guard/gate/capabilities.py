@@ -51,7 +51,7 @@ from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.repo.tree_view import TreeView
 
 CODE = 'OG741'
-TITLE = 'Interpreter capabilities added to src'
+TITLE = 'Rule 54 uses added to src (capabilities, dependencies, build sources)'
 # The calls whose constant path arguments name a file run as code.
 RUNNERS = frozenset(('exec', 'compile', 'open', 'run_path', 'execfile', 'read_text',
                      'read_bytes', 'spec_from_file_location', 'SourceFileLoader'))
@@ -364,7 +364,7 @@ def added_uses(ctx: RunContext) -> list[Added]:
 
 def capability_notes(ctx: RunContext) -> list[str]:
     """``oracle-guard check``: the same uses, as notes (the gate needs their approval)."""
-    return [f'{a.path}:{a.use.line}: note: {CODE} interpreter capability added to code src '
-            f'runs: {a.use.kind} {a.use.expression}' + (f' (reached from {a.via})' if a.via
-                                                          else '')
+    return [f'{a.path}:{a.use.line}: note: {CODE} rule 54 use added to code src runs: '
+            f'{a.use.kind} {a.use.expression}' + (f' (reached from {a.via})' if a.via
+                                                  else '')
             + '; the gate needs a person\'s approval' for a in added_uses(ctx)]

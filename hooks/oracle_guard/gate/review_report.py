@@ -5,8 +5,8 @@ The hooks let an oracle change through when it comes alone; this report is how a
 sees exactly what such a change loosens: lock entries (old -> new), freeze rows (owner,
 class, expiry), baseline entries, fixtures added or rehashed, property files, test
 identities that disappeared, pytest configuration or conftest test-run control, the
-CI workflow that runs the gate, and the interpreter capabilities the change adds to code
-``src/`` runs (rule 54, ``gate/capabilities.py``).
+CI workflow that runs the gate, and the uses rule 54 lists that the change adds to code
+``src/`` runs (``gate/capabilities.py``).
 
 Each line of the report is an ``Item``; ``needs_approval`` says whether it is an oracle
 change a person must approve (rule 47, ``gate/approval.py``). New manifest rows (rule 12) and
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 TITLE = '## oracle-guard: oracle changes in this pull request'
 NO_CHANGE = 'No oracle change in this pull request.'
+CAPABILITIES_TITLE = 'Rule 54 uses added to src (capabilities, dependencies, build sources)'
 STATUS = {'A': 'added', 'M': 'modified', 'D': 'deleted', 'R': 'renamed', 'C': 'copied',
           'T': 'type changed'}
 
@@ -348,8 +349,8 @@ def workflow_section(changes: ChangeSet) -> list[Item]:
 
 
 def capabilities_section(ctx: RunContext) -> list[Item]:
-    """One line per use of an interpreter capability the change adds to code ``src/``
-    runs, each needing approval (rule 54, OG741)."""
+    """One line per use rule 54 lists (its kind named) that the change adds to code
+    ``src/`` runs, each needing approval (OG741)."""
     from oracle_guard.gate.capabilities import added_uses
     from oracle_guard.gate.capabilities import CODE
 
@@ -385,7 +386,7 @@ def report_sections(ctx: RunContext) -> list[Section]:
         Section('Tests moved (name and body unchanged)', moved),
         Section('Test-run control and configuration changed', control_section(cfgs, changes)),
         Section('CI workflow changed', workflow_section(changes)),
-        Section('Interpreter capabilities added to src', capabilities_section(ctx)),
+        Section(CAPABILITIES_TITLE, capabilities_section(ctx)),
     ]
 
 
