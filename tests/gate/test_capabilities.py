@@ -255,6 +255,28 @@ def test_a_module_of_a_distribution_the_base_declares_is_free(dd: CiRepo) -> Non
     assert ci.rc == 0, ci.out
 
 
+@pytest.mark.parametrize('setup_py, declared', [
+    ('setup(name="dd", install_requires=["sortedcontainers>=2"])', True),
+    ('DEPS = ["attrs"]\nEXTRAS = {"fast": ["sortedcontainers"]}\n\n'
+     'setup(name="dd", install_requires=DEPS, extras_require=EXTRAS)', True),
+    ('setup(name="dd", install_requires="attrs\\nsortedcontainers  # sets")', True),
+    # a list built when setup.py runs declares nothing the gate can read
+    ('setup(name="dd", install_requires=[n for n in ("sortedcontainers",)])', False),
+])
+def test_a_module_the_base_declares_in_setup_py_is_free(
+        dd: CiRepo, setup_py: str, declared: bool) -> None:
+    write(dd.path, {'setup.py': f'from setuptools import setup\n\n{setup_py}\n'})
+    git(dd.path, 'add', 'setup.py')
+    git(dd.path, 'commit', '-qm', 'setup.py')
+    dd.pull_request({SRC: NEW_DEPENDENCY}, bug=False)
+    ci = dd.ci(DD_PYTEST)
+    if declared:
+        assert ci.rc == 0 and not codes(ci.out), ci.out
+    else:
+        assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
+            'dependency import sortedcontainers'], ci.out
+
+
 def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRepo) -> None:
     """src/ is fixed and the tests pass on it; the distribution is built from lib/, which
     holds the bug: what ships is not what the oracle judged."""

@@ -3,8 +3,10 @@
 ``pytest.importorskip("yaml")`` skips when PyYAML is missing. That is an honest
 environment skip when the project declares PyYAML somewhere a test environment is built
 from (``[project] dependencies``, ``optional-dependencies``, ``[dependency-groups]``,
-Poetry's dependency tables, ``setup.cfg``'s ``install_requires``/``extras_require``, or a
-tracked ``*requirements*.txt``/``.in`` file or one in a ``requirements/`` folder), or lists the module in ``optional-modules``.
+Poetry's dependency tables, ``setup.cfg``'s ``install_requires``/``extras_require``,
+``setup.py``'s ``install_requires``/``extras_require`` where they are literal
+(``reading/setup_py``), or a tracked ``*requirements*.txt``/``.in`` file or one in a
+``requirements/`` folder), or lists the module in ``optional-modules``.
 An import nobody declared is a silence in disguise: the test never runs anywhere.
 
 Import names and distribution names differ; both are compared after PEP 503
@@ -186,6 +188,31 @@ def _from_setup_cfg(text: str) -> set[str]:
     return _names_in(line.split('#', 1)[0] for line in lines)
 
 
+SETUP_DEPENDENCIES = frozenset(('install_requires', 'extras_require'))
+
+
+def _requirement_lines(value: object) -> list[object]:
+    """A requirements keyword's value: a list of strings, or one string of lines."""
+    if isinstance(value, str):
+        return [line.split('#', 1)[0] for line in value.splitlines()]
+    return list(value) if isinstance(value, list) else []
+
+
+def _from_setup_py(raw: bytes) -> set[str]:
+    """``setup.py``'s ``install_requires`` and ``extras_require``, read without running it:
+    literal lists and strings only (a list built at run time declares nothing here)."""
+    from oracle_guard.reading.setup_py import read_setup_py
+
+    call = read_setup_py(raw, SETUP_DEPENDENCIES)
+    if call is None:
+        return set()
+    lines = _requirement_lines(call.keywords.get('install_requires'))
+    extras = call.keywords.get('extras_require')
+    for group in extras.values() if isinstance(extras, dict) else ():
+        lines += _requirement_lines(group)
+    return _names_in(lines)
+
+
 def _from_requirements(text: str) -> set[str]:
     lines = []
     for line in text.splitlines():
@@ -257,7 +284,8 @@ def read_project_facts(view: TreeView, cfg: Config) -> ProjectFacts:
 
 
 def _declared_in_project_files(view: TreeView) -> tuple[str | None, set[str]]:
-    """(requires-python, declared distributions) of ``pyproject.toml`` and ``setup.cfg``."""
+    """(requires-python, declared distributions) of ``pyproject.toml``, ``setup.cfg`` and
+    ``setup.py``."""
     from oracle_guard.config import parse_toml
     from oracle_guard.findings import ConfigError
 
@@ -273,4 +301,7 @@ def _declared_in_project_files(view: TreeView) -> tuple[str | None, set[str]]:
         found |= _from_setup_cfg(raw.decode('utf-8', 'replace'))
         if requires_python is None:
             requires_python = _setup_cfg_python(raw)
+    raw = view.read('setup.py')
+    if raw is not None:
+        found |= _from_setup_py(raw)
     return requires_python, found
