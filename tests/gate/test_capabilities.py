@@ -277,6 +277,30 @@ def test_a_module_the_base_declares_in_setup_py_is_free(
             'dependency import sortedcontainers'], ci.out
 
 
+# setup.py that computes the folder it builds from: the gate says it did not read it
+COMPUTED_SETUP_PY = '''\
+import os
+
+from setuptools import setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+setup(name="dd", package_dir={"": os.path.relpath(os.path.join(HERE, "src"), HERE)},
+      packages=["dd"])
+'''
+
+
+def test_a_build_configuration_computed_at_run_time_is_said_in_the_report(
+        dd: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    dd.pull_request({SRC: GOOD, 'setup.py': COMPUTED_SETUP_PY}, bug=False)
+    report = str(tmp_path / 'report.md')
+    ci = dd.ci(DD_PYTEST, '--report', report)
+    assert ci.rc == 0 and not codes(ci.out), ci.out
+    text = open(report, encoding='utf-8').read()
+    assert '### Build configuration not read' in text, text
+    assert ('- `setup.py`: setup() computes package_dir at run time; where the build takes '
+            'its code from is not read') in text, text
+
+
 def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRepo) -> None:
     """src/ is fixed and the tests pass on it; the distribution is built from lib/, which
     holds the bug: what ships is not what the oracle judged."""
@@ -287,8 +311,51 @@ def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRe
     ci = dd.ci(DD_PYTEST)
     assert ci.rc == 1, ci.out
     assert codes(ci.out) == {'OG741'}, ci.out
-    assert any(line.endswith('pyproject.toml:1: packaging [tool.setuptools] package-dir')
-               for line in ci.lines('OG741')), ci.out
+    assert [line.split(': ', 1)[1] for line in ci.lines('OG741')] == [
+        'OG741 rule 54 use added to code src runs not approved (label "oracle-approved"): '
+        'pyproject.toml:1: packaging [tool.setuptools] package-dir lib/dd'], ci.out
+
+
+SETUPTOOLS_BUILD = '''\
+[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+'''
+SETUPTOOLS_TABLE = '''
+[tool.setuptools]
+package-dir = {"" = "src"}
+packages = ["dd"]
+'''
+FLIT_BUILD = '''\
+[build-system]
+requires = ["flit_core>=3.4"]
+build-backend = "flit_core.buildapi"
+
+'''
+
+
+@pytest.mark.parametrize('shape', ['setuptools-to-flit', 'new-subpackage', 'version-bump'])
+def test_an_honest_build_change_ships_from_the_src_the_oracle_judged(
+        dd: CiRepo, shape: str) -> None:
+    """The build configuration changes, and every source it names is still under src/:
+    no packaging use, no finding."""
+    pyproject = open(os.path.join(dd.path, 'pyproject.toml'), encoding='utf-8').read()
+    write(dd.path, {'pyproject.toml': SETUPTOOLS_BUILD + pyproject + SETUPTOOLS_TABLE})
+    git(dd.path, 'commit', '-qam', 'build with setuptools')
+    files = {SRC: GOOD}
+    if shape == 'setuptools-to-flit':
+        files['pyproject.toml'] = FLIT_BUILD + pyproject + '\n[tool.flit.module]\nname = "dd"\n'
+    elif shape == 'new-subpackage':
+        files['src/dd/text/__init__.py'] = 'WORDS = ()\n'
+        files['pyproject.toml'] = SETUPTOOLS_BUILD + pyproject + SETUPTOOLS_TABLE.replace(
+            '["dd"]', '["dd", "dd.text"]')
+    else:
+        files['pyproject.toml'] = SETUPTOOLS_BUILD + pyproject.replace(
+            'version = "0.1"', 'version = "0.2"') + SETUPTOOLS_TABLE
+    dd.pull_request(files, bug=False)
+    ci = dd.ci(DD_PYTEST)
+    assert ci.rc == 0 and not codes(ci.out), ci.out
 
 
 def test_an_extension_module_added_under_src_needs_approval(dd: CiRepo) -> None:

@@ -5,8 +5,8 @@ The hooks let an oracle change through when it comes alone; this report is how a
 sees exactly what such a change loosens: lock entries (old -> new), freeze rows (owner,
 class, expiry), baseline entries, fixtures added or rehashed, property files, test
 identities that disappeared, pytest configuration or conftest test-run control, the
-CI workflow that runs the gate, and the uses rule 54 lists that the change adds to code
-``src/`` runs (``gate/capabilities.py``).
+CI workflow that runs the gate, the uses rule 54 lists that the change adds to code ``src/``
+runs (``gate/capabilities.py``), and the build configuration the gate could not read.
 
 Each line of the report is an ``Item``; ``needs_approval`` says whether it is an oracle
 change a person must approve (rule 47, ``gate/approval.py``). New manifest rows (rule 12) and
@@ -363,6 +363,21 @@ def capabilities_section(ctx: RunContext) -> list[Item]:
     return items
 
 
+def build_notes_section(ctx: RunContext) -> list[Item]:
+    """What of the pull request's build configuration the gate could not read statically
+    (a ``setup.py`` computing its package folders): where the build takes its code from
+    is the reviewer's to check there (rule 54, ``gate/packaging``). No approval needed."""
+    from oracle_guard.gate.packaging import packaging_review
+
+    changes = ctx.changes
+    if not changes.has_base or changes.base_view is None:
+        return []
+    notes = packaging_review(changes, [ctx.cfg, ctx.base_cfg])[1]
+    return [Item(path, f'- {_code(path)}: {what}; where the build takes its code from is not '
+                       f'read (check that it ships the src the tests judged)',
+                 needs_approval=False) for path, what in notes]
+
+
 def report_sections(ctx: RunContext) -> list[Section]:
     """Every section of the report, empty ones included, in the order shown."""
     changes = ctx.changes
@@ -387,6 +402,7 @@ def report_sections(ctx: RunContext) -> list[Section]:
         Section('Test-run control and configuration changed', control_section(cfgs, changes)),
         Section('CI workflow changed', workflow_section(changes)),
         Section(CAPABILITIES_TITLE, capabilities_section(ctx)),
+        Section('Build configuration not read', build_notes_section(ctx)),
     ]
 
 
