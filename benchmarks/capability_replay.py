@@ -2,6 +2,7 @@
 an interpreter capability to their package, and which uses.
 
     python benchmarks/capability_replay.py [--limit 200] NAME=GIT_DIR:PACKAGE[,PACKAGE] ...
+    python benchmarks/capability_replay.py --gate [--limit 0] NAME=CLONE:PACKAGE[,PACKAGE] ...
 
 For each project, the last ``--limit`` commits (merges left out: their changes are their
 parents') that touch the package; for each, every changed Python file of the package that
@@ -10,6 +11,14 @@ compared with its parent's version as the gate compares a change (``gate/capabil
 ``reading/moved_uses``): the uses the parent had in the files the commit touches (the file
 before a rename, a file it deletes) vouch for as many uses of the same kind and expression,
 each file's own first. Prints a Markdown table, then every flagged use.
+
+``--gate``: every kind of the rule as the gate judges a pull request (``added_uses`` of
+``gate/capabilities``, the ``dependency`` and ``packaging`` kinds included), on each of the
+last ``--limit`` non-merge commits of the whole history (0: all) against its parent, in a
+clone with a work tree (``CLONE``), the packages as the ``src`` roots and ``tests/`` as the
+tests root. Prints per project the commits, those flagged by kind and in all, then every
+flagged commit with its uses, and the commits whose build configuration the gate could not
+read statically (``gate/packaging``'s notes for the review report).
 """
 from __future__ import annotations
 
@@ -124,11 +133,92 @@ def replay(git_dir: str, packages: list[str], limit: int
     return len(log), flagged
 
 
+def gate_replay(clone: str, packages: list[str], limit: int
+                ) -> tuple[int, list[tuple[str, str, list[tuple[str, int, str, str]]]],
+                           list[tuple[str, str, list[tuple[str, str]]]]]:
+    """(commits replayed, flagged as above, [(commit, subject, [(file, note)])] unread)."""
+    from oracle_guard.config import Config
+    from oracle_guard.context import RunContext
+    from oracle_guard.gate.capabilities import added_uses
+    from oracle_guard.gate.packaging import packaging_review
+    from oracle_guard.repo.changeset import ChangeSet
+    from oracle_guard.repo.changeset import diff_raw
+    from oracle_guard.repo.changeset import parse_raw
+    from oracle_guard.repo.tree_view import TreeView
+
+    cfg = Config(root=clone, src=tuple(p if p.endswith('.py') else p.rstrip('/') + '/'
+                                       for p in packages))
+    log = git(os.path.join(clone, '.git'), 'log', '--no-merges', '--format=%H %P %s',
+              *([f'-n{limit}'] if limit else []), 'HEAD').splitlines()
+    flagged, unread = [], []
+    replayed = 0
+    for entry in log:
+        commit, parent, subject = (entry.split(' ', 2) + ['', ''])[:3]
+        if len(parent) != 40:  # the first commit: nothing to compare with
+            continue
+        replayed += 1
+        changes = ChangeSet(clone, 'range', parent, parse_raw(diff_raw(clone, parent, commit)),
+                            TreeView(clone, commit), f'{parent[:10]}..{commit[:10]}')
+        ctx = RunContext(cfg, _changes=changes, _base_cfg=cfg)
+        uses = [(a.path, a.use.line, a.use.kind, a.use.expression) for a in added_uses(ctx)]
+        if uses:
+            flagged.append((commit[:10], subject, uses))
+        notes = packaging_review(changes, [cfg, cfg])[1]
+        if notes:
+            unread.append((commit[:10], subject, notes))
+    return replayed, flagged, unread
+
+
+def gate_main(projects: list[str], limit: int) -> int:
+    rows, details, notes = [], [], []
+    for spec in projects:
+        name, _, rest = spec.partition('=')
+        clone, _, packages = rest.rpartition(':')
+        count, flagged, unread = gate_replay(clone, packages.split(','), limit)
+        kinds: dict[str, int] = {}
+        for commit, subject, uses in flagged:
+            for kind in {u[2] for u in uses}:
+                kinds[kind] = kinds.get(kind, 0) + 1
+            for path, line, kind, expression in uses:
+                details.append(f'| {name} | `{commit}` {subject[:60]} | `{path}:{line}` | '
+                               f'{kind} | `{expression}` |')
+        notes += (f'| {name} | `{commit}` {subject[:60]} | '
+                  + '; '.join(f'`{file}`: {what}' for file, what in said) + ' |'
+                  for commit, subject, said in unread)
+        share = 100 * len(flagged) / count if count else 0.0
+        by_kind = ', '.join(f'{k} {n}' for k, n in sorted(kinds.items())) or '-'
+        rows.append(f'| {name} | {packages} | {count} | {by_kind} | {len(flagged)} | '
+                    f'{share:.1f} % |')
+    print('| project | package | commits | flagged by kind | flagged | share |')
+    print('|---|---|---|---|---|---|')
+    print('\n'.join(rows))
+    print()
+    if details:
+        print('| project | commit | where | kind | expression |')
+        print('|---|---|---|---|---|')
+        print('\n'.join(details))
+    else:
+        print('No use flagged.')
+    print()
+    if notes:
+        print('| project | commit | build configuration not read |')
+        print('|---|---|---|')
+        print('\n'.join(notes))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--limit', type=int, default=200)
+    parser.add_argument('--limit', type=int, default=None,
+                        help='commits per project (200; with --gate 0, every commit)')
+    parser.add_argument('--gate', action='store_true',
+                        help='every kind as the gate judges a pull request, on the whole '
+                             'history of a clone')
     parser.add_argument('projects', nargs='+', metavar='NAME=GIT_DIR:PACKAGE[,PACKAGE]')
     args = parser.parse_args(argv)
+    if args.gate:
+        return gate_main(args.projects, args.limit or 0)
+    args.limit = 200 if args.limit is None else args.limit
     rows, details = [], []
     total = total_flagged = 0
     for spec in args.projects:
