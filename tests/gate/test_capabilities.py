@@ -316,6 +316,35 @@ def test_a_build_from_a_folder_the_oracle_does_not_judge_needs_approval(dd: CiRe
         'pyproject.toml:1: packaging [tool.setuptools] package-dir lib/dd'], ci.out
 
 
+# setup.py's own build command copies lib/dd over the package it builds from src/
+COPYING_SETUP_PY = '''\
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class BuildPy(build_py):
+    def run(self):
+        super().run()
+        shutil.copytree("lib/dd", os.path.join(self.build_lib, "dd"), dirs_exist_ok=True)
+
+
+setup(name="dd", package_dir={"": "src"}, packages=["dd"], cmdclass={"build_py": BuildPy})
+'''
+
+
+def test_a_build_command_that_ships_another_folder_needs_approval(dd: CiRepo) -> None:
+    dd.pull_request({SRC: GOOD, 'lib/dd/__init__.py': BUG_SOURCE,
+                     'setup.py': COPYING_SETUP_PY}, bug=False)
+    ci = dd.ci(DD_PYTEST)
+    assert ci.rc == 1, ci.out
+    assert codes(ci.out) == {'OG741'}, ci.out
+    assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
+        'packaging setup.py names lib/dd'], ci.out
+
+
 SETUPTOOLS_BUILD = '''\
 [build-system]
 requires = ["setuptools>=61"]

@@ -186,3 +186,45 @@ def test_what_cannot_be_read_statically_is_said_not_flagged() -> None:
                                                                    'mesonpy')
     assert review({'pyproject.toml': SETUPTOOLS}, {'pyproject.toml': meson}) == (
         [], ['pyproject.toml: build-backend mesonpy, not one the gate reads'])
+
+
+BUILD_PY = '''\
+class BuildPy(build_py):
+    def run(self):
+        super().run()
+        shutil.copytree("lib/dd", os.path.join(self.build_lib, "dd"), dirs_exist_ok=True)
+
+
+'''
+
+
+@pytest.mark.parametrize('head, expected', [
+    # a build command of setup.py's own that copies the other folder over the package
+    ({'setup.py': 'import os\nimport shutil\n' + SETUP_PY.replace('setup(\n', BUILD_PY + (
+        'setup(\n    cmdclass={"build_py": BuildPy},\n'))},
+     (['setup.py: setup.py names lib/dd'], [])),
+    # the same command copying what is under src already: said, not flagged
+    ({'setup.py': 'import os\nimport shutil\n' + SETUP_PY.replace('setup(\n', BUILD_PY.replace(
+        'lib/dd', 'src/dd') + 'setup(\n    cmdclass=dict(build_py=BuildPy),\n')},
+     ([], ['setup.py: setup() replaces the build_py command; setup.py copies or writes files '
+           'when it runs'])),
+    # a test command is no build code; a version file written under src is said
+    ({'setup.py': SETUP_PY.replace('    name=', '    cmdclass={"test": PyTest},\n    name=')},
+     ([], [])),
+    ({'setup.py': 'open("src/dd/_version.py", "w").write("V = 1")\n' + SETUP_PY},
+     ([], ['setup.py: setup.py copies or writes files when it runs'])),
+    # code installed as data: a module, a start-up hook
+    ({'setup.py': SETUP_PY.replace('    name=', '    data_files=[("lib", ["lib/dd/__init__.py"])],'
+                                              '\n    name=')},
+     (['setup.py: setup() data_files lib/dd/__init__.py'], [])),
+    ({'pyproject.toml': SETUPTOOLS + '\n[tool.setuptools.data-files]\n"." = ["*.pth"]\n',
+      'hook.pth': 'import dd_hook\n'},
+     (['pyproject.toml: [tool.setuptools] data-files hook.pth'], [])),
+    ({'pyproject.toml': SETUPTOOLS + '\n[tool.setuptools.data-files]\n"share" = ["data/*"]\n',
+      'data/icon.png': ''},
+     ([], [])),
+])
+def test_build_code_and_data_files(head: dict[str, str],
+                                   expected: tuple[list[str], list[str]]) -> None:
+    base = {'setup.py': SETUP_PY} if 'setup.py' in head else {'pyproject.toml': SETUPTOOLS}
+    assert review(base, head) == expected

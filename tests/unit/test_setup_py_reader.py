@@ -56,3 +56,20 @@ def test_no_setup_call_and_not_python() -> None:
     call = read_setup_py(b'print("hello")\n', WANTED)
     assert call is not None and not call.found
     assert read_setup_py(b'def (:\n', WANTED) is None
+
+
+def test_the_commands_it_replaces_and_whether_it_writes_files() -> None:
+    call = read_setup_py(b'''\
+from setuptools import setup
+
+COMMANDS = {"build_py": BuildPy, "test": PyTest}
+setup(cmdclass=COMMANDS)
+''', WANTED)
+    assert call is not None and call.commands == ('build_py', 'test') and not call.writes
+    call = read_setup_py(b'import pathlib\nfrom setuptools import setup\n\n'
+                         b'pathlib.Path("v.py").write_text("V = 1")\n'
+                         b'setup(cmdclass=make_commands())\n', WANTED)
+    assert call is not None and call.commands == ('*',) and call.writes
+    reading = read_setup_py(b'from setuptools import setup\n\nsetup(long_description='
+                            b'open("README.md").read().replace("a", "b"))\n', WANTED)
+    assert reading is not None and not reading.writes

@@ -6,7 +6,8 @@ takes, from wherever its configuration says. So the build configuration of each 
 (``pyproject.toml``, ``setup.cfg``, ``setup.py`` read statically: ``reading/setup_py``) is
 turned into the source locations it names, with the backend the ``[build-system]`` table
 picks: setuptools' ``package-dir``, ``packages`` (a list, or a ``find`` and its ``where``),
-``py-modules``, extension sources and ``cmdclass`` modules; flit's module; hatch's
+``py-modules``, extension sources, ``cmdclass`` modules and the code among its data files
+(a ``.py``, a ``.pth`` start-up hook); flit's module; hatch's
 ``packages``, ``sources``, ``only-include``, ``force-include`` and ``include``; Poetry's
 ``packages`` (``from``/``include``) and ``include``; pdm's ``package-dir`` and
 ``includes``; uv's ``module-root``/``module-name``; maturin's ``python-source``;
@@ -19,7 +20,8 @@ named neither it nor a folder holding it: a ``package-dir`` pointing at another 
 ships code no test of the oracle judged. A build-system migration whose new backend ships
 the same folders, a ``packages`` list that gains a subpackage, a version bump or a
 ``setup.py`` refactor names no new place. What cannot be read statically (a ``setup.py``
-computing its paths, an unknown backend, meson) is said in the review report (``unread``)
+computing its paths, replacing a build command with its own class, or copying or writing
+files when it runs; an unknown backend, meson) is said in the review report (``unread``)
 rather than flagged, unless a string of that ``setup.py`` names a folder or ``.py`` file
 outside the ``src`` roots that the base side did not name.
 
@@ -47,6 +49,7 @@ from oracle_guard.reading.capabilities import Use
 from oracle_guard.reading.setup_py import Extension
 from oracle_guard.reading.setup_py import Find
 from oracle_guard.reading.setup_py import read_setup_py
+from oracle_guard.reading.setup_py import SetupCall
 from oracle_guard.repo.changeset import ChangeSet
 
 KIND = 'packaging'
@@ -66,10 +69,17 @@ NOT_SHIPPED = frozenset((
     'venv', 'env', 'requirements', 'tasks', 'fabfile', 'site_scons', 'benchmark',
     'benchmarks', 'benchmarking', 'exercise', 'exercises', 'htmlcov', 'setup', 'conftest',
     'toxfile', 'noxfile', 'pavement', 'dodo', 'conanfile', 'manage'))
-# setup() keywords that say where code comes from (a command class is setup.py's own code)
-SETUP_KEYWORDS = frozenset(('package_dir', 'packages', 'py_modules', 'ext_modules'))
+# setup() keywords that say where code comes from
+SETUP_KEYWORDS = frozenset(('package_dir', 'packages', 'py_modules', 'ext_modules',
+                            'data_files'))
+# Commands that put code into the distribution: a cmdclass replacing one is build code
+# setup.py runs, not read here (a test or lint command is none).
+BUILD_COMMANDS = frozenset(('build', 'build_py', 'build_ext', 'build_clib', 'build_scripts',
+                            'install', 'install_lib', 'install_data', 'install_scripts',
+                            'egg_info', 'sdist', 'bdist', 'bdist_wheel', 'bdist_egg',
+                            'develop', 'editable_wheel', 'dist_info'))
 CODE_SUFFIXES = ('.py', '.pyx', '.pxd', '.pyi', '.c', '.cc', '.cpp', '.h', '.rs', '.so',
-                 '.pyd')
+                 '.pyd', '.pth')
 
 
 class Location(NamedTuple):
@@ -181,6 +191,25 @@ class _Setuptools(NamedTuple):
     py_modules: tuple[object, str, str] | None
     extensions: list[tuple[object, str, str]]
     cmdclass: list[tuple[object, str, str]]
+    data_files: list[tuple[object, str, str]]  # each file installed as data
+
+
+def _data_files(pyproject_tool: dict[str, Any], cfg: configparser.RawConfigParser | None,
+                setup: dict[str, Any]) -> list[tuple[object, str, str]]:
+    """setuptools' data files (a ``.py`` or ``.pth`` among them is code it installs)."""
+    found: list[tuple[object, str, str]] = []
+    for files in _table(pyproject_tool, 'data-files').values():
+        found += ((f, 'pyproject.toml', '[tool.setuptools] data-files')
+                  for f in (files if isinstance(files, list) else ()))
+    if cfg is not None and cfg.has_section('options.data_files'):
+        for _, files in cfg.items('options.data_files'):
+            found += ((f, 'setup.cfg', '[options.data_files]') for f in _lines(files))
+    entries = setup.get('data_files')
+    for entry in entries if isinstance(entries, list) else ():
+        files = entry[1] if isinstance(entry, list) and len(entry) == 2 else [entry]
+        found += ((f, 'setup.py', 'setup() data_files')
+                  for f in (files if isinstance(files, list) else ()))
+    return found
 
 
 def _setuptools_settings(pyproject: dict[str, Any], cfg: configparser.RawConfigParser | None,
@@ -225,7 +254,7 @@ def _setuptools_settings(pyproject: dict[str, Any], cfg: configparser.RawConfigP
     cmdclass += [(v, 'setup.cfg', '[options] cmdclass')
                  for v in _cfg_mapping(options.get('cmdclass', '')).values()]
     return _Setuptools(given['package_dir'], given['packages'], given['py_modules'],
-                       extensions, cmdclass)
+                       extensions, cmdclass, _data_files(tool, cfg, setup))
 
 
 def _setuptools_locations(tree: _Tree, st: _Setuptools, config: str) -> list[Location]:
@@ -287,6 +316,11 @@ def _setuptools_locations(tree: _Tree, st: _Setuptools, config: str) -> list[Loc
     for value, file, key in st.cmdclass:
         if isinstance(value, str) and '.' in value:
             add(tree.module(value.rsplit('.', 1)[0], ('',)), False, file, key)
+    for value, file, key in st.data_files:
+        pattern = _norm(value)
+        for path in [p for p in tree.paths if fnmatch.fnmatchcase(p, pattern)] \
+                if pattern else ():
+            add(path, False, file, key)  # the files a path or pattern names
     return found
 
 
@@ -378,6 +412,19 @@ def _backend_locations(tree: _Tree, backend: str, pyproject: dict[str, Any]
     return found
 
 
+def _setup_py_unread(call: SetupCall) -> str:
+    """What of setup.py decides where code comes from when it runs ('' for nothing)."""
+    said = [] if call.found else ['no setup() call']
+    if call.unread:
+        said.append(f'setup() computes {", ".join(call.unread)} at run time')
+    built = sorted(c for c in call.commands if c in BUILD_COMMANDS or c == '*')
+    if built:
+        said.append(f'setup() replaces the {", ".join(built)} command')
+    if call.writes:
+        said.append('setup.py copies or writes files when it runs')
+    return '; '.join(said)
+
+
 def build_sources(read: Callable[[str], bytes | None], paths: Iterable[str]) -> BuildSources:
     """The source locations one side's build configuration names (the module docstring)."""
     tree = _Tree(paths)
@@ -410,9 +457,7 @@ def build_sources(read: Callable[[str], bytes | None], paths: Iterable[str]) -> 
         setup: dict[str, Any] = {}
         if raw['setup.py'] is not None:
             call = read_setup_py(raw['setup.py'], SETUP_KEYWORDS)
-            missing = 'not Python' if call is None else 'no setup() call' if not \
-                call.found else f'setup() computes {", ".join(call.unread)} at run time' \
-                if call.unread else ''
+            missing = 'not Python' if call is None else _setup_py_unread(call)
             if call is not None:
                 setup = call.keywords
             if missing:

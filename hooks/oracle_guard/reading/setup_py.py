@@ -31,6 +31,8 @@ class SetupCall(NamedTuple):
     keywords: dict[str, object]  # the keywords read, by name
     unread: tuple[str, ...]  # the keywords whose value is computed ('**' for **kwargs)
     strings: frozenset[str]  # every string constant of the file
+    commands: tuple[str, ...] = ()  # the commands ``cmdclass`` replaces ('*': unknown)
+    writes: bool = False  # the file copies, moves or writes files when it runs
 
 
 class _Unread(Exception):
@@ -38,6 +40,12 @@ class _Unread(Exception):
 
 
 FINDERS = frozenset(('find_packages', 'find_namespace_packages'))
+# Calls that put files in place when setup.py runs: module.function, or a method of any
+# object (a path's ``write_text``), or ``open`` for writing.
+FILE_FUNCTIONS = frozenset(('shutil.copy', 'shutil.copy2', 'shutil.copyfile', 'shutil.copytree',
+                            'shutil.move', 'os.rename', 'os.replace', 'os.symlink', 'os.link',
+                            'dir_util.copy_tree', 'file_util.copy_file'))
+FILE_METHODS = frozenset(('write_text', 'write_bytes', 'symlink_to', 'hardlink_to'))
 EXTENSIONS = frozenset(('Extension', 'Library'))
 
 
@@ -112,6 +120,38 @@ class _Reader:
         raise _Unread
 
 
+def _writes(tree: ast.AST) -> bool:
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            owner = getattr(func.value, 'id', None) or getattr(func.value, 'attr', None)
+            if f'{owner}.{func.attr}' in FILE_FUNCTIONS or func.attr in FILE_METHODS:
+                return True
+        elif getattr(func, 'id', None) == 'open':
+            mode = node.args[1] if len(node.args) > 1 else next(
+                (k.value for k in node.keywords if k.arg == 'mode'), None)
+            if isinstance(mode, ast.Constant) and isinstance(mode.value, str) and \
+                    set(mode.value) & set('wax'):
+                return True
+            if mode is not None and not isinstance(mode, ast.Constant):
+                return True
+    return False
+
+
+def _command_names(reader: _Reader, node: ast.AST) -> tuple[str, ...]:
+    """The keys of a ``cmdclass`` (its classes are setup.py's own code, not read)."""
+    while isinstance(node, ast.Name) and reader.bound.get(node.id) is not None:
+        node = reader.bound[node.id]  # type: ignore[assignment]
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) for k in node.keys):
+        return tuple(str(k.value) for k in node.keys)  # type: ignore[union-attr]
+    if isinstance(node, ast.Call) and _name_of(node.func) == 'dict' and not node.args and \
+            all(k.arg for k in node.keywords):
+        return tuple(str(k.arg) for k in node.keywords)
+    return ('*',)
+
+
 def _strings(value: object) -> bool:
     return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
 
@@ -127,12 +167,16 @@ def read_setup_py(raw: bytes, wanted: frozenset[str]) -> SetupCall | None:
                         if isinstance(n, ast.Constant) and isinstance(n.value, str))
     call = next((n for n in ast.walk(tree) if isinstance(n, ast.Call)
                  and _name_of(n.func) == 'setup'), None)
+    writes = _writes(tree)
     if call is None:
-        return SetupCall(False, {}, (), strings)
+        return SetupCall(False, {}, (), strings, (), writes)
     reader = _Reader(tree)
     keywords: dict[str, object] = {}
     unread: list[str] = []
+    commands: tuple[str, ...] = ()
     for keyword in call.keywords:
+        if keyword.arg == 'cmdclass':
+            commands = _command_names(reader, keyword.value)
         if keyword.arg is not None and keyword.arg not in wanted:
             continue
         try:
@@ -146,4 +190,4 @@ def read_setup_py(raw: bytes, wanted: frozenset[str]) -> SetupCall | None:
             keywords.update((str(k), v) for k, v in value.items() if k in wanted)
         else:
             unread.append('**')
-    return SetupCall(True, keywords, tuple(unread), strings)
+    return SetupCall(True, keywords, tuple(unread), strings, commands, writes)
