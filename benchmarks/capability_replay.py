@@ -140,7 +140,7 @@ def gate_replay(clone: str, packages: list[str], limit: int
     from oracle_guard.config import Config
     from oracle_guard.context import RunContext
     from oracle_guard.gate.capabilities import added_uses
-    from oracle_guard.gate.packaging import packaging_review
+    from oracle_guard.gate.packaging import build_review
     from oracle_guard.repo.changeset import ChangeSet
     from oracle_guard.repo.changeset import diff_raw
     from oracle_guard.repo.changeset import parse_raw
@@ -163,7 +163,7 @@ def gate_replay(clone: str, packages: list[str], limit: int
         uses = [(a.path, a.use.line, a.use.kind, a.use.expression) for a in added_uses(ctx)]
         if uses:
             flagged.append((commit[:10], subject, uses))
-        notes = packaging_review(changes, [cfg, cfg])[1]
+        notes = build_review(changes, [cfg, cfg])[1]
         if notes:
             unread.append((commit[:10], subject, notes))
     return replayed, flagged, unread

@@ -558,11 +558,22 @@ def new_sources(base: BuildSources, head: BuildSources, head_paths: Iterable[str
     return found, notes
 
 
-def packaging_review(changes: ChangeSet, cfgs: list[Config]
-                     ) -> tuple[list[tuple[str, Use]], list[tuple[str, str]]]:
+def build_review(changes: ChangeSet, cfgs: list[Config]
+                 ) -> tuple[list[tuple[str, Use]], list[tuple[str, str]]]:
+    """(file, use) for each new source of the build outside the ``src`` roots; (file, what)
+    for the head's build configuration that could not be read statically. Only a change
+    that touches a build file is compared."""
+    if not set(FILES) & changes.touched() or changes.base_view is None:
+        return [], []
+    base = build_sources(changes.read_base, changes.base_view.paths())
+    head_paths = changes.new.paths()
+    head = build_sources(changes.read_new, head_paths)
+    return new_sources(base, head, head_paths, lambda p: _inside(cfgs, p))
+
+
+def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Use]]:
     """(file, use) for each new source outside the ``src`` roots and each new top-level
-    name under a ``src`` root folder that the base's tests import; (file, what) for the
-    head's build configuration that could not be read statically."""
+    name under a ``src`` root folder that the base's tests import."""
     found: list[tuple[str, Use]] = []
     if any(p.endswith('.py') for p in changes.touched()):
         before = _top_names(changes, cfgs, base=True)
@@ -570,15 +581,4 @@ def packaging_review(changes: ChangeSet, cfgs: list[Config]
                if name not in before}
         for name in sorted(_imported_by_the_tests(changes, cfgs, new)):
             found.append((new[name], Use(1, KIND, f'new top-level module {name}')))
-    if not set(FILES) & changes.touched() or changes.base_view is None:
-        return found, []
-    base_view = changes.base_view
-    base = build_sources(changes.read_base, base_view.paths())
-    head_paths = changes.new.paths()
-    head = build_sources(changes.read_new, head_paths)
-    uses, notes = new_sources(base, head, head_paths, lambda p: _inside(cfgs, p))
-    return [*found, *uses], notes
-
-
-def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Use]]:
-    return packaging_review(changes, cfgs)[0]
+    return [*found, *build_review(changes, cfgs)[0]]

@@ -367,12 +367,12 @@ def build_notes_section(ctx: RunContext) -> list[Item]:
     """What of the pull request's build configuration the gate could not read statically
     (a ``setup.py`` computing its package folders): where the build takes its code from
     is the reviewer's to check there (rule 54, ``gate/packaging``). No approval needed."""
-    from oracle_guard.gate.packaging import packaging_review
+    from oracle_guard.gate.packaging import build_review
 
     changes = ctx.changes
     if not changes.has_base or changes.base_view is None:
         return []
-    notes = packaging_review(changes, [ctx.cfg, ctx.base_cfg])[1]
+    notes = build_review(changes, [ctx.cfg, ctx.base_cfg])[1]
     return [Item(path, f'- {_code(path)}: {what}; where the build takes its code from is not '
                        f'read (check that it ships the src the tests judged)',
                  needs_approval=False) for path, what in notes]
