@@ -62,7 +62,8 @@ def review(base: dict[str, str], head: dict[str, str]
         sides.append((build_sources(tree.get, list(tree)), list(tree)))
     (before, _), (after, paths) = sides
     uses, notes = new_sources(before, after, paths,
-                              lambda p: p == 'src' or p.startswith('src/'))
+                              lambda p: p == 'src' or p.startswith('src/'),
+                              lambda p: p == 'tests' or p.startswith('tests/'))
     return [f'{path}: {use.expression}' for path, use in uses], \
         [f'{path}: {what}' for path, what in notes]
 
@@ -228,3 +229,46 @@ def test_build_code_and_data_files(head: dict[str, str],
                                    expected: tuple[list[str], list[str]]) -> None:
     base = {'setup.py': SETUP_PY} if 'setup.py' in head else {'pyproject.toml': SETUPTOOLS}
     assert review(base, head) == expected
+
+
+POETRY = FLIT.replace('flit_core>=3.4', 'poetry-core').replace(
+    'flit_core.buildapi', 'poetry.core.masonry.api') + '\n[tool.poetry]\n'
+HATCH = FLIT.replace('flit_core>=3.4', 'hatchling').replace('flit_core.buildapi',
+                                                           'hatchling.build')
+
+
+@pytest.mark.parametrize('head, expected', [
+    # the tests shipped in the sdist, or in the wheel under their own names: no new place
+    ({'pyproject.toml': POETRY + 'packages = [{include = "dd", from = "src"}]\n'
+                                 'include = [{path = "tests", format = "sdist"}]\n'}, []),
+    ({'pyproject.toml': POETRY + 'packages = [{include = "dd", from = "src"}]\n'
+                                 'include = ["tests/*.py"]\n'}, []),
+    ({'pyproject.toml': HATCH + '\n[tool.hatch.build]\ninclude = ["/src", "/tests"]\n'}, []),
+    # but a package folder mapped to the tests ships them as the package
+    ({'pyproject.toml': SETUPTOOLS.split('[tool.setuptools')[0]
+      + '[tool.setuptools]\npackage-dir = {"dd" = "tests/fake_dd"}\npackages = ["dd"]\n',
+      'tests/fake_dd/__init__.py': ''},
+     ['pyproject.toml: [tool.setuptools] package-dir tests/fake_dd']),
+    ({'pyproject.toml': HATCH + '\n[tool.hatch.build.targets.wheel]\n'
+                                'only-include = ["tests/fake_dd"]\n'
+                                'sources = {"tests/fake_dd" = "dd"}\n',
+      'tests/fake_dd/__init__.py': ''},
+     ['pyproject.toml: [tool.hatch.build.targets.wheel] only-include tests/fake_dd']),
+])
+def test_the_tests_shipped_under_their_own_names(head: dict[str, str],
+                                                 expected: list[str]) -> None:
+    assert review({'pyproject.toml': SETUPTOOLS}, head)[0] == expected
+
+
+def test_find_packages_finds_folders_with_an_init() -> None:
+    """setup.py's find_packages() from the root: a folder of scripts is no package; the
+    search of pyproject.toml finds namespace packages too."""
+    root = SETUP_PY.replace('find_packages("src")', 'find_packages()').replace(
+        '{"": "src"}', '{}')
+    scripts = {'bench/run.py': ''}
+    assert review({'setup.py': SETUP_PY, **scripts}, {'setup.py': root, **scripts})[0] == []
+    found = SETUPTOOLS.replace('where = ["src"]', 'where = ["."]')
+    assert review({'pyproject.toml': SETUPTOOLS, **scripts},
+                  {'pyproject.toml': found, **scripts})[0] == [
+        'pyproject.toml: [tool.setuptools] packages bench', 'pyproject.toml: '
+        '[tool.setuptools] packages lib']

@@ -16,7 +16,9 @@ default (the project's name under the root or ``src/``) counts as named. A folde
 starts from stands for the packages and modules in it.
 
 A location is a use when it holds code, lies outside the ``src`` roots and the base side
-named neither it nor a folder holding it: a ``package-dir`` pointing at another folder
+named neither it nor a folder holding it (the tests an include list ships under their own
+names, which cannot stand in for the package, are none; Poetry's sdist-only entries are
+not read): a ``package-dir`` pointing at another folder
 ships code no test of the oracle judged. A build-system migration whose new backend ships
 the same folders, a ``packages`` list that gains a subpackage, a version bump or a
 ``setup.py`` refactor names no new place. What cannot be read statically (a ``setup.py``
@@ -86,6 +88,9 @@ class Location(NamedTuple):
     path: str  # repository path, '' for the root
     file: str  # the configuration file that names it
     key: str  # the setting: '[tool.setuptools] package-dir'
+    # shipped at its own path (an include list): under the tests roots it ships the tests,
+    # importable by their own names only
+    keeps_path: bool = False
 
 
 class BuildSources(NamedTuple):
@@ -144,16 +149,24 @@ class _Tree:
                 return f'{path}.py'
         return spelled
 
+    def spread(self, path: str) -> list[str]:
+        """A file or package as itself, a folder of them as what it holds."""
+        if path in self.files or f'{path}/__init__.py' in self.files:
+            return [path]
+        return self.contents(path)
+
     def contents(self, folder: str, exclude: Sequence[str] = (),
-                 include: Sequence[str] = ('*',), modules: bool = True) -> list[str]:
+                 include: Sequence[str] = ('*',), modules: bool = True,
+                 init: bool = False) -> list[str]:
         """The packages (and ``modules``) a search from ``folder`` finds (the tests, docs
-        and tools setuptools leaves out are left out)."""
+        and tools setuptools leaves out are left out; ``init``: a package has an
+        ``__init__.py``)."""
         found = set()
         prefix = f'{folder}/' if folder else ''
         for path in self.below(folder):
             rest = path[len(prefix):]
             top, _, deeper = rest.partition('/')
-            if deeper and path.endswith('.py'):
+            if deeper and (deeper == '__init__.py' if init else path.endswith('.py')):
                 found.add(top)
             elif modules and not deeper and top.endswith('.py'):
                 found.add(top)
@@ -232,14 +245,16 @@ def _setuptools_settings(pyproject: dict[str, Any], cfg: configparser.RawConfigP
                     cfg.has_section('options.packages.find') else {}
                 read = Find(find.get('where', '.').strip() or '.',
                             tuple(_lines(find.get('exclude', ''))),
-                            tuple(_lines(find.get('include', '')) or ['*']))
+                            tuple(_lines(find.get('include', '')) or ['*']),
+                            raw.strip() == 'find_namespace:')
             value = (read, 'setup.cfg', f'[options] {cfg_key}')
         elif toml_key in tool:
             read = tool[toml_key]
             if name == 'packages' and isinstance(read, dict):
                 find = _table(read, 'find') or _table(read, 'find-namespace')
                 wheres = find.get('where', ['.'])
-                read = [Find(w, tuple(find.get('exclude', ())), tuple(find.get('include', ['*'])))
+                read = [Find(w, tuple(find.get('exclude', ())), tuple(find.get('include', ['*'])),
+                             find.get('namespaces', True) is not False)
                         for w in (wheres if isinstance(wheres, list) else [wheres])]
             value = (read, 'pyproject.toml', f'[tool.setuptools] {toml_key}')
         given[name] = value
@@ -293,8 +308,8 @@ def _setuptools_locations(tree: _Tree, st: _Setuptools, config: str) -> list[Loc
             add(*where(name), file, key)
     for find in finds:
         folder = _norm(find.where)
-        for path in tree.contents(folder, find.exclude, find.include, modules=False) \
-                if folder is not None else ():
+        for path in tree.contents(folder, find.exclude, find.include, modules=False,
+                                  init=not find.namespace) if folder is not None else ():
             # the names found, where package_dir puts them (the search's folder else)
             mapped, by_mapping = where(path[len(folder):].lstrip('/'))  # type: ignore[arg-type]
             add(mapped if by_mapping else path, by_mapping, file, key)
@@ -336,9 +351,14 @@ def _backend_locations(tree: _Tree, backend: str, pyproject: dict[str, Any]
     found: list[Location] = []
     default = _project_module(pyproject)
 
-    def add(path: str | None, key: str) -> None:
+    def add(path: str | None, key: str, keeps_path: bool = False) -> None:
         if path is not None:
-            found.append(Location(path, 'pyproject.toml', key))
+            found.append(Location(path, 'pyproject.toml', key, keeps_path))
+
+    def wheel(entry: object) -> bool:
+        """A Poetry entry that goes into the wheel (not one of ``format = "sdist"``)."""
+        formats = entry.get('format', 'wheel') if isinstance(entry, dict) else 'wheel'
+        return 'wheel' in (formats if isinstance(formats, list) else [formats])
 
     if backend == 'flit':
         name = _table(pyproject, 'tool', 'flit', 'module').get('name') or \
@@ -356,7 +376,8 @@ def _backend_locations(tree: _Tree, backend: str, pyproject: dict[str, Any]
         poetry = _table(pyproject, 'tool', 'poetry')
         packages = poetry.get('packages')
         for entry in packages if isinstance(packages, list) else ():
-            if isinstance(entry, dict) and isinstance(entry.get('include'), str):
+            if isinstance(entry, dict) and isinstance(entry.get('include'), str) and \
+                    wheel(entry):
                 prefix = _glob_prefix(entry['include'])
                 source = _norm(entry.get('from', ''))
                 if prefix is not None and source is not None:
@@ -365,11 +386,15 @@ def _backend_locations(tree: _Tree, backend: str, pyproject: dict[str, Any]
         if not isinstance(packages, list) and default:
             add(tree.module(default), '[tool.poetry] name')
         for entry in poetry.get('include') or ():
-            entry = entry.get('path') if isinstance(entry, dict) else entry
-            add(_glob_prefix(entry) if isinstance(entry, str) else None,
-                '[tool.poetry] include')
+            path = entry.get('path') if isinstance(entry, dict) else entry
+            if wheel(entry):
+                add(_glob_prefix(path) if isinstance(path, str) else None,
+                    '[tool.poetry] include', keeps_path=True)
     elif backend == 'hatch':
         named = False
+        tables = [_table(pyproject, 'tool', 'hatch', *key.split('.'))
+                  for key in ('build', 'build.targets.wheel')]
+        remapped = any(table.get('sources') for table in tables)
         for key in ('build', 'build.targets.wheel'):
             table = _table(pyproject, 'tool', 'hatch', *key.split('.'))
             label = f'[tool.hatch.{key}]'
@@ -380,13 +405,12 @@ def _backend_locations(tree: _Tree, backend: str, pyproject: dict[str, Any]
                     if setting == 'packages' or path is None:
                         add(path, f'{label} {setting}')
                     else:
-                        for inner in tree.contents(path) if tree.holds_code(path) and \
-                                path not in tree.files else [path]:
-                            add(inner, f'{label} {setting}')
+                        for inner in tree.spread(path):
+                            add(inner, f'{label} {setting}', keeps_path=not remapped)
             sources = table.get('sources')
             for entry in sources if isinstance(sources, (list, dict)) else ():
                 folder = _norm(entry)
-                for path in tree.contents(folder) if folder is not None else ():
+                for path in tree.spread(folder) if folder is not None else ():
                     add(path, f'{label} sources')
             for entry in _table(table, 'force-include'):
                 add(_norm(entry), f'{label} force-include')
@@ -524,10 +548,12 @@ def _imported_by_the_tests(changes: ChangeSet, cfgs: list[Config],
 
 
 def new_sources(base: BuildSources, head: BuildSources, head_paths: Iterable[str],
-                inside: Callable[[str], bool]) -> tuple[list[tuple[str, Use]],
-                                                        list[tuple[str, str]]]:
+                inside: Callable[[str], bool], tested: Callable[[str], bool] = lambda p: False
+                ) -> tuple[list[tuple[str, Use]], list[tuple[str, str]]]:
     """(file, use) for each location the head names outside the ``src`` roots that the
-    base did not; (file, note) for what the head's configuration leaves unread."""
+    base did not (``tested``: under the tests roots, where an include list that keeps
+    paths ships the tests under their own names); (file, note) for what the head's
+    configuration leaves unread."""
     if base.settings == head.settings:
         return [], []
     tree = _Tree(head_paths)
@@ -540,6 +566,8 @@ def new_sources(base: BuildSources, head: BuildSources, head_paths: Iterable[str
     found: list[tuple[str, Use]] = []
     seen = set()
     for loc in head.locations:
+        if loc.keeps_path and tested(loc.path):
+            continue
         if loc.path not in seen and new(loc.path):
             seen.add(loc.path)
             found.append((loc.file, Use(1, KIND, f'{loc.key} {loc.path or "."}')))
@@ -568,7 +596,8 @@ def build_review(changes: ChangeSet, cfgs: list[Config]
     base = build_sources(changes.read_base, changes.base_view.paths())
     head_paths = changes.new.paths()
     head = build_sources(changes.read_new, head_paths)
-    return new_sources(base, head, head_paths, lambda p: _inside(cfgs, p))
+    return new_sources(base, head, head_paths, lambda p: _inside(cfgs, p),
+                       lambda p: any(c.is_test(p) or c.is_test(f'{p}/') for c in cfgs))
 
 
 def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Use]]:

@@ -15,10 +15,12 @@ from typing import NamedTuple
 
 
 class Find(NamedTuple):
-    """``find_packages(where, exclude, include)``: the packages under ``where``."""
+    """``find_packages(where, exclude, include)``: the packages under ``where`` (folders
+    with an ``__init__.py``, or any folder of modules for ``namespace``)."""
     where: str
     exclude: tuple[str, ...]
     include: tuple[str, ...]
+    namespace: bool = False
 
 
 class Extension(NamedTuple):
@@ -110,7 +112,8 @@ class _Reader:
             exclude, include = given.get('exclude', ()), given.get('include', ('*',))
             if not isinstance(where, str) or not _strings(exclude) or not _strings(include):
                 raise _Unread
-            return Find(where, tuple(exclude), tuple(include))  # type: ignore[arg-type]
+            return Find(where, tuple(exclude), tuple(include),  # type: ignore[arg-type]
+                        name == 'find_namespace_packages')
         if name in EXTENSIONS:
             given = {**dict(zip(('name', 'sources'), args)), **kwargs}
             sources = given.get('sources', ())
