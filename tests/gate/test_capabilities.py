@@ -592,3 +592,23 @@ def test_a_package_that_is_its_own_src_root_configures_itself_freely(guarded: Re
     guarded.write('app/cli.py', 'import app\n\n\ndef main():\n    app.LIMIT = 2\n    return 0\n')
     guarded.commit('raise the limit')
     assert added(guarded) == []
+
+
+def test_an_in_tree_backend_edited_is_a_packaging_use(guarded: Repo) -> None:
+    """The base builds with its own backend (``backend-path``): a change of that code
+    decides what ships. Its other files (a version file of the pyproject) are no use."""
+    pyproject = guarded.read('pyproject.toml').decode()
+    guarded.write('pyproject.toml', '[build-system]\nrequires = ["setuptools"]\n'
+                                    'build-backend = "backend"\nbackend-path = ["_build"]\n\n'
+                  + pyproject)
+    guarded.write('_build/backend.py', 'from setuptools.build_meta import *\n')
+    guarded.write('_build/README.md', 'The build.\n')
+    guarded.commit('an in-tree backend')
+    guarded.git('checkout', '-q', '-b', 'pr')
+    guarded.write('_build/README.md', 'The build, with setuptools.\n')
+    guarded.commit('the backend described')
+    assert added(guarded) == []
+    guarded.write('_build/backend.py', 'import shutil\nfrom setuptools.build_meta import *\n')
+    guarded.commit('the backend edited')
+    assert added(guarded) == [('_build/backend.py', 1, 'packaging',
+                               'in-tree backend _build/backend.py')]

@@ -272,3 +272,4 @@ def test_find_packages_finds_folders_with_an_init() -> None:
                   {'pyproject.toml': found, **scripts})[0] == [
         'pyproject.toml: [tool.setuptools] packages bench', 'pyproject.toml: '
         '[tool.setuptools] packages lib']
+

@@ -7,29 +7,30 @@ takes, from wherever its configuration says. So the build configuration of each 
 turned into the source locations it names, with the backend the ``[build-system]`` table
 picks: setuptools' ``package-dir``, ``packages`` (a list, or a ``find`` and its ``where``),
 ``py-modules``, extension sources, ``cmdclass`` modules and the code among its data files
-(a ``.py``, a ``.pth`` start-up hook); flit's module; hatch's
-``packages``, ``sources``, ``only-include``, ``force-include`` and ``include``; Poetry's
-``packages`` (``from``/``include``) and ``include``; pdm's ``package-dir`` and
-``includes``; uv's ``module-root``/``module-name``; maturin's ``python-source``;
-scikit-build's ``wheel.packages``; an in-tree backend's ``backend-path``. A backend's
-default (the project's name under the root or ``src/``) counts as named. A folder a search
-starts from stands for the packages and modules in it.
+(a ``.py``, a ``.pth`` start-up hook); flit's module; hatch's ``packages``, ``sources``,
+``only-include``, ``force-include`` and ``include``; Poetry's ``packages``
+(``from``/``include``) and ``include``; pdm's ``package-dir`` and ``includes``; uv's
+``module-root``/``module-name``; maturin's ``python-source``; scikit-build's
+``wheel.packages``; an in-tree backend's ``backend-path``. A backend's default (the
+project's name under the root or ``src/``) counts as named. A folder a search starts from
+stands for the packages and modules in it.
 
 A location is a use when it holds code, lies outside the ``src`` roots and the base side
-named neither it nor a folder holding it (the tests an include list ships under their own
-names, which cannot stand in for the package, are none; Poetry's sdist-only entries are
-not read): a ``package-dir`` pointing at another folder
-ships code no test of the oracle judged. A build-system migration whose new backend ships
-the same folders, a ``packages`` list that gains a subpackage, a version bump or a
-``setup.py`` refactor names no new place. What cannot be read statically (a ``setup.py``
-computing its paths, replacing a build command with its own class, or copying or writing
-files when it runs; an unknown backend, meson) is said in the review report (``unread``)
-rather than flagged, unless a string of that ``setup.py`` names a folder or ``.py`` file
-outside the ``src`` roots that the base side did not name.
+named neither it nor a folder holding it: a ``package-dir`` pointing at another folder
+ships code no test of the oracle judged. The tests an include list ships under their own
+names cannot stand in for the package and are none; Poetry's sdist-only entries are not
+read. A build-system migration whose new backend ships the same folders, a ``packages``
+list that gains a subpackage, a version bump or a ``setup.py`` refactor names no new
+place. What cannot be read statically (a ``setup.py`` computing its paths, replacing a
+build command with its own class, or copying or writing files when it runs; an unknown
+backend, meson) is said in the review report (``build_review``'s notes) rather than
+flagged, unless a string of that ``setup.py`` names a folder or ``.py`` file outside the
+``src`` roots that the base side did not name.
 
-A new top-level module or package under a ``src`` root folder that the base's test code
-imports is one too: it stands in for another distribution's module the oracle compares
-with (``src/numpy/``).
+An edit of the base's in-tree backend (a code file under its ``backend-path``) is one too:
+that code decides what ships. So is a new top-level module or package under a ``src`` root
+folder that the base's test code imports: it stands in for another distribution's module
+the oracle compares with (``src/numpy/``).
 """
 from __future__ import annotations
 
@@ -496,8 +497,11 @@ def build_sources(read: Callable[[str], bytes | None], paths: Iterable[str]) -> 
     elif backend in BACKENDS.values():
         settings['tool'] = _table(pyproject, 'tool')
         locations += _backend_locations(tree, backend, pyproject)
-    elif not locations:
-        unread.append(('pyproject.toml', f'build-backend {backend}, not one the gate reads'))
+    else:
+        settings['tool'] = _table(pyproject, 'tool')  # what that backend may read
+        if not locations:
+            unread.append(('pyproject.toml',
+                           f'build-backend {backend}, not one the gate reads'))
     settings['backend-path'] = system.get('backend-path')
     return BuildSources(settings, locations, unread, strings)
 
@@ -588,16 +592,38 @@ def new_sources(base: BuildSources, head: BuildSources, head_paths: Iterable[str
 
 def build_review(changes: ChangeSet, cfgs: list[Config]
                  ) -> tuple[list[tuple[str, Use]], list[tuple[str, str]]]:
-    """(file, use) for each new source of the build outside the ``src`` roots; (file, what)
-    for the head's build configuration that could not be read statically. Only a change
-    that touches a build file is compared."""
-    if not set(FILES) & changes.touched() or changes.base_view is None:
+    """(file, use) for each new source of the build outside the ``src`` roots, and each
+    file of the base's in-tree backend (``backend-path``) the change touches: its code
+    decides what ships; (file, what) for the head's build configuration that could not be
+    read statically. Only a change that touches a build file or that backend is compared."""
+    touched = changes.touched()
+    if changes.base_view is None:
         return [], []
+    backend = [p for p in (_norm(p) for p in _backend_path(changes.read_base('pyproject.toml')))
+               if p is not None]
+    edited = sorted(p for p in touched if p.endswith(CODE_SUFFIXES) and p not in FILES and any(
+        not b or p.startswith(f'{b}/') for b in backend) and not _inside(cfgs, p) and not any(
+        c.is_test(p) for c in cfgs))
+    found = [(p, Use(1, KIND, f'in-tree backend {p}')) for p in edited]
+    if not set(FILES) & touched:
+        return found, []
     base = build_sources(changes.read_base, changes.base_view.paths())
     head_paths = changes.new.paths()
     head = build_sources(changes.read_new, head_paths)
-    return new_sources(base, head, head_paths, lambda p: _inside(cfgs, p),
-                       lambda p: any(c.is_test(p) or c.is_test(f'{p}/') for c in cfgs))
+    uses, notes = new_sources(base, head, head_paths, lambda p: _inside(cfgs, p),
+                              lambda p: any(c.is_test(p) or c.is_test(f'{p}/') for c in cfgs))
+    return [*found, *uses], notes
+
+
+def _backend_path(raw: bytes | None) -> list[object]:
+    """``[build-system] backend-path`` of a pyproject.toml (none when unreadable)."""
+    if raw is None or b'backend-path' not in raw:
+        return []
+    try:
+        paths = _table(parse_toml(raw.decode('utf-8-sig')), 'build-system').get('backend-path')
+    except (ConfigError, UnicodeDecodeError):
+        return []
+    return paths if isinstance(paths, list) else []
 
 
 def packaging_uses(changes: ChangeSet, cfgs: list[Config]) -> list[tuple[str, Use]]:
