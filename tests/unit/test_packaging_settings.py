@@ -145,6 +145,10 @@ def test_a_build_change_that_ships_from_the_same_src_is_no_use(
      'pyproject.toml: [tool.setuptools] cmdclass hook.py'),
     ({'setup.py': SETUP_PY}, {'setup.py': SETUP_PY.replace('{"": "src"}', '{"": "lib"}')},
      'setup.py: setup() package_dir lib/dd'),
+    ({'setup.py': SETUP_PY}, {'setup.py': SETUP_PY.replace('find_packages("src")', (
+        'find_packages(exclude=["*.tests", "*.tests.*", "tests.*", "tests"])')).replace(
+        'package_dir={"": "src"},\n', ''), 'dd/__init__.py': ''},
+     'setup.py: setup() packages dd'),
     ({'setup.py': SETUP_PY},
      {'setup.py': SETUP_PY.replace('{"": "src"}', '{"dd": "lib/dd"}')},
      'setup.py: setup() package_dir lib/dd'),

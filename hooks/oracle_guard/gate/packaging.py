@@ -176,8 +176,9 @@ class _Tree:
             name = top.removesuffix('.py')
             if name in NOT_SHIPPED or name.startswith(('.', '_')) or not name.isidentifier():
                 continue
-            if any(fnmatch.fnmatchcase(name, p.split('.', 1)[0]) for p in exclude
-                   if not p.endswith('.*')) or \
+            # a dotted pattern ("*.tests", "dd.*") is about subpackages: it excludes no
+            # top-level name, and includes the top-level one it is under
+            if any(fnmatch.fnmatchcase(name, p) for p in exclude if '.' not in p) or \
                     not any(fnmatch.fnmatchcase(name, p.split('.', 1)[0]) for p in include):
                 continue
             kept.append(f'{prefix}{top}')
