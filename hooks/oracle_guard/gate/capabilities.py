@@ -51,7 +51,6 @@ from oracle_guard.repo.changeset import ChangeSet
 from oracle_guard.repo.tree_view import TreeView
 
 CODE = 'OG741'
-TITLE = 'Rule 54 uses added to src (capabilities, dependencies, build sources)'
 # The calls whose constant path arguments name a file run as code.
 RUNNERS = frozenset(('exec', 'compile', 'open', 'run_path', 'execfile', 'read_text',
                      'read_bytes', 'spec_from_file_location', 'SourceFileLoader'))
