@@ -274,6 +274,7 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     from oracle_guard.gate import integrity
     from oracle_guard.gate import interpreter
     from oracle_guard.gate.approval import decide
+    from oracle_guard.gate.reference_process import switched_off_plugins
 
     sections = review_report.report_sections(ctx)
     approval = decide(ctx, sections, args.oracle_approved, os.environ)
@@ -300,10 +301,12 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
                          'environment so the pull request cannot reach the gate')
     # Both revisions listed, with their blob ids, before the pull request's code runs
     # (rule 44): the trees are built from git after it, and checked against these.
+    # The plugins the test command switches off are off in the gate's own runs too.
+    switched_off = switched_off_plugins(command, os.environ.get('PYTEST_ADDOPTS', ''))
     prepared = reference.prepare_reference_runs(
         ctx, test_python, approved=approval.approved and bool(approval.oracle_changes),
         approved_files=[item.path for item in approval.oracle_changes],
-        timings=timings) if args.reference_run else None
+        timings=timings, switched_off=switched_off) if args.reference_run else None
     # What the audit believes of the revisions (the inventory, the freeze ledger, the
     # baseline, the test code, the src modules) is read now, before the pull request's code
     # runs (rule 44): after the install step git may give other bytes for a blob (its loose
@@ -401,7 +404,8 @@ def _judge(args: argparse.Namespace, command: list[str], ctx: RunContext,
     if base_listed is not None and base_view is not None:
         with timings.step('base collection'):
             collector = base_collection.BaseCollector(
-                cfg, base_view, test_python, only=collected_scope, side=base_listed)
+                cfg, base_view, test_python, only=collected_scope, side=base_listed,
+                switched_off=switched_off)
             if collector.proc is not None:
                 reaper.own.add(collector.proc.pid)
         findings.extend(collector.forged_findings())

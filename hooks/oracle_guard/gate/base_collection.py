@@ -29,6 +29,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 
 from oracle_guard.config import Config
 from oracle_guard.findings import Finding
@@ -54,9 +55,11 @@ class BaseCollector:
     """Writes the base tree and starts its collection at once; ``wait`` gives the result."""
 
     def __init__(self, cfg: Config, base: TreeView, python: str,
-                 only: list[str] | None = None, side: Side | None = None) -> None:
+                 only: list[str] | None = None, side: Side | None = None,
+                 switched_off: Sequence[str] = ()) -> None:
         """``side``: the base listed before the install step (rule 44): its blob ids are
-        what every file of the tree is checked against (``forged``)."""
+        what every file of the tree is checked against (``forged``); ``switched_off``: the
+        plugins the test command switches off (``no:NAME``), off here too."""
         self.folder = tempfile.mkdtemp(prefix='oracle-guard-base-collect-')
         side = side or Side(base)
         self.sources: dict[str, bytes] = {}
@@ -85,6 +88,7 @@ class BaseCollector:
                    f'--rootdir={self.root}',
                    '--continue-on-collection-errors', '-p', 'no:oracle_guard',
                    '-p', 'oracle_guard.runtime.collection_probe',
+                   *[a for name in switched_off for a in ('-p', name)],
                    # Only the property files, when only their cases are asked about
                    # (``scope``): the rest of the suite is not collected.
                    *[p for p in (only or ()) if p in tree.sources]]

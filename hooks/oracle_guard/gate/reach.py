@@ -491,7 +491,8 @@ def judge_reference_run(runs: Any, child_of: Callable[..., object]) -> None:
         with timings.step('mutant runs'):
             mutants = run_mutants(reach, measured, tree.root, oracle_tests, runs.cfg,
                                   lambda args: child_of(tree, runs.python, runs.cfg.src, args,
-                                                        runs.ctx.today), budget)
+                                                        runs.ctx.today, runs.switched_off),
+                                  budget)
     judged = judge(reach, measured, mutants, runs.cfg)
     runs.result.findings += judged.findings
     runs.result.report.append((TITLE, judged.lines))

@@ -317,9 +317,11 @@ def _code_list(paths: Sequence[str], limit: int = 0) -> str:
 class ReferenceRuns:
     def __init__(self, ctx: RunContext, python: str, approved: bool,
                  approved_files: Iterable[str] | None = None,
-                 timings: Timings | None = None) -> None:
+                 timings: Timings | None = None, switched_off: Sequence[str] = ()) -> None:
         self.ctx = ctx
         self.python = python
+        # The plugins the test command switches off (``-p no:NAME``), off in every run here.
+        self.switched_off = tuple(switched_off)
         changes = ctx.changes
         assert changes.base is not None and ctx.judged is not None
         # Both sides listed now, before the install step, and read through that listing
@@ -449,7 +451,7 @@ class ReferenceRuns:
             self.reach_plan = reach.plan(self.ctx.changes, self.base_view, self.head_view,
                                          self.cfg, self.folder)
             child = PytestChild(tree, self.python, self.cfg.src, oracle_tests, self.ctx.today,
-                                sealed=True, measure=self.reach_plan
+                                self.switched_off, sealed=True, measure=self.reach_plan
                                 if self.reach_plan is not None and self.reach_plan.measuring()
                                 else None)
             if child.proc is not None:
@@ -520,7 +522,7 @@ class ReferenceRuns:
             return
         tree = self.build('base-rerun', self.base)
         run = run_pytest(tree, self.python, self.cfg.src, same, self.ctx.today,
-                         reaper=self.reaper, leftovers=self.result.findings)
+                         self.switched_off, reaper=self.reaper, leftovers=self.result.findings)
         self.result.findings += tampered(tree, self.cfg, 'base rerun', 'the tree of the base '
                                          'rerun') + compiled_elsewhere(run, tree, self.cfg,
                                                                        'base rerun')
@@ -551,7 +553,7 @@ class ReferenceRuns:
         for _ in range(reruns):
             run = run_pytest(tree, self.python, self.cfg.src,
                              sorted({row.nodeid for row in rows}), self.ctx.today,
-                             ('oracle_guard.runtime.unfrozen',), self.reaper,
+                             ('oracle_guard.runtime.unfrozen', *self.switched_off), self.reaper,
                              self.result.findings)
             # The same digests as the reference tree's (rule 44): a rerun whose tree was
             # rewritten proves nothing about the freeze.
@@ -603,7 +605,7 @@ class ReferenceRuns:
         nodeids = [f'{path}::{identity}' for path, identities in sorted(tests.items())
                    for identity in identities]
         run = run_pytest(tree, self.python, self.cfg.src, nodeids, self.ctx.today,
-                         reaper=self.reaper, leftovers=self.result.findings)
+                         self.switched_off, reaper=self.reaper, leftovers=self.result.findings)
         self.result.findings += tampered(tree, self.cfg, 'new-test run (rule 49)',
                                          'the tree of the new tests') + compiled_elsewhere(
                                              run, tree, self.cfg, 'new-test run (rule 49)')
@@ -666,7 +668,8 @@ def compiled_elsewhere(run: Run, tree: Tree, cfg: Config,
 
 def prepare_reference_runs(ctx: RunContext, python: str, approved: bool = False,
                            approved_files: Iterable[str] | None = None,
-                           timings: Timings | None = None) -> ReferenceRuns:
+                           timings: Timings | None = None,
+                           switched_off: Sequence[str] = ()) -> ReferenceRuns:
     """List both revisions' files and their blob ids (and read the oracle side's
     configuration) now, before the install step runs the pull request's code: every blob a
     tree is later built from is checked against these ids (OG734). ``start_reference_runs``
@@ -674,7 +677,7 @@ def prepare_reference_runs(ctx: RunContext, python: str, approved: bool = False,
     if not ctx.changes.has_base:
         raise ConfigError('--base', 0, 'the reference run needs the base revision',
                           'fetch full history (actions/checkout fetch-depth: 0)')
-    runs = ReferenceRuns(ctx, python, approved, approved_files, timings)
+    runs = ReferenceRuns(ctx, python, approved, approved_files, timings, switched_off)
     # However the gate ends (bad input in a later step is exit 2), the child and the tree
     # go with it.
     atexit.register(runs.close)

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import secrets
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -182,6 +183,30 @@ def plain_program_options(tree: Tree, src: Sequence[str]) -> list[str]:
         except OSError:
             continue
     return [*PLAIN_PROGRAM, '-p', 'no:logging']
+
+
+def switched_off_plugins(command: Sequence[str], addopts: str = '') -> tuple[str, ...]:
+    """The ``-p no:NAME`` options of the test command and of ``PYTEST_ADDOPTS`` (``addopts``),
+    as ``no:NAME``: the gate's own runs of the tests switch those plugins off too, so a run
+    of the base oracle meets the plugins the test command's run meets (an order-dependent
+    suite that switches pytest-randomly off would fail under it). The gate's own plugin is
+    never switched off. The test command and the job's environment are the workflow's."""
+    try:
+        words = [*command, *shlex.split(addopts)]
+    except ValueError:  # an unbalanced quote: pytest would refuse PYTEST_ADDOPTS too
+        words = list(command)
+    found: list[str] = []
+    for i, word in enumerate(words):
+        if word == '-p' and i + 1 < len(words):
+            value = words[i + 1]
+        elif word.startswith('-p') and len(word) > 2 and not word.startswith('-p='):
+            value = word[2:]
+        else:
+            continue
+        name = value[3:].strip() if value.startswith('no:') else ''
+        if name and name != 'oracle_guard' and f'no:{name}' not in found:
+            found.append(f'no:{name}')
+    return tuple(found)
 
 
 @dataclass
