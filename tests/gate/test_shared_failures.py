@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from builders.ci_repo import adopted_with
+from builders.ci_repo import BASE_FILES
 from builders.ci_repo import PYTEST
 
 # The reference run is what these judge.
@@ -89,3 +90,34 @@ def test_a_property_the_change_breaks_at_set_up_still_fails_ci(tmp_path) -> None
     assert any(': OG731 ' in line and 'test_mul_by_unit' in line and 'errored in setup' in line
                for line in ci.out.splitlines()), ci.out
     assert ci.rc == 1, ci.out
+
+
+# The only oracle test that runs mul fails on this machine after it has checked mul, at
+# the base as at the change: its failure kills no mutant of the changed line.
+LOCALE_MUL_PROPERTY = '''\
+import locale
+
+from calc import mul
+
+
+def test_mul_in_locale():
+    assert mul(2, 3) == 6
+    locale.setlocale(locale.LC_ALL, 'xx_YY.UTF-8')
+'''
+
+
+def test_a_test_the_machine_fails_kills_no_mutant(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    repo = adopted_with(str(tmp_path / 'r'), {
+        'pyproject.toml': BASE_FILES['pyproject.toml'].replace('mutant-budget = 0',
+                                                               'mutant-budget = 120'),
+        'tests/properties/test_locale_props.py': LOCALE_MUL_PROPERTY})
+    repo.pull_request({'src/calc/__init__.py': (
+        'def add(a, b):\n    return a + b\n\n\n'
+        'def mul(a, b):\n    product = a * b\n    return product\n')}, bug=False)
+    report = tmp_path / 'review.md'
+    ci = repo.ci(PYTEST, '--report', str(report))
+    assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 1', ci.out
+    assert 'mutants: 0 of 0 killed' in ci.out, ci.out
+    text = report.read_text(encoding='utf-8')
+    assert '- not judged: `src/calc/__init__.py:6`' in text, text
+    assert 'every test that runs it fails without it' in text, text

@@ -314,9 +314,15 @@ def _forget_compiled(full: str) -> None:
 
 
 def run_mutants(reach: Plan, measured: Measured, root: str, oracle_tests: Sequence[str],
-                cfg: Config, start: StartChild, budget: float) -> Mutants:
-    """Run one mutant per reached changed statement within ``budget`` seconds."""
+                cfg: Config, start: StartChild, budget: float,
+                failing: Sequence[str] = ()) -> Mutants:
+    """Run one mutant per reached changed statement within ``budget`` seconds. ``failing``:
+    the oracle's tests that failed in the reference run, without any mutant (the machine's
+    failures the base shares among them): left out of every mutant run, since their failure
+    kills nothing."""
     result = Mutants(budget=budget)
+    failing = sorted(set(failing))
+    left_out = [a for nodeid in failing for a in ('--deselect', nodeid)]
     pending: list[tuple[Mutant, list[str]]] = []
     for path, statements in sorted(reach.statements.items()):
         full = os.path.join(root, *path.split('/'))
@@ -329,9 +335,14 @@ def run_mutants(reach: Plan, measured: Measured, root: str, oracle_tests: Sequen
             if not measured.reached(statement):
                 continue
             mutant = mutate(source, path, statement.line)
-            if mutant is not None:
-                pending.append((mutant, _tests_of(
-                    measured.tests[(path, statement.line)], oracle_tests)))
+            if mutant is None:
+                continue
+            tests = _tests_of(measured.tests[(path, statement.line)], oracle_tests)
+            if tests and all(t in failing for t in tests):
+                result.runs.append(MutantRun(mutant, tests, 'not judged', 'every test '
+                                             'that runs it fails without it'))
+                continue
+            pending.append((mutant, [t for t in tests if t not in failing]))
     if budget <= 0:
         result.left = len(pending)
         result.why_none = 'mutant-budget = 0'
@@ -349,7 +360,7 @@ def run_mutants(reach: Plan, measured: Measured, root: str, oracle_tests: Sequen
             _forget_compiled(full)
             with open(full, 'wb') as f:
                 f.write(mutant.source)
-            outcome, why = _run_one(start, tests, remaining)
+            outcome, why = _run_one(start, [*tests, *left_out], remaining)
         finally:
             with open(full, 'wb') as f:
                 f.write(original)
@@ -492,7 +503,7 @@ def judge_reference_run(runs: Any, child_of: Callable[..., object]) -> None:
             mutants = run_mutants(reach, measured, tree.root, oracle_tests, runs.cfg,
                                   lambda args: child_of(tree, runs.python, runs.cfg.src, args,
                                                         runs.ctx.today, runs.switched_off),
-                                  budget)
+                                  budget, failing=list(runs.failed))
     judged = judge(reach, measured, mutants, runs.cfg)
     runs.result.findings += judged.findings
     runs.result.report.append((TITLE, judged.lines))
