@@ -60,33 +60,6 @@ class TestNewClass(unittest.TestCase):
 '''
 
 
-@pytest.fixture(scope='session')
-def legacy_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """calc adopted with LEGACY's silences in its baseline, built once per run."""
-    return shared_template(tmp_path_factory, 'unittest-legacy', lambda path: adopted_with(
-        path, {'tests/test_legacy.py': LEGACY}))
-
-
-def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(
-        legacy_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = copy_template(legacy_template, str(tmp_path / 'r'))
-    repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
-    ci = repo.ci()
-    assert ci.rc == 0, ci.out
-    assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
-
-
-@pytest.mark.reference_run(False)  # the test command's findings only
-def test_an_expected_failure_added_to_a_class_fails_the_gate(
-        legacy_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = copy_template(legacy_template, str(tmp_path / 'r'))
-    repo.pull_request({'tests/test_legacy.py': LEGACY + ADDED_CLASS}, bug=False)
-    ci = repo.ci()
-    assert ci.rc == 1, ci.out
-    assert 'TestNewClass::test_new: @unittest.expectedFailure without a freeze id' in ci.out, \
-        ci.out
-
-
 # A helper module binds the silences the tests apply; the baseline holds them there.
 SUPPORT = '''\
 import unittest
@@ -122,33 +95,6 @@ def test_own():
 '''
 
 
-@pytest.fixture(scope='session')
-def support_template(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """calc adopted with a helper module's silences in its baseline, built once per run."""
-    return shared_template(tmp_path_factory, 'unittest-support', lambda path: adopted_with(
-        path, {'tests/support.py': SUPPORT, 'tests/test_fetch.py': USES_SUPPORT}))
-
-
-def test_silences_a_helper_binds_give_no_finding_on_an_honest_change(
-        support_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = copy_template(support_template, str(tmp_path / 'r'))
-    repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
-    ci = repo.ci()
-    assert ci.rc == 0, ci.out
-    assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
-
-
-def test_a_skip_of_its_own_beside_a_helpers_silences_fails_the_gate(
-        support_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = copy_template(support_template, str(tmp_path / 'r'))
-    repo.pull_request({'tests/test_fetch.py': USES_SUPPORT + OWN_SKIP}, bug=False)
-    ci = repo.ci()
-    assert ci.rc == 1, ci.out
-    assert any(line.startswith('tests/test_fetch.py:19:') for line in ci.lines('OG301')), ci.out
-    assert not any('TestFetch::test_fetch' in line or 'test_slow' in line
-                   for line in ci.out.splitlines() if ': OG' in line), ci.out
-
-
 # colorama's layout: a skip decorator on setUp skips every test of the class at set-up.
 SET_UP_SKIP = '''\
 import sys
@@ -176,24 +122,56 @@ class TestPlain(unittest.TestCase):
     def test_plain(self):
         self.assertEqual(add(2, 2), 4)
 '''
+# The three layouts side by side, each in a test module of its own.
+SET_UP_SKIP_ADDED = SET_UP_SKIP.replace(
+    'class TestPlain(unittest.TestCase):\n',
+    'class TestPlain(unittest.TestCase):\n'
+    '    @unittest.skipUnless(sys.stdout.isatty(), "sys.stdout is not a tty")\n')
 
 
-def test_a_baselined_skip_decorator_on_set_up_gives_no_finding_on_an_honest_change(
-        tmp_path) -> None:
-    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_terminal.py': SET_UP_SKIP})
+@pytest.fixture(scope='session')
+def silences_template(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """calc adopted with LEGACY's silences, a helper module's and a skip on ``setUp`` in
+    its baseline, built once per run."""
+    return shared_template(tmp_path_factory, 'unittest-silences', lambda path: adopted_with(
+        path, {'tests/test_legacy.py': LEGACY, 'tests/support.py': SUPPORT,
+               'tests/test_fetch.py': USES_SUPPORT, 'tests/test_terminal.py': SET_UP_SKIP}))
+
+
+def test_baselined_unittest_silences_give_no_finding_on_an_honest_change(
+        silences_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """On methods and classes, bound by a helper module, on ``setUp``: none is a finding."""
+    repo = copy_template(silences_template, str(tmp_path / 'r'))
     repo.pull_request({'src/calc/__init__.py': HONEST_SRC}, bug=False)
     ci = repo.ci()
     assert ci.rc == 0, ci.out
     assert not [line for line in ci.out.splitlines() if ': OG' in line], ci.out
 
 
-def test_a_skip_decorator_added_to_another_set_up_fails_the_gate(tmp_path) -> None:
-    repo = adopted_with(str(tmp_path / 'r'), {'tests/test_terminal.py': SET_UP_SKIP})
-    repo.pull_request({'tests/test_terminal.py': SET_UP_SKIP.replace(
-        'class TestPlain(unittest.TestCase):\n',
-        'class TestPlain(unittest.TestCase):\n'
-        '    @unittest.skipUnless(sys.stdout.isatty(), "sys.stdout is not a tty")\n')},
-        bug=False)
+def test_a_silence_the_pull_request_adds_beside_baselined_ones_fails_the_gate(
+        silences_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An ``expectedFailure`` added to a class and a skip of a test's own beside a helper's
+    silences: each is found, in its own module, and the baselined silences beside them
+    are not."""
+    repo = copy_template(silences_template, str(tmp_path / 'r'))
+    repo.pull_request({'tests/test_legacy.py': LEGACY + ADDED_CLASS,
+                       'tests/test_fetch.py': USES_SUPPORT + OWN_SKIP}, bug=False)
+    ci = repo.ci()
+    assert ci.rc == 1, ci.out
+    assert 'TestNewClass::test_new: @unittest.expectedFailure without a freeze id' in ci.out, \
+        ci.out
+    assert any(line.startswith('tests/test_fetch.py:19:') for line in ci.lines('OG301')), ci.out
+    assert not any('TestFetch::test_fetch' in line or 'test_slow' in line or
+                   'TestMethods::' in line for line in ci.out.splitlines() if ': OG' in line), \
+        ci.out
+
+
+def test_a_skip_decorator_added_to_another_set_up_fails_the_gate(
+        silences_template: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Alone: it shows when the tests run, and a silence found at collection stops the
+    session before that."""
+    repo = copy_template(silences_template, str(tmp_path / 'r'))
+    repo.pull_request({'tests/test_terminal.py': SET_UP_SKIP_ADDED}, bug=False)
     ci = repo.ci()
     assert ci.rc == 1, ci.out
     assert 'TestPlain::test_plain' in ci.out, ci.out
