@@ -209,6 +209,28 @@ def test_installed_pluggy_file_deleted_fails(env: tuple[str, str]) -> None:
     assert codes(python) == ['OG726']
 
 
+def test_a_look_since_an_earlier_one_reads_again_what_changed_even_with_its_times_put_back(
+        env: tuple[str, str]) -> None:
+    """The look after the run reads again only the files whose size, times, inode or mode
+    changed since the look before: a file rewritten to the same size with its access and
+    modification times put back (os.utime) has a new change time, which nothing sets
+    back."""
+    python, site = env
+    path = os.path.join(site, 'pluggy', '__init__.py')
+    before = inspect_environment(python)
+    assert os.path.realpath(path) in {os.path.realpath(p) for p in before.checked}
+    again = inspect_environment(python, since=before)
+    assert integrity_findings(('after the run', again)) == []
+    assert again.checked == before.checked  # each file found right, unchanged
+    times = os.stat(path)
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(PLUGGY_SOURCE.replace('the real', 'the fake'))  # the same size
+    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    assert os.path.getsize(path) == times.st_size
+    after = inspect_environment(python, since=before)
+    assert [f.code for f in integrity_findings(('after the run', after))] == ['OG726']
+
+
 def _hex_record(site: str, dist: str, rel: str, text: str) -> None:
     """``rel`` installed with a RECORD whose hashes are hex, as uv_build before 0.8 writes
     them (bidict's editable install: ``bidict.pth,sha256=1d02...,23``)."""

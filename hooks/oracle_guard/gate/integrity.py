@@ -42,29 +42,40 @@ class Environment:
     stray: list[str] = field(default_factory=list)
     compiled: list[list[str]] = field(default_factory=list)
     editable: list[list[str]] = field(default_factory=list)
+    # path -> what the probe found it right as, with its file_key: a later look at the same
+    # environment reads again only the files whose key changed since
+    checked: dict[str, Any] = field(default_factory=dict)
 
 
-def inspect_environment(python: str, probe_source: str | None = None) -> Environment:
+def inspect_environment(python: str, probe_source: str | None = None,
+                        since: Environment | None = None) -> Environment:
     """Run the probe in ``python`` (from the source read before any pull-request code
-    ran, when given); ConfigError when it cannot be run or says nothing."""
-    return Probe(python, probe_source).result()
+    ran, when given); ConfigError when it cannot be run or says nothing. ``since``: an
+    earlier look at the same environment, whose unchanged files are not read again."""
+    return Probe(python, probe_source, since).result()
 
 
 class Probe:
     """The probe started now and read later (``result``): the gate looks at the test
     environment before any pull-request code runs while it reads the revisions."""
 
-    def __init__(self, python: str, probe_source: str | None = None) -> None:
+    def __init__(self, python: str, probe_source: str | None = None,
+                 since: Environment | None = None) -> None:
         self.python = python
         if probe_source is None:
             with open(PROBE, encoding='utf-8') as f:
                 probe_source = f.read()
         self.error: OSError | None = None
         self.proc: subprocess.Popen[bytes] | None = None
+        # The earlier look's files, sent on stdin (their paths could be longer than a
+        # command line may be).
+        self.known = json.dumps(since.checked).encode() if since is not None else None
         try:
-            self.proc = subprocess.Popen([python, '-I', '-S', '-c', probe_source],
-                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE)
+            self.proc = subprocess.Popen(
+                [python, '-I', '-S', '-c', probe_source,
+                 *(['--known'] if self.known is not None else [])],
+                stdin=subprocess.DEVNULL if self.known is None else subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except OSError as exc:
             self.error = exc
 
@@ -76,7 +87,7 @@ class Probe:
         stdout = stderr = b''
         if self.proc is not None:
             try:
-                stdout, stderr = self.proc.communicate(timeout=300)
+                stdout, stderr = self.proc.communicate(self.known, timeout=300)
             except subprocess.TimeoutExpired as exc:
                 self.proc.kill()
                 self.proc.communicate()
@@ -100,7 +111,8 @@ class Probe:
                            changed=list(facts.get('changed', ())),
                            stray=list(facts.get('stray', ())),
                            compiled=list(facts.get('compiled', ())),
-                           editable=list(facts.get('editable', ())))
+                           editable=list(facts.get('editable', ())),
+                           checked=dict(facts.get('checked') or {}))
 
 
 def integrity_findings(*moments: tuple[str, Environment]) -> list[Finding]:

@@ -31,6 +31,7 @@ import importlib.util
 import json
 import marshal
 import os
+import stat
 import sys
 import types
 
@@ -136,9 +137,9 @@ def loaded_instead_of_source(pyc: str, source: str, data: bytes) -> bool:
             return True  # unchecked: used as it is
         with open(source, 'rb') as f:
             return importlib.util.source_hash(f.read()) == data[8:16]
-    stat = os.stat(source)
-    return int.from_bytes(data[8:12], 'little') == int(stat.st_mtime) & 0xFFFFFFFF and \
-        int.from_bytes(data[12:16], 'little') == stat.st_size & 0xFFFFFFFF
+    st = os.stat(source)
+    return int.from_bytes(data[8:12], 'little') == int(st.st_mtime) & 0xFFFFFFFF and \
+        int.from_bytes(data[12:16], 'little') == st.st_size & 0xFFFFFFFF
 
 
 def compiled_problem(pyc: str, source: str) -> str | None:
@@ -165,10 +166,31 @@ def compiled_problem(pyc: str, source: str) -> str | None:
     return None
 
 
-def inspect() -> dict:  # type: ignore[type-arg]
+def file_key(path: str) -> list[int] | None:
+    """What the kernel says of a regular file that changes whenever its bytes do: size,
+    modification and change times in nanoseconds, inode, device and mode. The change time
+    (ctime) is set by the kernel at every write, rename or ``utime`` and no system call sets
+    it back. None for anything but a regular file (a symlink's target could change under
+    an unchanged link) or a path that cannot be read."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode]
+
+
+def inspect(known: dict | None = None) -> dict:  # type: ignore[type-arg]
+    """What the environment holds. ``known``: the ``checked`` map of an earlier look at it
+    (path -> ``file_key``): a file whose key is unchanged since that look, which found it
+    as its ``RECORD`` says (or found its compiled code to be its source's), is not read
+    again."""
     facts: dict = {'prefix': environment()[0], 'executable': sys.executable,  # type: ignore[type-arg]
                    'cache_tag': sys.implementation.cache_tag, 'folders': site_folders(),
-                   'changed': [], 'stray': [], 'compiled': [], 'editable': [], 'present': []}
+                   'changed': [], 'stray': [], 'compiled': [], 'editable': [], 'present': [],
+                   'checked': {}}
+    known = known or {}
     listed: set[str] = set()
     # name -> [(site, rows, RECORD ctime, dist-info folder)], in the order of the path
     others: dict[str, list[tuple[str, list[list[str]], float, str]]] = {}
@@ -224,10 +246,11 @@ def inspect() -> dict:  # type: ignore[type-arg]
     for dist, entries in sorted(others.items()):
         for folder, rows, record_time, _meta in entries:
             if dist in judged:
-                _verify(facts, dist, folder, rows)
-                _verify_compiled(facts, dist, folder, rows, listed, record_time)
+                _verify(facts, dist, folder, rows, known)
+                _verify_compiled(facts, dist, folder, rows, listed, record_time, known)
             else:
-                _verify(facts, dist, folder, [row for row in rows if row[0].endswith('.pth')])
+                _verify(facts, dist, folder, [row for row in rows if row[0].endswith('.pth')],
+                        known)
     return facts
 
 
@@ -260,11 +283,18 @@ def _editable(meta: str) -> bool:
         return False
 
 
-def _verify(facts: dict, dist: str, folder: str, rows: list[list[str]]) -> None:  # type: ignore[type-arg]
+def _verify(facts: dict, dist: str, folder: str, rows: list[list[str]],  # type: ignore[type-arg]
+            known: dict) -> None:  # type: ignore[type-arg]
+    checked = facts['checked']
     for row in rows:
         if len(row) < 2 or not row[1].startswith('sha256='):
             continue
         path = os.path.join(folder, row[0])
+        key = file_key(path)
+        # The same RECORD row found right by the earlier look, the file unchanged since
+        if key is not None and known.get(path) == [row[1], key]:
+            checked[path] = [row[1], key]
+            continue
         try:
             actual = file_hash(path)
         except OSError:
@@ -273,10 +303,12 @@ def _verify(facts: dict, dist: str, folder: str, rows: list[list[str]]) -> None:
         if actual != recorded_hash(row[1]):
             facts['changed'].append([dist, os.path.normpath(path),
                                      'differs from its hash in RECORD'])
+        elif key is not None and key == file_key(path):
+            checked[path] = [row[1], key]
 
 
 def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],  # type: ignore[type-arg]
-                     listed: set[str], record_time: float) -> None:
+                     listed: set[str], record_time: float, known: dict) -> None:  # type: ignore[type-arg]
     packages = {os.path.dirname(os.path.join(folder, row[0])) for row in rows
                 if row[0].endswith('.py') and '/' in row[0].replace(os.sep, '/')}
     tag = sys.implementation.cache_tag
@@ -304,11 +336,17 @@ def _verify_compiled(facts: dict, dist: str, folder: str, rows: list[list[str]],
             try:
                 if pyc in listed and os.stat(pyc).st_ctime <= record_time + 1:
                     continue  # compiled by the installer, before it wrote RECORD
+                keys = ['compiled', file_key(pyc), file_key(source)]
+                if keys[1] is not None and keys[2] is not None and known.get(pyc) == keys:
+                    facts['checked'][pyc] = keys  # found to be its source's, both unchanged
+                    continue
                 problem = compiled_problem(pyc, source)
             except OSError:
                 continue
             if problem:
                 facts['compiled'].append([dist, pyc, problem])
+            elif None not in keys and keys == ['compiled', file_key(pyc), file_key(source)]:
+                facts['checked'][pyc] = keys
 
 
 # -- the entry points pytest and Hypothesis load (rule 46, OG738) --------------------------
@@ -441,4 +479,7 @@ if __name__ == '__main__':
                    'requires': requirements(sys.argv[2], where),
                    'sites': sites, 'start_up': start_up_lines(sites)}, sys.stdout)
     else:
-        json.dump(inspect(), sys.stdout)
+        # --known: the ``checked`` map of the earlier look, as JSON on stdin. dumps, not
+        # dump: json.dump encodes in Python, dumps with the C encoder (thousands of files)
+        sys.stdout.write(json.dumps(
+            inspect(json.load(sys.stdin) if sys.argv[1:2] == ['--known'] else None)))

@@ -481,7 +481,7 @@ def sealed_run(command: list[str], *, folder: str, root: str, test_files: Sequen
     with timings.step('test command'), stream.EventListener(folder) as listener:
         exit_code = run(command, record_folder, junit, {**listener.env(), **plan.env()})
     with timings.step('integrity probe after'):
-        after = integrity.inspect_environment(test_python, probe_source)
+        after = integrity.inspect_environment(test_python, probe_source, since=before)
     full = listener.record()
     findings = [*stream.contradictions(listener.streams),
                 *stream.cross_checks(full, read_record(record_folder), junit),
