@@ -197,7 +197,44 @@ def codes(out: str) -> set[str]:
     return set(re.findall(r': (OG\d{3}) ', out))
 
 
-@pytest.mark.parametrize('name', sorted(CHEATS))
+# The cheats planted in one pull request: each in a module of its own under src/dd (its
+# text as above, so each use keeps its line), the one that finds its caller's file through
+# a warning in dd itself (its caller must be the test). dedupe hides the bug only where
+# every module's dedupe does, so plain pytest goes green only if each cheat works. The
+# encoder patch forges what the run reports of every test: it is planted alone.
+APART = ('encoder-patch',)
+IN_SRC = 'warning-place'
+
+
+def module_of(name: str) -> str:
+    return SRC if name == IN_SRC else f"src/dd/_{name.replace('-', '_')}.py"
+
+
+def planted_together() -> dict[str, str]:
+    files: dict[str, str] = {}
+    modules = []
+    for name in sorted(CHEATS):
+        if name in APART or name == IN_SRC:
+            continue
+        cheat, _ = CHEATS[name]
+        files.update({module_of(name) if path == SRC else path: text
+                      for path, text in cheat.items()})
+        modules.append(module_of(name)[len('src/dd/'):-len('.py')])
+    imports = ''.join(f'from dd import {module}\n' for module in modules)
+    every = f"all(m.dedupe(xs) == out for m in ({', '.join(modules)}))"
+    files[SRC] = hiding(f'_tested() and {every}', f'{WARNING_PLACE}\n\n{imports}')
+    return files
+
+
+def test_src_hiding_the_bug_through_capabilities_fails_ci_until_approved(dd: CiRepo) -> None:
+    ci = dd_cheat_fails_ci(dd, planted_together(), 'OG741')
+    assert codes(ci.out) == {'OG741'}, ci.out
+    for name in sorted(set(CHEATS) - set(APART)):
+        listed = CHEATS[name][1].replace(SRC, module_of(name))
+        assert any(listed in line for line in ci.lines('OG741')), f'{name}: {listed}\n{ci.out}'
+
+
+@pytest.mark.parametrize('name', APART)
 def test_src_hiding_the_bug_through_a_capability_fails_ci_until_approved(
         dd: CiRepo, name: str) -> None:
     files, listed = CHEATS[name]
@@ -335,16 +372,6 @@ setup(name="dd", package_dir={"": "src"}, packages=["dd"], cmdclass={"build_py":
 '''
 
 
-def test_a_build_command_that_ships_another_folder_needs_approval(dd: CiRepo) -> None:
-    dd.pull_request({SRC: GOOD, 'lib/dd/__init__.py': BUG_SOURCE,
-                     'setup.py': COPYING_SETUP_PY}, bug=False)
-    ci = dd.ci(DD_PYTEST)
-    assert ci.rc == 1, ci.out
-    assert codes(ci.out) == {'OG741'}, ci.out
-    assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
-        'packaging setup.py names lib/dd'], ci.out
-
-
 SETUPTOOLS_BUILD = '''\
 [build-system]
 requires = ["setuptools>=61"]
@@ -387,16 +414,29 @@ def test_an_honest_build_change_ships_from_the_src_the_oracle_judged(
     assert ci.rc == 0 and not codes(ci.out), ci.out
 
 
-def test_an_extension_module_added_under_src_needs_approval(dd: CiRepo) -> None:
-    """Compiled code no reader reads (a module built from C that asks for ``_pytest`` in
-    the module table hid the bug; its bytes need not load for the rule)."""
-    dd.pull_request({SRC: GOOD, 'src/dd/_speed.cpython-311-x86_64-linux-gnu.so': 'ELF'},
-                    bug=False)
+EXTENSION = 'src/dd/_speed.cpython-311-x86_64-linux-gnu.so'
+
+
+def test_a_build_command_shipping_another_folder_and_an_extension_module_need_approval(
+        dd: CiRepo) -> None:
+    """Two uses in one pull request, in files of their own, each judged by its lines:
+    setup.py's own build command ships lib/dd (with the bug) over the package it builds
+    from src/; and compiled code no reader reads (a module built from C that asks for
+    ``_pytest`` in the module table hid the bug; its bytes need not load for the rule)."""
+    dd.pull_request({SRC: GOOD, 'lib/dd/__init__.py': BUG_SOURCE, 'setup.py': COPYING_SETUP_PY,
+                     EXTENSION: 'ELF'}, bug=False)
     ci = dd.ci(DD_PYTEST)
     assert ci.rc == 1, ci.out
     assert codes(ci.out) == {'OG741'}, ci.out
-    assert [line.split(': ')[-1] for line in ci.lines('OG741')] == [
-        'code-and-imports compiled module _speed.cpython-311-x86_64-linux-gnu.so'], ci.out
+    uses = {'build command': 'setup.py:', 'extension module': f'{EXTENSION}:'}
+    said = {cheat: [line.split(': ')[-1] for line in ci.lines('OG741') if line.startswith(where)]
+            for cheat, where in uses.items()}
+    assert said['build command'] == ['packaging setup.py names lib/dd'], \
+        f'build command:\n{ci.out}'
+    assert said['extension module'] == [
+        'code-and-imports compiled module _speed.cpython-311-x86_64-linux-gnu.so'], \
+        f'extension module:\n{ci.out}'
+    assert len(ci.lines('OG741')) == 2, ci.out  # no other use
 
 
 HELPER = '''\
