@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import textwrap
 
 import pytest
@@ -26,6 +27,7 @@ from builders.dedupe import BUGGY_FAST
 from builders.dedupe import CASE_PROJECT
 from builders.dedupe import cheat
 from builders.dedupe import dd_cheat_fails_ci
+from builders.dedupe import DD_PYTEST
 from builders.dedupe import DD_UNIT_FOR_THE_BUG
 from builders.dedupe import gate
 from builders.dedupe import IMPLS
@@ -301,7 +303,8 @@ def test_twin_of_a_module_that_cannot_run_twice_is_planted_and_catches_the_lie(
     template = adopt_dd(str(tmp_path / 'template'), project)
     honest = copy_template(template, str(tmp_path / 'honest'))
     honest.pull_request({'src/dd/__init__.py': HONEST_SUBCLASS}, bug=False)
-    _, ci = gate(honest)
+    # The gate alone: nothing here asks what plain pytest says.
+    ci = honest.finish(honest.start([sys.executable, '-I', *honest.ci_args(DD_PYTEST)[1:]]))
     assert ci.rc == 0 and 'twin canar' not in ci.out, ci.out
     lying = copy_template(template, str(tmp_path / 'lying'))
     _, ci = attack(lying, {'src/dd/__init__.py': PARTIAL_LIAR.format(tells='True')},
