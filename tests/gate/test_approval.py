@@ -122,9 +122,10 @@ def event(tmp_path, labels: list[str], action: str = 'labeled',  # type: ignore[
 
 
 def oracle_only_cheat_fails_without_approval(calc: CiRepo, files: dict[str, str],
-                                             *paths: str) -> Run:
+                                             *paths: str,
+                                             env: dict[str, str] | None = None) -> Run:
     calc.pull_request(files, bug=False)
-    plain, ci = calc.both(PYTEST, *TODAY)
+    plain, ci = calc.both(PYTEST, *TODAY, env=env)
     assert plain.rc == 0, plain.out  # the cheat works: the bug on main is hidden
     assert ci.rc == 1, ci.out
     found = ci.lines('OG740')
@@ -136,13 +137,13 @@ def oracle_only_cheat_fails_without_approval(calc: CiRepo, files: dict[str, str]
 
 def test_weakened_property_with_rewritten_unit_test_fails_ci_without_the_label(
         calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # The pull request carries other labels, none of them the approval's: they approve
+    # nothing.
     ci = oracle_only_cheat_fails_without_approval(
-        calc, WEAKENED_PROPERTY, 'tests/properties/test_add_props.py')
+        calc, WEAKENED_PROPERTY, 'tests/properties/test_add_props.py',
+        env=event(tmp_path, ['bug', 'oracle approved']))
     # The rewritten unit test is the agent's to edit: not an oracle change.
     assert not any(line.startswith('tests/test_calc.py:') for line in ci.lines('OG740'))
-    # Another label on the pull request approves nothing.
-    other = calc.ci(PYTEST, *TODAY, env=event(tmp_path, ['bug', 'oracle approved']))
-    assert other.rc == 1 and other.lines('OG740'), other.out
 
 
 def test_a_label_applied_before_the_latest_push_approves_nothing(
