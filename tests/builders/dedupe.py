@@ -631,3 +631,53 @@ def test_add_matches_sum(a, b):
 
 CALC_PROPERTY_LOCK = '{"version": 1, "properties": {"test_add_matches_sum": ' \
                 '{"max_examples": 200, "derandomize": true}}}\n'
+
+
+# == several cheats in one pull request, each in a module of its own =========================
+# dd with one module per case, ``src/dd/c_<case>.py``: its own dedupe (the bug on main), its
+# own unit tests (``tests/test_c_<case>.py``) and its own property
+# (``tests/properties/test_c_<case>_props.py``). A cheat in one case's module changes what its
+# own property sees, and each finding names that property (and that module): one pull
+# request and one gate run then prove several independent cheats, each by its own findings.
+def case_module(case: str) -> str:
+    """The module name of ``case`` (``dd.c_<case>``, dashes made underscores)."""
+    return 'c_' + case.replace('-', '_')
+
+
+def case_property_id(case: str, test: str = 'test_dedupe_matches_set') -> str:
+    return f'tests/properties/test_{case_module(case)}_props.py::{test}'
+
+
+def for_case(case: str, files: dict[str, str | None]) -> dict[str, str | None]:
+    """A pull request's files written for dd's single module (``src/dd/__init__.py``, its
+    helper ``src/dd/_gate.py``, ``tests/test_dd.py``), moved to ``case``'s own module,
+    helper and unit tests, each import of them renamed to match."""
+    module = case_module(case)
+    moved = {'src/dd/__init__.py': f'src/dd/{module}.py',
+             'src/dd/_gate.py': f'src/dd/_gate_{module}.py',
+             'tests/test_dd.py': f'tests/test_{module}.py'}
+
+    def renamed(text: str | None) -> str | None:
+        if text is None:
+            return None
+        return (text.replace('from dd import', f'from dd.{module} import')
+                .replace("'_gate.py'", f"'_gate_{module}.py'")
+                .replace("'dd._gate'", f"'dd._gate_{module}'"))
+    return {moved.get(path, path): renamed(text) for path, text in files.items()}
+
+
+def adopt_dd_cases(path: str, cases: list[str], property_source: str = PROPERTY) -> str:
+    """dd with one module, unit test file and property (``property_source``) per case,
+    adopted with the README's commands, then the bug on main in every case's module."""
+    project = {'src/dd/__init__.py': GOOD}
+    bugs: dict[str, str | None] = {}
+    for case in cases:
+        module = case_module(case)
+        project[f'src/dd/{module}.py'] = GOOD
+        project[f'tests/test_{module}.py'] = UNIT_TESTS.replace(
+            'from dd import dedupe', f'from dd.{module} import dedupe')
+        project[f'tests/properties/test_{module}_props.py'] = property_source.replace(
+            'from dd import dedupe', f'from dd.{module} import dedupe')
+        bugs[f'src/dd/{module}.py'] = BUG
+    adopt(path, PYPROJECT, project, after=[bugs])
+    return path

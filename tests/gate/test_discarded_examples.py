@@ -18,11 +18,16 @@ from hypothesis import control
 from builders.ci_repo import CiRepo
 from builders.ci_repo import copy_template
 from builders.ci_repo import shared_template
+from builders.ci_repo import Run
 from builders.dedupe import adopt_dd
+from builders.dedupe import adopt_dd_cases
 from builders.dedupe import attack
+from builders.dedupe import case_module
+from builders.dedupe import case_property_id
 from builders.dedupe import DISCARDING_SRC
 from builders.dedupe import FIND
 from builders.dedupe import FIND as FIND_BY_NAME
+from builders.dedupe import for_case
 from builders.dedupe import gate
 from builders.dedupe import GOOD
 from builders.dedupe import OUTCOME_FROM_SRC
@@ -38,32 +43,50 @@ from oracle_guard.runtime.example_count import ExampleCounter
 pytestmark = pytest.mark.reference_run
 
 
-@pytest.mark.parametrize(('exception', 'outcome'), [
-    ('Skipped', 'skipped'), ('SkipTest', 'skipped'), ('XFailed', 'xfailed'),
-])
+def cases_attack(tmp_path, pull_requests: dict[str, dict[str, str]],  # type: ignore[no-untyped-def]
+                 property_source: str = PROPERTY) -> Run:
+    """One pull request of several cases (builders.dedupe's ``adopt_dd_cases``): each case's
+    files, written for dd's single module, in the case's own module, unit tests and
+    property; plain pytest green, the gate red."""
+    repo = CiRepo(adopt_dd_cases(str(tmp_path / 'repo'), sorted(pull_requests),
+                                 property_source))
+    files: dict[str, str | None] = {}
+    for case, case_files in pull_requests.items():
+        files.update(for_case(case, {**case_files, 'tests/test_dd.py': SMALL_UNIT_TESTS}))
+    _, ci = attack(repo, files, plain_rc=0)  # type: ignore[arg-type]
+    return ci
+
+
+OUTCOMES = {'Skipped': 'skipped', 'SkipTest': 'skipped', 'XFailed': 'xfailed'}
+
+
 def test_src_raising_the_machinerys_outcome_found_by_subclass_walk_fails_ci(
-        dd: CiRepo, exception: str, outcome: str) -> None:
-    _, ci = attack(dd, {'src/dd/__init__.py': OUTCOME_FROM_SRC % exception,
-                        'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
-    assert any(PROPERTY_ID in line and f'was {outcome}' in line and 'no live freeze' in line
-               for line in ci.lines('OG732')), ci.out
-    twins = [line for line in ci.lines('OG724') if 'the twin of' in line]
-    assert any('reference run:' in line for line in twins), ci.out
-    assert any('reference run:' not in line for line in twins), ci.out
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ci = cases_attack(tmp_path, {exception: {'src/dd/__init__.py': OUTCOME_FROM_SRC % exception}
+                                 for exception in OUTCOMES})
+    for exception, outcome in OUTCOMES.items():
+        nodeid = case_property_id(exception)
+        assert any(nodeid in line and f'was {outcome}' in line and 'no live freeze' in line
+                   for line in ci.lines('OG732')), (exception, ci.out)
+        twins = [line for line in ci.lines('OG724') if f'the twin of {nodeid}' in line]
+        assert any('reference run:' in line for line in twins), (exception, ci.out)
+        assert any('reference run:' not in line for line in twins), (exception, ci.out)
 
 
-@pytest.mark.parametrize('raising', ["raise cls('later')", "exec('raise c()', {'c': cls})"],
-                         ids=['raised', 'raised-by-exec'])
-def test_src_discarding_the_examples_that_expose_the_bug_fails_ci(
-        dd: CiRepo, raising: str) -> None:
-    source = DISCARDING_SRC.replace("raise cls('later')", raising)
-    _, ci = attack(dd, {'src/dd/__init__.py': source,
-                        'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
-    discarded = [line for line in ci.lines('OG717')
-                 if PROPERTY_ID in line and 'src/dd/__init__.py:12' in line]
-    assert discarded, ci.out
-    assert any('reference run: OG717' in line and PROPERTY_ID in line
-               for line in ci.lines('OG734')), ci.out
+DISCARD_RAISING = {'raised': "raise cls('later')", 'raised-by-exec': "exec('raise c()', {'c': cls})"}
+
+
+def test_src_discarding_the_examples_that_expose_the_bug_fails_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    ci = cases_attack(tmp_path, {
+        name: {'src/dd/__init__.py': DISCARDING_SRC.replace("raise cls('later')", raising)}
+        for name, raising in DISCARD_RAISING.items()})
+    for name in DISCARD_RAISING:
+        nodeid, module = case_property_id(name), case_module(name)
+        discarded = [line for line in ci.lines('OG717')
+                     if nodeid in line and f'src/dd/{module}.py:12' in line]
+        assert discarded, (name, ci.out)
+        assert any('reference run: OG717' in line and nodeid in line
+                   for line in ci.lines('OG734')), (name, ci.out)
 
 
 # The property's own assume(), in its body and in a strategy of its file, discards examples
@@ -260,7 +283,8 @@ def dedupe(xs):
 
 
 def discarding_pull_requests() -> dict[str, dict[str, str]]:
-    """name -> the pull request's files: src ends the property's examples with one of
+    """name -> the pull request's files, written for dd's single module (each case gets a
+    module of its own in the gate run): src ends the property's examples with one of
     Hypothesis's control exceptions whenever it would answer wrong."""
     found = {'stop-test': {'src/dd/__init__.py': STOP_TEST_SRC},
              'eq': {'src/dd/__init__.py': EQ_SRC},
@@ -269,17 +293,18 @@ def discarding_pull_requests() -> dict[str, dict[str, str]]:
     for name, raising in RAISE.items():
         found[name] = {'src/dd/__init__.py': DISCARD_HEAD + raising + DISCARD_TAIL}
     found['run-path']['src/dd/_gate.py'] = 'raise c()\n'
-    return {name: {**files, 'tests/test_dd.py': SMALL_UNIT_TESTS}
-            for name, files in sorted(found.items())}
+    return dict(sorted(found.items()))
 
 
-@pytest.mark.parametrize('name', sorted(discarding_pull_requests()))
 def test_examples_ended_by_an_exception_hypothesis_did_not_raise_fail_ci(
-        dd: CiRepo, name: str) -> None:  # noqa: F811 -- the fixture
-    _, ci = attack(dd, discarding_pull_requests()[name], plain_rc=0)
-    assert any(PROPERTY_ID in line for line in ci.lines('OG717')), ci.out
-    assert any('reference run: OG717' in line and PROPERTY_ID in line
-               for line in ci.lines('OG734')), ci.out
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    found = discarding_pull_requests()
+    ci = cases_attack(tmp_path, found)
+    for name in found:
+        nodeid = case_property_id(name)
+        assert any(nodeid in line for line in ci.lines('OG717')), (name, ci.out)
+        assert any('reference run: OG717' in line and nodeid in line
+                   for line in ci.lines('OG734')), (name, ci.out)
 
 
 # -- a control exception raised while the strategy draws ----------------------------------
@@ -294,9 +319,6 @@ MAPPED_PROPERTY = PROPERTY.replace(
           'def test_dedupe_is_idempotent(ys):\n    assert dedupe(ys) == ys')
 
 
-MAPPED_ID = 'tests/properties/test_dd_props.py::test_dedupe_is_idempotent'
-
-
 # The honest form: the property's own strategies filter and assume while they draw.
 FILTERING_PROPERTY = MAPPED_PROPERTY.replace(
     'from hypothesis import HealthCheck, given, settings, strategies as st',
@@ -309,35 +331,24 @@ FILTERING_PROPERTY = MAPPED_PROPERTY.replace(
     '@given(no_sevens().map(dedupe).filter(lambda ys: len(ys) != 1))')
 
 
-@pytest.fixture(scope='session')
-def mapped(tmp_path_factory: pytest.TempPathFactory) -> str:
-    return shared_template(tmp_path_factory, 'discarded-mapped', lambda path: adopt_dd(path,
-        {'tests/properties/test_dd_props.py': MAPPED_PROPERTY}))
+# The unsatisfied assumption, the end of the test case and the backend's give-up, and (the
+# last case) src that answers right but throws away now and then a list it is given out of
+# order, in the draw of the base's map.
+MAPPED_CASES = {'unsatisfied-assumption': DISCARDING_SRC, 'stop-test': STOP_TEST_SRC,
+                'backend': BACKEND_SRC, 'now-and-then': SOMETIMES_DISCARDING_SRC}
 
 
-@pytest.mark.parametrize('name', ['unsatisfied-assumption', 'stop-test', 'backend'])
 def test_examples_ended_while_the_strategy_draws_through_src_fail_ci(
-        mapped: str, tmp_path, name: str) -> None:  # type: ignore[no-untyped-def]
-    src = {'unsatisfied-assumption': DISCARDING_SRC, 'stop-test': STOP_TEST_SRC, 'backend': BACKEND_SRC}[name]
-    repo = copy_template(mapped, str(tmp_path / 'repo'))
-    _, ci = attack(repo, {'src/dd/__init__.py': src, 'tests/test_dd.py': SMALL_UNIT_TESTS},
-                   plain_rc=0)
-    assert any(MAPPED_ID in line and 'src/dd/__init__.py' in line
-               for line in ci.lines('OG717')), ci.out
-    assert any('reference run: OG717' in line and MAPPED_ID in line
-               for line in ci.lines('OG734')), ci.out
-
-
-def test_draws_a_map_through_src_throws_away_now_and_then_fail_ci(
-        mapped: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
     assert '_last[0] = True' in SOMETIMES_DISCARDING_SRC and 'out[:-1]' not in SOMETIMES_DISCARDING_SRC
-    repo = copy_template(mapped, str(tmp_path / 'repo'))
-    _, ci = attack(repo, {'src/dd/__init__.py': SOMETIMES_DISCARDING_SRC,
-                          'tests/test_dd.py': SMALL_UNIT_TESTS}, plain_rc=0)
-    assert any(MAPPED_ID in line and 'src/dd/__init__.py' in line
-               for line in ci.lines('OG717')), ci.out
-    assert any('reference run: OG717' in line and MAPPED_ID in line
-               for line in ci.lines('OG734')), ci.out
+    ci = cases_attack(tmp_path, {name: {'src/dd/__init__.py': src}
+                                 for name, src in MAPPED_CASES.items()}, MAPPED_PROPERTY)
+    for name in MAPPED_CASES:
+        nodeid = case_property_id(name, 'test_dedupe_is_idempotent')
+        assert any(nodeid in line and f'src/dd/{case_module(name)}.py' in line
+                   for line in ci.lines('OG717')), (name, ci.out)
+        assert any('reference run: OG717' in line and nodeid in line
+                   for line in ci.lines('OG734')), (name, ci.out)
 
 
 def test_a_property_whose_strategies_filter_and_assume_passes_ci(tmp_path) -> None:  # type: ignore[no-untyped-def]
