@@ -21,11 +21,13 @@ from builders.ci_repo import CiRepo
 from builders.ci_repo import copy_template
 from builders.ci_repo import shared_template
 from builders.ci_repo import write
+from builders.dedupe import adopt_dd_cases
+from builders.dedupe import case_property_id
 from builders.dedupe import dd_cheat_fails_ci
+from builders.dedupe import for_case
 from builders.dedupe import gate
 from builders.dedupe import BUG
 from builders.dedupe import GOOD
-from builders.dedupe import property_failed_in_the_reference_run
 from builders.dedupe import PYPROJECT
 from builders.dedupe import UNIT_TESTS
 from builders.dedupe import UNIT_TESTS_FOR_THE_BUG
@@ -61,11 +63,18 @@ CHEATS = {
 }
 
 
-@pytest.mark.parametrize('name', sorted(CHEATS))
 def test_src_switching_on_what_pytest_changes_fails_in_the_reference_run(
-        dd: CiRepo, name: str) -> None:
-    ci = dd_cheat_fails_ci(dd, {SRC: CHEATS[name]}, 'OG730')
-    assert property_failed_in_the_reference_run(ci), ci.out
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Each cheat in a module of its own, with its own property (builders.dedupe's
+    # adopt_dd_cases): one pull request, each property's failure its cheat's.
+    repo = CiRepo(adopt_dd_cases(str(tmp_path / 'repo'), sorted(CHEATS)))
+    files: dict[str, str | None] = {}
+    for name, source in CHEATS.items():
+        files.update(for_case(name, {SRC: source}))
+    ci = dd_cheat_fails_ci(repo, files, 'OG730')  # type: ignore[arg-type]
+    for name in CHEATS:
+        assert any(case_property_id(name) in line and 'failed against your src/' in line
+                   for line in ci.lines('OG730')), (name, ci.out)
     assert not ci.lines('OG741'), ci.out  # no capability: the run itself shows the bug
 
 
