@@ -259,36 +259,6 @@ def named(ci: Run, code: str, nodeid: str) -> None:
 # The pull request brings the bug and rewrites the unit tests to its answers. The failing test of
 # the base oracle is one the inventory cannot see; before rule 44 judged every item of an
 # oracle file, the gate was red by the test command's exit status alone, with 0 findings.
-def test_failing_test_inherited_from_a_contract_helper_is_named_by_the_reference_run(
-        tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = project(tmp_path, {
-        'tests/properties/test_dd_props.py': SORTED_PROPERTY.format(
-            doc='', imports='from contracts import DedupeContract\n',
-            tail='\n\nclass TestDedupe(DedupeContract):\n    impl = staticmethod(dedupe)\n'),
-        'tests/properties/contracts.py': (
-            'class DedupeContract:\n    impl = None\n\n    def test_known_values(self):\n'
-            '        assert self.impl([4, 3, 2, 1]) == [1, 2, 3, 4]\n'),
-    }, bug_on_main=False)
-    ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
-               plain_rc=1)
-    named(ci, 'OG730', 'tests/properties/test_dd_props.py::TestDedupe::test_known_values')
-
-
-def test_failing_doctest_of_a_property_module_is_named_by_the_reference_run(
-        tmp_path) -> None:  # type: ignore[no-untyped-def]
-    doctest = ('"""Known values.\n\n>>> from dd import dedupe\n>>> dedupe([4, 3, 2, 1])\n'
-               '[1, 2, 3, 4]\n"""\n')
-    repo = project(tmp_path, {
-        'pyproject.toml': PYPROJECT.replace(
-            'pythonpath = ["src"]', 'pythonpath = ["src"]\naddopts = "--doctest-modules"'),
-        'tests/properties/test_dd_props.py': SORTED_PROPERTY.format(doc=doctest, imports='',
-                                                                    tail=''),
-    }, bug_on_main=False)
-    ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
-               plain_rc=1)
-    named(ci, 'OG730', 'tests/properties/test_dd_props.py::test_dd_props')
-
-
 MACHINE = '''\
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule
@@ -312,18 +282,41 @@ TestDedupeMachine.settings = settings(max_examples=100, deadline=None)
 '''
 
 
-def test_failing_state_machine_of_a_file_without_test_functions_is_named_by_the_reference_run(
-        tmp_path) -> None:  # type: ignore[no-untyped-def]
+DOCTEST = ('"""Known values.\n\n>>> from dd import dedupe\n>>> dedupe([4, 3, 2, 1])\n'
+           '[1, 2, 3, 4]\n"""\n')
+
+
+# Each failing item of an oracle file that the inventory does not know, in one project:
+# node id -> what it is.
+UNKNOWN_TO_THE_INVENTORY = {
+    'tests/properties/test_dd_props.py::TestDedupe::test_known_values':
+        'a test inherited from a contract helper',
+    'tests/properties/test_dd_props.py::test_dd_props': "a doctest of the property module",
     # The machine's file holds no test function the inventory knows: it runs in the
     # reference run all the same, and its TestCase's failure is the base oracle's.
+    'tests/properties/test_dd_machine.py::TestDedupeMachine::runTest':
+        'a state machine of a file without test functions',
+}
+
+
+def test_failing_tests_the_inventory_does_not_know_are_named_by_the_reference_run(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = project(tmp_path, {
-        'tests/properties/test_dd_props.py': SORTED_PROPERTY.format(doc='', imports='',
-                                                                    tail=''),
+        'pyproject.toml': PYPROJECT.replace(
+            'pythonpath = ["src"]', 'pythonpath = ["src"]\naddopts = "--doctest-modules"'),
+        'tests/properties/test_dd_props.py': SORTED_PROPERTY.format(
+            doc=DOCTEST, imports='from contracts import DedupeContract\n',
+            tail='\n\nclass TestDedupe(DedupeContract):\n    impl = staticmethod(dedupe)\n'),
+        'tests/properties/contracts.py': (
+            'class DedupeContract:\n    impl = None\n\n    def test_known_values(self):\n'
+            '        assert self.impl([4, 3, 2, 1]) == [1, 2, 3, 4]\n'),
         'tests/properties/test_dd_machine.py': MACHINE,
     }, bug_on_main=False)
     ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
                plain_rc=1)
-    named(ci, 'OG730', 'tests/properties/test_dd_machine.py::TestDedupeMachine::runTest')
+    for nodeid, what in UNKNOWN_TO_THE_INVENTORY.items():
+        assert any(nodeid in line for line in ci.lines('OG730')), \
+            f'no OG730 naming {nodeid} ({what}):\n{ci.out}'
 
 
 def test_reference_run_exiting_non_zero_without_a_failed_test_is_a_finding(
@@ -510,22 +503,23 @@ def test_pytest_configuration_deselecting_the_property_is_not_in_the_reference_t
     assert '`pyproject.toml`' in base_files
 
 
-@pytest.mark.parametrize('path, source', [
-    ('src/oracle_guard/__init__.py', ''),
-    ('src/_hypothesis_pytestplugin.py', 'import os\n\nos._exit(0)\n'),
-])
-def test_src_module_named_like_a_plugin_is_not_placed_in_the_reference_tree(
-        oracle_calc: CiRepo, path: str, source: str) -> None:
+NAMED_LIKE_A_PLUGIN = {'src/oracle_guard/__init__.py': '',
+                       'src/_hypothesis_pytestplugin.py': 'import os\n\nos._exit(0)\n'}
+
+
+def test_src_modules_named_like_a_plugin_are_not_placed_in_the_reference_tree(
+        oracle_calc: CiRepo) -> None:
     # src/ is first on the reference child's sys.path: a src/oracle_guard would be the
     # `-p oracle_guard` that writes the record there; Hypothesis' entry point loads
     # `_hypothesis_pytestplugin` after the src roots are on sys.path.
-    oracle_calc.pull_request({path: source,
-                       'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n'
-                                        '    return add(a, b)\n'})
+    oracle_calc.pull_request({**NAMED_LIKE_A_PLUGIN,
+                              'tests/sums.py': 'from calc import add\n\n\ndef expected(a, b):\n'
+                                               '    return add(a, b)\n'})
     ci, report = ci_with_report(oracle_calc)
     assert any(SUM_PROPERTY_ID in line for line in ci.lines('OG730')), ci.out
     assert ci.lines('OG734') == [], ci.out
-    assert f'not placed: {path} (its import name' in report
+    for path in NAMED_LIKE_A_PLUGIN:
+        assert f'not placed: {path} (its import name' in report, (path, report)
 
 
 def test_src_that_breaks_what_a_property_imports_is_an_error_of_the_reference_run(
