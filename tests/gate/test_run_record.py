@@ -35,7 +35,7 @@ def test_the_bug_fails_three_tests_and_the_honest_fix_passes_ci(dd: CiRepo) -> N
     plain = dd.finish(dd.start(DD_PYTEST))
     assert plain.rc == 1 and '3 failed, 1 passed' in plain.out, plain.out
     dd.pull_request({'src/dd/__init__.py': GOOD}, bug=False)
-    _, ci = gate(dd)
+    ci = dd.finish(dd.start([sys.executable, '-I', *dd.ci_args(DD_PYTEST)[1:]]))
     assert ci.rc == 0, ci.out
     assert ci.summary == 'oracle-guard ci: 0 finding(s); test command exited 0', ci.out
 
@@ -394,22 +394,20 @@ def test_a_test_begun_before_the_collection_is_a_forged_run(
 
 
 # -- exit status against the record (rule 45) ---------------------------------------------
-def test_atexit_os_exit_0_in_a_unit_test_module_fails_ci(calc: CiRepo) -> None:
-    ci = cheat_works_but_ci_fails(calc, {'tests/test_exit.py': EXIT_0_AT_EXIT +
-                                         '\n\ndef test_nothing():\n    pass\n'},
-                                  'OG722', 'exited 0', 'failed test(s)')
-    assert ci.summary.endswith('test command exited 0'), ci.out
-
-
-def test_a_forged_run_is_a_github_annotation_and_a_line_in_the_review_report(
+def test_atexit_os_exit_0_in_a_unit_test_module_fails_ci_as_an_annotation_and_in_the_report(
         calc: CiRepo, tmp_path) -> None:  # type: ignore[no-untyped-def]
     calc.pull_request({'tests/test_exit.py': EXIT_0_AT_EXIT + '\n\ndef test_nothing():\n'
                        '    pass\n'})
     report = tmp_path / 'review.md'
-    ci = calc.ci(PYTEST, '--format', 'github', '--report', str(report))
+    plain, ci = calc.both(PYTEST, '--format', 'github', '--report', str(report))
+    assert plain.rc == 0, f'the cheat should turn plain pytest green:\n{plain.out}'
     assert ci.rc == 1, ci.out
-    assert any(line.startswith('::error file=.,line=1,col=1,title=OG722::forged run')
-               for line in ci.out.splitlines()), ci.out
+    forged = [line for line in ci.out.splitlines()
+              if line.startswith('::error file=.,line=1,col=1,title=OG722::forged run')]
+    assert forged, ci.out
+    for words in ('exited 0', 'failed test(s)'):
+        assert any(words in line for line in forged), f'{words!r} not in the OG722 lines:\n{ci.out}'
+    assert ci.summary.endswith('test command exited 0'), ci.out
     assert '* `OG722` forged run: the test command exited 0' in report.read_text()
 
 
