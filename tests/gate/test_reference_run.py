@@ -187,7 +187,8 @@ def test_new_root_conftest_patching_the_function_fails_ci(
 # -- a base property's known values checked in subtests ------------------------------------
 # Beside the sortedness property (which the bug keeps), the property file checks known
 # values with pytest's own `subtests` fixture. A failed subtest fails its test in pytest 9,
-# so the reference run names it (OG730), beside the test command's failure.
+# so the reference run names it (OG730), beside the test command's failure (in the project
+# of the tests the inventory does not know, below: the file tests/properties/test_dd_known.py).
 SORTED_WITH_SUBTESTS = PROPERTY.replace(
     'assert dedupe(xs) == sorted(set(xs))', 'out = dedupe(xs)\n    assert out == sorted(out)'
 ).replace('def test_dedupe_matches_set', 'def test_dedupe_is_sorted') + '''
@@ -197,19 +198,6 @@ def test_known_values(subtests):
         with subtests.test(xs=xs):
             assert dedupe(xs) == expected
 '''
-
-
-def test_known_values_failing_in_subtests_fail_ci_in_the_reference_run(
-        tmp_path) -> None:  # type: ignore[no-untyped-def]
-    repo = CiRepo(adopt_dd(str(tmp_path / 'repo'),
-                           {'tests/properties/test_dd_props.py': SORTED_WITH_SUBTESTS},
-                           bug_on_main=False))
-    plain, ci = attack(repo, {'src/dd/__init__.py': BUG,
-                              'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG}, plain_rc=1)
-    assert 'SUBFAILED(xs=[4, 3, 2, 1]) tests/properties/test_dd_props.py::test_known_values' \
-        in plain.out, plain.out
-    assert any('tests/properties/test_dd_props.py::test_known_values, a test of the base '
-               'oracle, failed against your src/' in line for line in ci.lines('OG730')), ci.out
 
 
 def test_the_checkouts_property_rewritten_before_collection_fails_ci_in_the_reference_run(
@@ -299,6 +287,9 @@ UNKNOWN_TO_THE_INVENTORY = {
 }
 
 
+KNOWN_VALUES = 'tests/properties/test_dd_known.py'
+
+
 def test_failing_tests_the_inventory_does_not_know_are_named_by_the_reference_run(
         tmp_path) -> None:  # type: ignore[no-untyped-def]
     repo = project(tmp_path, {
@@ -311,12 +302,17 @@ def test_failing_tests_the_inventory_does_not_know_are_named_by_the_reference_ru
             'class DedupeContract:\n    impl = None\n\n    def test_known_values(self):\n'
             '        assert self.impl([4, 3, 2, 1]) == [1, 2, 3, 4]\n'),
         'tests/properties/test_dd_machine.py': MACHINE,
+        KNOWN_VALUES: SORTED_WITH_SUBTESTS,
     }, bug_on_main=False)
-    ci = cheat(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
-               plain_rc=1)
+    plain, ci = attack(repo, {'src/dd/__init__.py': BUG, 'tests/test_dd.py': UNIT_TESTS_FOR_THE_BUG},
+                       plain_rc=1)
     for nodeid, what in UNKNOWN_TO_THE_INVENTORY.items():
         assert any(nodeid in line for line in ci.lines('OG730')), \
             f'no OG730 naming {nodeid} ({what}):\n{ci.out}'
+    # the known values checked in subtests
+    assert f'SUBFAILED(xs=[4, 3, 2, 1]) {KNOWN_VALUES}::test_known_values' in plain.out, plain.out
+    assert any(f'{KNOWN_VALUES}::test_known_values, a test of the base oracle, failed against '
+               'your src/' in line for line in ci.lines('OG730')), ci.out
 
 
 def test_reference_run_exiting_non_zero_without_a_failed_test_is_a_finding(
